@@ -1,0 +1,29 @@
+import type { Context } from 'koa';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Reply {
+  status?: number;
+  body?: unknown;
+}
+
+/**
+ * One row of the REST table: a path under `{base_url}/api/v1`, the GraphQL document it runs
+ * (`operations/<operation>.graphql`), how validated request input becomes variables, and how the result
+ * becomes the spec's response.
+ */
+export interface GraphqlRoute<Input = unknown> {
+  method: HttpMethod;
+  path: string;
+  operation: string;
+  /** validates the request (query, path params, body) once; throws a 400 ServiceError */
+  input: (ctx: Context, params: Record<string, string>) => Input | Promise<Input>;
+  variables: (input: Input) => Record<string, unknown>;
+  reply: (result: unknown, input: Input) => Reply;
+}
+
+export const route = <Input>(definition: GraphqlRoute<Input>): GraphqlRoute<unknown> => definition as GraphqlRoute<unknown>;
+
+/** The content domain of a repository: `access.svc.content.<repository_name>/v1`. */
+export const contentDomain = '/access.svc.content.:repository/v1';
+export const adminDomain = '/access.svc.admin/v1';

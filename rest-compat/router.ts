@@ -1,0 +1,66 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import { errorBody, reasonStatus, type ReasonCode } from '../src/errors.js';
+import type { Gateway } from '../src/gateway/gateway.js';
+import { documentFor } from './documents.js';
+import type { GraphqlRoute } from './route.js';
+
+/** The session of a REST call: the spec's `sessionId` query parameter, or an Authorization header. */
+export function sessionHeaders(ctx: Context): Headers {
+  const headers = new Headers();
+  const sessionId = ctx.query.sessionId;
+  if (typeof sessionId === 'string' && sessionId !== '') headers.set('authorization', `Bearer ${sessionId}`);
+  else if (ctx.get('authorization')) headers.set('authorization', ctx.get('authorization'));
+  for (const name of ['x-request-id', 'x-client-address']) {
+    const value = ctx.req.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return headers;
+}
+
+/** GraphQL errors carry the reason code and status the domain gave them (src/errors.ts). */
+function failure(errors: readonly GraphQLFormattedError[]) {
+  const first = errors[0]!;
+  const extensions = (first.extensions ?? {}) as { reasonCode?: string; status?: number; details?: string; code?: string };
+  if (extensions.reasonCode && extensions.status) {
+    return errorBody(extensions.status, extensions.reasonCode, first.message, extensions.details);
+  }
+  // a variable the document rejects (for example an enum value) is the caller's mistake
+  if (extensions.code === 'BAD_USER_INPUT' || /^Variable "\$/.test(first.message)) {
+    return errorBody(400, 'illegalArguments', first.message);
+  }
+  const known = extensions.code && extensions.code in reasonStatus ? (extensions.code as ReasonCode) : undefined;
+  if (known) return errorBody(reasonStatus[known], known, first.message);
+  return errorBody(500, 'internal', 'internal error');
+}
+
+/** Mounts every row of the table: validate → run its GraphQL document through the gateway → reply. */
+export function restRouter(gateway: Gateway, routes: GraphqlRoute[], prefix: string): Router {
+  const router = new Router({ prefix });
+  for (const definition of routes) {
+    const document = documentFor(definition.operation);
+    router.register(definition.path, [definition.method], async (ctx) => {
+      const input = await definition.input(ctx, ctx.params as Record<string, string>);
+      const result: ExecutionResult = await gateway.execute({
+        document,
+        variables: definition.variables(input),
+        headers: sessionHeaders(ctx),
+      });
+      if (result.errors?.length) {
+        const body = failure(result.errors);
+        if (body.status === 500) ctx.state.log?.error({ errors: result.errors }, 'GraphQL operation failed');
+        ctx.status = body.status;
+        ctx.body = body;
+        return;
+      }
+      const reply = definition.reply((result.data as { result?: unknown; [key: string]: unknown })?.result ?? Object.values(result.data ?? {})[0], input);
+      ctx.status = reply.status ?? 200;
+      if (reply.body !== undefined) {
+        ctx.type = 'application/json';
+        ctx.body = reply.body;
+      }
+    });
+  }
+  return router;
+}

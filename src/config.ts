@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const role = z.enum(['all', 'gateway', 'content', 'admin', 'health', 'worker']);
+const optionalUrl = z.string().url().optional();
+const positiveInt = z.coerce.number().int().positive();
+
+/** The environment's schema (DESIGN §2). Every variable is optional; defaults give the embedded mode. */
+const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_PATH: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || (/^\/[A-Za-z0-9._~\-/]*$/.test(v) && !v.endsWith('/')), 'must be empty or start with / and not end with /'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  MEILISEARCH_URL: optionalUrl,
+  MEILISEARCH_API_KEY: z.string().optional(),
+  MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL').optional(),
+  CONTENT_STORAGE_PATH: z.string().min(1).optional(),
+  CACHE_STORAGE_PATH: z.string().min(1).optional(),
+  ADMIN_USER: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'letters, digits and . _ @ - only').default('admin'),
+  ADMIN_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
+  DEFAULT_REPOSITORY: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('default'),
+  SESSION_IDLE_MINUTES: positiveInt.default(30),
+  SESSION_MAX_HOURS: positiveInt.default(12),
+  MAX_UPLOAD_BYTES: positiveInt.default(5 * 1024 ** 3),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ROLE: role.default('all'),
+  SUBGRAPH_CONTENT_URL: optionalUrl,
+  SUBGRAPH_ADMIN_URL: optionalUrl,
+  SUBGRAPH_HEALTH_URL: optionalUrl,
+  CONV_MAX_INPUT_FILE_SIZE: positiveInt.default(524288000),
+  CONV_MAX_TOTAL_INPUT_FILE_SIZE: positiveInt.default(2147483648),
+  CONV_MAX_NUMBER_OF_INPUT_FILES: positiveInt.default(100),
+  CONV_MAX_PDF_TO_IMAGE_THRESHOLD: positiveInt.default(1000000),
+  CONV_MAX_PDF_TO_IMAGE_TOTAL_THRESHOLD: positiveInt.default(10000000),
+  CONV_MAX_PDF_TO_IMAGE_MAX_NUMBER_OF_PAGES: positiveInt.default(10000),
+});
+
+/** The settings-file names of the spec are accepted as aliases of the property names (DESIGN §0). */
+const aliases: Record<string, string> = {
+  CONV_PDF_TO_IMAGE_MAX_NUMBER_OF_OBJECTS_PER_PAGE: 'CONV_MAX_PDF_TO_IMAGE_THRESHOLD',
+  CONV_PDF_TO_IMAGE_MAX_NUMBER_OF_OBJECTS: 'CONV_MAX_PDF_TO_IMAGE_TOTAL_THRESHOLD',
+  CONV_PDF_TO_IMAGE_MAX_NUMBER_OF_PAGES: 'CONV_MAX_PDF_TO_IMAGE_MAX_NUMBER_OF_PAGES',
+};
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export interface Config extends Environment {
+  dataDir: string;
+  contentStoragePath: string;
+  cacheStoragePath: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, string | undefined> = {};
+  for (const [alias, name] of Object.entries(aliases)) if (env[alias] !== undefined) input[name] = env[alias];
+  for (const key of Object.keys(environmentSchema.shape)) {
+    // an empty value means "not set", as docker-compose writes unset variables
+    if (env[key] !== undefined && env[key] !== '') input[key] = env[key];
+  }
+  const parsed = environmentSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const dataDir = path.resolve(parsed.data.DATA_DIR);
+  return {
+    ...parsed.data,
+    dataDir,
+    contentStoragePath: path.resolve(parsed.data.CONTENT_STORAGE_PATH ?? path.join(dataDir, 'storage')),
+    cacheStoragePath: path.resolve(parsed.data.CACHE_STORAGE_PATH ?? path.join(dataDir, 'cache')),
+  };
+}

@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from './config.js';
+import type { Orm } from './db/orm.js';
+import type { Logger } from './logger.js';
+import { resolveSession } from './modules/auth/operations.js';
+import type { Principal } from './modules/auth/principal.js';
+import type { FileStore } from './storage/file-store.js';
+
+/** Long-lived parts every operation may use. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  orm: Orm;
+  contentStore: FileStore;
+  cacheStore: FileStore;
+}
+
+/** Per-request context of subgraph resolvers: who calls, with a fresh entity manager. */
+export interface RequestContext {
+  requestId: string;
+  services: Services;
+  em: EntityManager;
+  /** the session id from `Authorization: Bearer <id>` (the REST layer moves `sessionId` there) */
+  sessionToken?: string;
+  /** the caller, resolved once per request; a 401 without a valid session */
+  principal(): Promise<Principal>;
+  /** the caller's address, for rate limiting */
+  address: string;
+}
+
+export function bearerToken(authorization: string | null | undefined): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  return match?.[1];
+}
+
+export function createRequestContext(services: Services, headers: Headers): RequestContext {
+  const em = services.orm.em.fork() as EntityManager;
+  const sessionToken = bearerToken(headers.get('authorization'));
+  let principal: Promise<Principal> | undefined;
+  return {
+    requestId: headers.get('x-request-id') ?? 'internal',
+    services,
+    em,
+    sessionToken,
+    address: headers.get(clientAddressHeader) ?? 'unknown',
+    principal: () =>
+      (principal ??= resolveSession(em, sessionToken, {
+        idleMinutes: services.config.SESSION_IDLE_MINUTES,
+        maxHours: services.config.SESSION_MAX_HOURS,
+      })),
+  };
+}
+
+/** Set by the HTTP layer from the socket (a client's own value is overwritten): used for rate limiting. */
+export const clientAddressHeader = 'x-client-address';

@@ -1,0 +1,27 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from '../logger.js';
+import { entities } from './entities.js';
+import { Migration20261122000001Initial } from './migrations/Migration20261122000001Initial.js';
+
+export type Orm = MikroORM;
+
+/** Every migration, in order. Schema changes are migrations, never schema sync. */
+export const migrationsList = [{ name: 'Migration20261122000001Initial', class: Migration20261122000001Initial }];
+
+export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {
+  return MikroORM.init({
+    clientUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
+    pool: { min: 0, max: poolMax },
+    allowGlobalContext: false,
+    debug: false,
+    logger: (message) => logger.debug({ orm: message }, 'orm'),
+  });
+}
+
+export async function migrate(orm: Orm): Promise<void> {
+  await orm.migrator.up();
+}

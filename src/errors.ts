@@ -1,0 +1,61 @@
+import { GraphQLError } from 'graphql';
+
+/** Reason codes and the HTTP status each maps to (DESIGN §3). */
+export const reasonStatus = {
+  illegalArguments: 400,
+  notAuthenticated: 401,
+  accessDenied: 403,
+  notFound: 404,
+  conflict: 409,
+  tooLarge: 413,
+  rangeNotSatisfiable: 416,
+  unsupportedMediaType: 415,
+  tooManyRequests: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ReasonCode = keyof typeof reasonStatus;
+
+/**
+ * The one error type of the domain. It is a GraphQLError so that resolvers can throw it as is and its
+ * reason code and status reach GraphQL clients (and the REST layer) through the gateway as extensions.
+ */
+export class ServiceError extends GraphQLError {
+  readonly reasonCode: ReasonCode;
+  readonly status: number;
+  readonly details?: string;
+
+  constructor(reasonCode: ReasonCode, message: string, details?: string) {
+    const status = reasonStatus[reasonCode];
+    super(message, { extensions: { code: reasonCode, reasonCode, status, ...(details ? { details } : {}) } });
+    this.reasonCode = reasonCode;
+    this.status = status;
+    this.details = details;
+  }
+}
+
+export const illegalArguments = (message: string, details?: string) => new ServiceError('illegalArguments', message, details);
+export const notFound = (message: string) => new ServiceError('notFound', message);
+export const conflict = (message: string) => new ServiceError('conflict', message);
+export const accessDenied = (message: string) => new ServiceError('accessDenied', message);
+export const notAuthenticated = (message = 'a valid session is required') => new ServiceError('notAuthenticated', message);
+
+/** The REST error body (DESIGN §3). */
+export interface ErrorBody {
+  _type: 'svc.model.error.ErrorResponse';
+  status: number;
+  reasonCode: string;
+  message: string;
+  details?: string;
+}
+
+export function errorBody(status: number, reasonCode: string, message: string, details?: string): ErrorBody {
+  return { _type: 'svc.model.error.ErrorResponse', status, reasonCode, message, ...(details ? { details } : {}) };
+}
+
+/** Postgres unique violations become 409s at the edges that expect them. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; name?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505' || e?.name === 'UniqueConstraintViolationException';
+}

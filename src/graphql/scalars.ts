@@ -1,0 +1,1 @@
+export { GraphQLJSONObject as JSONObject, GraphQLSafeInt as SafeInt } from 'graphql-scalars';

@@ -1,0 +1,67 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Services } from '../context.js';
+import { errorBody } from '../errors.js';
+import type { Gateway } from '../gateway/gateway.js';
+import { checkHealth } from '../modules/health/operations.js';
+import { useErrorBody } from './middleware/errors.js';
+import { metricsRegistry, useMetrics } from './middleware/metrics.js';
+import { useRequestId, type RequestState } from './middleware/request-id.js';
+
+export interface HttpAppParts {
+  services: Services;
+  gateway?: Gateway;
+  /** ROLE=content|admin|health: one subgraph over HTTP */
+  subgraphMiddleware?: Koa.Middleware;
+  restRouter?: Router;
+  /** binary transfer (upload, download), shared by both APIs */
+  transferRouter?: Router;
+}
+
+/** The Koa app: cross-cutting middleware, then operations endpoints, GraphQL and the REST layer. */
+export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
+  const { services, gateway } = parts;
+  const base = services.config.BASE_PATH;
+  const app = new Koa<RequestState>({ proxy: false });
+  app.silent = true;
+  app.use(useRequestId(services.logger));
+  app.use(useMetrics());
+  app.use(useErrorBody());
+
+  const operations = new Router<RequestState>({ prefix: base });
+  operations.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  operations.get('/readyz', async (ctx) => {
+    const health = await checkHealth(services);
+    ctx.status = health.status === 'ok' ? 200 : 503;
+    ctx.body = health;
+  });
+  operations.get('/metrics', async (ctx) => {
+    ctx.type = metricsRegistry.contentType;
+    ctx.body = await metricsRegistry.metrics();
+  });
+  if (gateway) {
+    operations.all('/graphql', async (ctx) => {
+      ctx.respond = false;
+      await gateway.handle(ctx.req, ctx.res);
+    });
+  }
+  app.use(operations.routes());
+  if (parts.subgraphMiddleware) app.use(parts.subgraphMiddleware);
+  for (const router of [parts.transferRouter, parts.restRouter]) {
+    if (!router) continue;
+    app.use(router.routes());
+    app.use(
+      router.allowedMethods({
+        throw: false,
+        methodNotAllowed: () => Object.assign(new Error('method not allowed'), { status: 405 }),
+      }),
+    );
+  }
+  app.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = errorBody(404, 'notFound', `no such path: ${ctx.method} ${ctx.path}`);
+  });
+  return app;
+}

@@ -1,0 +1,50 @@
+import type { Context } from 'koa';
+import { illegalArguments, ServiceError } from '../errors.js';
+
+const maxBodyBytes = 1024 * 1024;
+
+async function readText(ctx: Context): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBodyBytes) throw new ServiceError('tooLarge', `request body is larger than ${maxBodyBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A JSON object body (empty body = {}); malformed JSON is a 400 that says so. */
+export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+  const type = ctx.request.type;
+  const text = await readText(ctx);
+  if (text.trim() === '') return {};
+  if (type && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new ServiceError('unsupportedMediaType', `expected a JSON body (Content-Type: application/json), got '${type}'`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw illegalArguments(`malformed JSON body: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw illegalArguments('the JSON body must be an object');
+  return value as Record<string, unknown>;
+}
+
+/** Form fields (application/x-www-form-urlencoded) as repeated-value lists, or a JSON object's fields. */
+export async function readForm(ctx: Context): Promise<Record<string, string | string[]>> {
+  if (ctx.request.is('application/json')) {
+    const json = await readJsonObject(ctx);
+    return Object.fromEntries(
+      Object.entries(json).map(([k, v]) => [k, Array.isArray(v) ? v.map(String) : String(v)]),
+    );
+  }
+  const text = await readText(ctx);
+  const form: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const existing = form[key];
+    form[key] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+  }
+  return form;
+}

@@ -1,0 +1,31 @@
+import type { Middleware } from 'koa';
+import { errorBody, ServiceError } from '../../errors.js';
+import type { RequestState } from './request-id.js';
+
+/** Every failure becomes the error body of DESIGN §3 with its status; a 500 never carries a stack. */
+export function useErrorBody(): Middleware<RequestState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = errorBody(404, 'notFound', `no such path: ${ctx.method} ${ctx.path}`);
+      }
+    } catch (error) {
+      if (error instanceof ServiceError) {
+        ctx.status = error.status;
+        ctx.body = errorBody(error.status, error.reasonCode, error.message, error.details);
+        return;
+      }
+      const status = (error as { status?: number; expose?: boolean }).status;
+      if (status && status >= 400 && status < 500) {
+        ctx.status = status;
+        ctx.body = errorBody(status, status === 413 ? 'tooLarge' : 'illegalArguments', (error as Error).message);
+        return;
+      }
+      ctx.state.log.error({ err: error }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = errorBody(500, 'internal', `internal error (request id ${ctx.state.requestId})`);
+    }
+  };
+}

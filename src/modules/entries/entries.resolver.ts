@@ -1,0 +1,90 @@
+import { Arg, Authorized, Ctx, Field, FieldResolver, ID, InputType, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../../context.js';
+import { partitionOf } from '../repositories/operations.js';
+import { children, home } from '../search/by-properties.js';
+import type { Entry } from './entry.entity.js';
+import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, SearchOptionsInput } from './entry.types.js';
+import { createFolder, getFolder } from './folders.js';
+import { requireEntry } from './queries.js';
+import { entryScope, loadEntry, loadResource } from './scope-of-request.js';
+import { resourceView } from './views.js';
+
+@InputType('CreateFolderInput')
+class CreateFolderInput {
+  @Field(() => String) name!: string;
+  @Field(() => ID, { nullable: true }) parentId?: string;
+}
+
+@Authorized()
+@Resolver(() => EntryNode)
+export class EntryResolver {
+  @FieldResolver(() => String)
+  partition(@Root() entry: Entry): string {
+    return partitionOf(entry.repositoryId);
+  }
+
+  @FieldResolver(() => FolderNode, { nullable: true })
+  async parent(@Root() entry: Entry, @Ctx() context: RequestContext): Promise<Entry | null> {
+    return entry.parentId ? ((await loadEntry(context, entry.parentId)) ?? null) : null;
+  }
+}
+
+@Authorized()
+@Resolver(() => ContentNode)
+export class ContentResolver {
+  @FieldResolver(() => ContentNode, { nullable: true })
+  async predecessor(@Root() entry: Entry, @Ctx() context: RequestContext): Promise<Entry | null> {
+    return entry.predecessorId ? ((await loadEntry(context, entry.predecessorId)) ?? null) : null;
+  }
+
+  @FieldResolver(() => ResourceNode, { nullable: true })
+  async resource(@Root() entry: Entry, @Ctx() context: RequestContext) {
+    if (!entry.resourceId) return null;
+    const resource = await loadResource(context, entry.resourceId);
+    return resource ? resourceView(resource, entry, context.services.config.BASE_PATH) : null;
+  }
+}
+
+@Authorized()
+@Resolver()
+export class FolderResolver {
+  @Query(() => EntriesPageNode, { description: 'root-level entries, folders first' })
+  async home(
+    @Arg('repository', () => String) repository: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    return home(await entryScope(context, repository), options ?? {});
+  }
+
+  @Query(() => EntryNode, { description: 'a folder or a content version by id' })
+  async entry(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+    return requireEntry(await entryScope(context, repository), id);
+  }
+
+  @Query(() => FolderNode)
+  async folder(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+    return getFolder(await entryScope(context, repository), id);
+  }
+
+  @Query(() => EntriesPageNode, { description: 'the entries of a folder, folders first' })
+  async folderChildren(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    const scope = await entryScope(context, repository);
+    await getFolder(scope, id);
+    return children(scope, id, options ?? {});
+  }
+
+  @Mutation(() => FolderNode)
+  async createFolder(
+    @Arg('repository', () => String) repository: string,
+    @Arg('input', () => CreateFolderInput) input: CreateFolderInput,
+    @Ctx() context: RequestContext,
+  ) {
+    return createFolder(await entryScope(context, repository), input);
+  }
+}

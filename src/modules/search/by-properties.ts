@@ -1,0 +1,56 @@
+import type { VersionStatus } from '../entries/entry.entity.js';
+import type { EntryScope } from '../entries/scope.js';
+import { runEntryQuery, type EntriesPage, type SearchOptions, type SqlPredicate } from './entry-query.js';
+
+/** Spec endpoint 1's property filters: an entry matches when it matches every given one. */
+export interface PropertyFilter {
+  chronicalId?: string;
+  createdBy?: string;
+  isLocked?: boolean;
+  lastModifiedBy?: string;
+  lockedBy?: string;
+  mimeType?: string;
+  name?: string;
+  owner?: string;
+  parentId?: string;
+  tags?: string[];
+  version?: string;
+  versionStatus?: VersionStatus;
+}
+
+const equalityColumns: Partial<Record<keyof PropertyFilter, string>> = {
+  chronicalId: 'e.chronical_id',
+  createdBy: 'e.created_by',
+  lastModifiedBy: 'e.last_modified_by',
+  lockedBy: 'e.locked_by',
+  mimeType: 'r.mime_type',
+  name: 'e.name',
+  owner: 'e.owner',
+  parentId: 'e.parent_id',
+  version: 'e.version',
+};
+
+export function propertyPredicates(filter: PropertyFilter): SqlPredicate[] {
+  const predicates: SqlPredicate[] = [];
+  for (const [key, column] of Object.entries(equalityColumns)) {
+    const value = filter[key as keyof PropertyFilter];
+    if (value !== undefined) predicates.push({ sql: `${column} = ?`, params: [value] });
+  }
+  if (filter.isLocked !== undefined) predicates.push({ sql: filter.isLocked ? 'e.locked_by is not null' : 'e.locked_by is null', params: [] });
+  if (filter.tags && filter.tags.length > 0) predicates.push({ sql: 'e.tags @> ?::text[]', params: [filter.tags] });
+  return predicates;
+}
+
+export async function searchByProperties(scope: EntryScope, filter: PropertyFilter, options: SearchOptions): Promise<EntriesPage> {
+  return runEntryQuery(scope, propertyPredicates(filter), { ...options, versionStatus: filter.versionStatus ?? options.versionStatus });
+}
+
+/** Root-level entries, folders first (DESIGN §4 `GET C/home`). */
+export async function home(scope: EntryScope, options: SearchOptions): Promise<EntriesPage> {
+  return runEntryQuery(scope, [{ sql: 'e.parent_id is null', params: [] }], options, `e.entry_type = 'CONTENT', e.name {dir}, e.id`);
+}
+
+/** The entries of one folder, folders first. */
+export async function children(scope: EntryScope, folderId: string, options: SearchOptions): Promise<EntriesPage> {
+  return runEntryQuery(scope, [{ sql: 'e.parent_id = ?', params: [folderId] }], options, `e.entry_type = 'CONTENT', e.name {dir}, e.id`);
+}

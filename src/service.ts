@@ -1,0 +1,113 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { restRouter } from '../rest-compat/router.js';
+import { graphqlRoutes } from '../rest-compat/routes.js';
+import { ConfigError, type Config } from './config.js';
+import { createRequestContext, type Services } from './context.js';
+import { openDatabase } from './db/database.js';
+import { createGateway, type Gateway } from './gateway/gateway.js';
+import { createSubgraphServer } from './gateway/subgraph-server.js';
+import { createHttpApp } from './http/app.js';
+import type { Logger } from './logger.js';
+import { ensureAdministrator } from './modules/auth/operations.js';
+import { ensureDefaultRepository } from './modules/repositories/operations.js';
+import { FileStore } from './storage/file-store.js';
+import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
+
+export interface RunningService {
+  /** `http://host:port` + BASE_PATH: the spec's `{base_url}` */
+  baseUrl: string;
+  server: http.Server;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+export const graphqlLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
+
+/**
+ * Starts the parts of the service that `ROLE` names (all of them by default) on one HTTP server:
+ * database, storage, the first administrator and repository, the gateway over the three subgraphs (in
+ * process, or over HTTP in split mode), the REST layer and the operational endpoints.
+ */
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const database = await openDatabase(config, logger);
+  const contentStore = new FileStore(config.contentStoragePath);
+  const cacheStore = new FileStore(config.cacheStoragePath);
+  await Promise.all([contentStore.init(), cacheStore.init()]);
+  await Promise.all([contentStore.sweepTemporary(), cacheStore.sweepTemporary()]);
+  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore };
+
+  const em = database.orm.em.fork();
+  await ensureAdministrator(em, config, logger);
+  await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
+
+  const subgraphs = await buildSubgraphs();
+  const createContext = (headers: Headers) => createRequestContext(services, headers);
+  const graphqlPath = `${config.BASE_PATH}/graphql`;
+  const servesSubgraph = (['content', 'admin', 'health'] as const).find((name) => name === config.ROLE);
+
+  let gateway: Gateway | undefined;
+  const subgraphServer = servesSubgraph
+    ? await createSubgraphServer({ schema: subgraphs[servesSubgraph].schema, createContext, path: graphqlPath })
+    : undefined;
+  if (config.ROLE === 'all' || config.ROLE === 'gateway') {
+    const split = config.ROLE === 'gateway';
+    const urls: Partial<Record<SubgraphName, string>> = split
+      ? { content: config.SUBGRAPH_CONTENT_URL, admin: config.SUBGRAPH_ADMIN_URL, health: config.SUBGRAPH_HEALTH_URL }
+      : {};
+    if (split && Object.values(urls).filter(Boolean).length < 3) {
+      throw new ConfigError('ROLE=gateway needs SUBGRAPH_CONTENT_URL, SUBGRAPH_ADMIN_URL and SUBGRAPH_HEALTH_URL');
+    }
+    gateway = createGateway({
+      supergraphSdl: composeSupergraph(subgraphs, urls),
+      subgraphs: split
+        ? undefined
+        : (Object.keys(subgraphs) as SubgraphName[]).map((name) => ({ name, schema: subgraphs[name].schema, createContext })),
+      graphqlEndpoint: graphqlPath,
+      limits: graphqlLimits,
+      logger,
+      verifyConnection: async (authorization) => {
+        const context = createRequestContext(services, new Headers(authorization ? { authorization } : {}));
+        return context.principal().then(() => true, () => false);
+      },
+    });
+    await gateway.ready();
+  }
+
+  const app = createHttpApp({
+    services,
+    gateway,
+    subgraphMiddleware: subgraphServer?.middleware,
+    restRouter: gateway ? restRouter(gateway, graphqlRoutes, `${config.BASE_PATH}/api/v1`) : undefined,
+  });
+  const server = http.createServer(app.callback());
+  // uploads of large files take long: no request timeout, but idle sockets are closed
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  gateway?.attachWebSockets(server);
+  subgraphServer?.attachWebSockets(server);
+  server.listen(config.PORT, config.HOST);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}${config.BASE_PATH}`;
+  logger.info({ baseUrl, role: config.ROLE }, 'service listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // in-flight requests get a moment to finish; then the rest are cut
+      const timer = setTimeout(() => server.closeAllConnections(), 10_000);
+      await gateway?.dispose();
+      await subgraphServer?.stop();
+      await closed;
+      clearTimeout(timer);
+      await database.close();
+      logger.info('service stopped');
+    })());
+  return { baseUrl, server, services, stop };
+}
+

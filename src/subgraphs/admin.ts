@@ -1,0 +1,6 @@
+import { AuthResolver, UsersResolver } from '../modules/auth/auth.resolver.js';
+import { RepositoriesResolver } from '../modules/repositories/repositories.resolver.js';
+import { buildFederatedSchema } from './federated-schema.js';
+
+/** The administration domain: sessions, users, repositories. */
+export const buildAdminSubgraph = () => buildFederatedSchema([AuthResolver, UsersResolver, RepositoriesResolver]);

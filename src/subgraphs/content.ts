@@ -1,0 +1,8 @@
+import { ContentResolver, EntryResolver, FolderResolver } from '../modules/entries/entries.resolver.js';
+import { ContentNode, FolderNode } from '../modules/entries/entry.types.js';
+import { SearchResolver } from '../modules/search/search.resolver.js';
+import { buildFederatedSchema } from './federated-schema.js';
+
+/** The content domain: folders, contents, versions, search. */
+export const buildContentSubgraph = () =>
+  buildFederatedSchema([EntryResolver, ContentResolver, FolderResolver, SearchResolver], [ContentNode, FolderNode]);

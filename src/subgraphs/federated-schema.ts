@@ -1,0 +1,36 @@
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { parse, type GraphQLSchema } from 'graphql';
+import { buildSchema, createResolversMap, type AuthChecker, type NonEmptyArray } from 'type-graphql';
+import { accessDenied } from '../errors.js';
+import type { RequestContext } from '../context.js';
+import { pubSub } from '../graphql/pubsub.js';
+
+/** `@Authorized()` needs a session; `@Authorized('ADMIN')` needs that role too (403 otherwise). */
+const authChecker: AuthChecker<RequestContext> = async ({ context }, roles) => {
+  const principal = await context.principal();
+  if (roles.length > 0 && !roles.some((role) => principal.roles.includes(role as never))) {
+    throw accessDenied(`this operation needs the role ${roles.join(' or ')}`);
+  }
+  return true;
+};
+
+export interface FederatedSchema {
+  schema: GraphQLSchema;
+  /** the subgraph SDL as composition sees it */
+  sdl: string;
+}
+
+/**
+ * TypeGraphQL builds the schema; it is printed with its directives (type-graphql's own printer drops
+ * `@key`) and rebuilt as a Federation 2 subgraph.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export async function buildFederatedSchema(resolvers: NonEmptyArray<Function>, orphanedTypes: Function[] = []): Promise<FederatedSchema> {
+  const schema = await buildSchema({ resolvers, orphanedTypes, authChecker, validate: false, pubSub });
+  const typeDefs = parse(
+    `extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`,
+  );
+  const subgraph = buildSubgraphSchema([{ typeDefs, resolvers: createResolversMap(schema) as never }]);
+  return { schema: subgraph, sdl: printSubgraphSchema(subgraph) };
+}

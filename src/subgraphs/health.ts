@@ -1,0 +1,5 @@
+import { HealthResolver } from '../modules/health/health.resolver.js';
+import { buildFederatedSchema } from './federated-schema.js';
+
+/** Health: readiness now and as a subscription. */
+export const buildHealthSubgraph = () => buildFederatedSchema([HealthResolver]);
