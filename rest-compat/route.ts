@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { Services } from '../src/context.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -17,9 +18,11 @@ export interface GraphqlRoute<Input = unknown> {
   path: string;
   operation: string;
   /** validates the request (query, path params, body) once; throws a 400 ServiceError */
-  input: (ctx: Context, params: Record<string, string>) => Input | Promise<Input>;
+  input: (ctx: Context, params: Record<string, string>, services: Services) => Input | Promise<Input>;
   variables: (input: Input) => Record<string, unknown>;
   reply: (result: unknown, input: Input) => Reply;
+  /** undoes what `input` did when the operation fails (for example a staged upload) */
+  onFailure?: (input: Input, services: Services) => Promise<void>;
 }
 
 export const route = <Input>(definition: GraphqlRoute<Input>): GraphqlRoute<unknown> => definition as GraphqlRoute<unknown>;

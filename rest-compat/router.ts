@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { errorBody, reasonStatus, type ReasonCode } from '../src/errors.js';
+import type { Services } from '../src/context.js';
 import type { Gateway } from '../src/gateway/gateway.js';
 import { documentFor } from './documents.js';
 import type { GraphqlRoute } from './route.js';
@@ -36,18 +37,21 @@ function failure(errors: readonly GraphQLFormattedError[]) {
 }
 
 /** Mounts every row of the table: validate → run its GraphQL document through the gateway → reply. */
-export function restRouter(gateway: Gateway, routes: GraphqlRoute[], prefix: string): Router {
+export function restRouter(gateway: Gateway, services: Services, routes: GraphqlRoute[], prefix: string): Router {
   const router = new Router({ prefix });
   for (const definition of routes) {
     const document = documentFor(definition.operation);
     router.register(definition.path, [definition.method], async (ctx) => {
-      const input = await definition.input(ctx, ctx.params as Record<string, string>);
-      const result: ExecutionResult = await gateway.execute({
-        document,
-        variables: definition.variables(input),
-        headers: sessionHeaders(ctx),
-      });
+      const input = await definition.input(ctx, ctx.params as Record<string, string>, services);
+      let result: ExecutionResult;
+      try {
+        result = await gateway.execute({ document, variables: definition.variables(input), headers: sessionHeaders(ctx) });
+      } catch (error) {
+        await definition.onFailure?.(input, services);
+        throw error;
+      }
       if (result.errors?.length) {
+        await definition.onFailure?.(input, services);
         const body = failure(result.errors);
         if (body.status === 500) ctx.state.log?.error({ errors: result.errors }, 'GraphQL operation failed');
         ctx.status = body.status;

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { restRouter } from '../rest-compat/router.js';
-import { graphqlRoutes } from '../rest-compat/routes.js';
+import { graphqlRoutes } from '../rest-compat/routes/index.js';
 import { ConfigError, type Config } from './config.js';
 import { createRequestContext, type Services } from './context.js';
 import { openDatabase } from './db/database.js';
@@ -12,6 +12,8 @@ import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
 import { ensureAdministrator } from './modules/auth/operations.js';
 import { ensureDefaultRepository } from './modules/repositories/operations.js';
+import { transferRouter } from './modules/entries/transfer.js';
+import { sweepPendingUploads } from './modules/entries/uploads.js';
 import { FileStore } from './storage/file-store.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
 
@@ -35,10 +37,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
-  await Promise.all([contentStore.sweepTemporary(), cacheStore.sweepTemporary()]);
   const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore };
-
   const em = database.orm.em.fork();
+  // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
+  // mode) only old ones are surely abandoned.
+  const abandonedAfterMs = config.ROLE === 'all' ? 0 : 3_600_000;
+  await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
+  await sweepPendingUploads(em, services, abandonedAfterMs);
+
   await ensureAdministrator(em, config, logger);
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
@@ -79,7 +85,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     services,
     gateway,
     subgraphMiddleware: subgraphServer?.middleware,
-    restRouter: gateway ? restRouter(gateway, graphqlRoutes, `${config.BASE_PATH}/api/v1`) : undefined,
+    restRouter: gateway ? restRouter(gateway, services, graphqlRoutes, `${config.BASE_PATH}/api/v1`) : undefined,
+    transferRouter: gateway ? transferRouter(services) : undefined,
   });
   const server = http.createServer(app.callback());
   // uploads of large files take long: no request timeout, but idle sockets are closed

@@ -1,3 +1,4 @@
+import { ContentsResolver } from '../modules/entries/contents.resolver.js';
 import { ContentResolver, EntryResolver, FolderResolver } from '../modules/entries/entries.resolver.js';
 import { ContentNode, FolderNode } from '../modules/entries/entry.types.js';
 import { SearchResolver } from '../modules/search/search.resolver.js';
@@ -5,4 +6,4 @@ import { buildFederatedSchema } from './federated-schema.js';
 
 /** The content domain: folders, contents, versions, search. */
 export const buildContentSubgraph = () =>
-  buildFederatedSchema([EntryResolver, ContentResolver, FolderResolver, SearchResolver], [ContentNode, FolderNode]);
+  buildFederatedSchema([EntryResolver, ContentResolver, FolderResolver, ContentsResolver, SearchResolver], [ContentNode, FolderNode]);

@@ -10,7 +10,9 @@ import type { Principal } from './principal.js';
 import { FailureRateLimiter } from './rate-limiter.js';
 import { Session, User, roles as knownRoles, type Role } from './user.entity.js';
 
-export const failedLogins = new FailureRateLimiter(5, 60_000);
+/** Guessing one user's password is slowed hard; one address (maybe many users behind a NAT) less so. */
+export const failedLoginsPerUser = new FailureRateLimiter(5, 60_000);
+export const failedLoginsPerAddress = new FailureRateLimiter(30, 60_000);
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 const userNamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
@@ -26,16 +28,17 @@ export async function authenticate(
   input: { user: string; password: string; address: string },
   policy: SessionPolicy,
 ): Promise<string> {
-  const keys = [`user:${input.user}`, `address:${input.address}`];
-  failedLogins.assertAllowed(keys);
+  failedLoginsPerUser.assertAllowed(input.user);
+  failedLoginsPerAddress.assertAllowed(input.address);
   const user = userNamePattern.test(input.user) ? await em.findOne(User, { userName: input.user }) : null;
   const valid = await verifyPassword(input.password, user?.passwordHash ?? decoyHash);
   if (!user || !valid) {
-    failedLogins.recordFailure(keys);
+    failedLoginsPerUser.recordFailure(input.user);
+    failedLoginsPerAddress.recordFailure(input.address);
     // one answer for an unknown user and a wrong password
     throw notAuthenticated('unknown user or wrong password');
   }
-  failedLogins.reset(`user:${input.user}`);
+  failedLoginsPerUser.reset(input.user);
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   em.create(Session, {

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../errors.js';
 
 /**
- * Failed authentications per user and per address within a sliding window (DESIGN §9). In-process:
+ * Failed authentications per key (a user name or an address) within a sliding window (DESIGN §9). In-process:
  * with several gateway processes each counts its own share, which still bounds guessing.
  */
 export class FailureRateLimiter {
@@ -16,18 +16,16 @@ export class FailureRateLimiter {
     return list;
   }
 
-  assertAllowed(keys: string[], now = Date.now()): void {
-    for (const key of keys) {
-      const list = this.recent(key, now);
-      if (list.length >= this.maxFailures) {
-        const retryAfter = Math.ceil((this.windowMs - (now - list[0]!)) / 1000);
-        throw new ServiceError('tooManyRequests', `too many failed authentications; retry in ${retryAfter} s`);
-      }
+  assertAllowed(key: string, now = Date.now()): void {
+    const list = this.recent(key, now);
+    if (list.length >= this.maxFailures) {
+      const retryAfter = Math.ceil((this.windowMs - (now - list[0]!)) / 1000);
+      throw new ServiceError('tooManyRequests', `too many failed authentications; retry in ${retryAfter} s`);
     }
   }
 
-  recordFailure(keys: string[], now = Date.now()): void {
-    for (const key of keys) this.failures.set(key, [...this.recent(key, now), now]);
+  recordFailure(key: string, now = Date.now()): void {
+    this.failures.set(key, [...this.recent(key, now), now]);
   }
 
   reset(key: string): void {

@@ -1,0 +1,76 @@
+import type { Readable } from 'node:stream';
+import busboy from 'busboy';
+import type { Context } from 'koa';
+import { illegalArguments, ServiceError } from '../errors.js';
+
+export interface MultipartResult<T> {
+  fields: Record<string, string[]>;
+  /** what `onFile` made of the part named `file`, when there was one */
+  file?: T;
+}
+
+/**
+ * Reads a multipart/form-data request as a stream: text fields are collected (1 MiB at most), the one
+ * part named `file` goes to `onFile` as it arrives (never buffered). Any other file part is a 400.
+ */
+export async function readMultipart<T>(
+  ctx: Context,
+  onFile: (stream: Readable, info: { fileName: string; mimeType: string }, fieldsSoFar: Record<string, string[]>) => Promise<T>,
+): Promise<MultipartResult<T>> {
+  if (!ctx.request.is('multipart/form-data')) {
+    throw new ServiceError('unsupportedMediaType', `expected multipart/form-data, got '${ctx.request.type || 'no content type'}'`);
+  }
+  const fields: Record<string, string[]> = {};
+  let file: Promise<T> | undefined;
+  let stop: (error: unknown) => void = () => undefined;
+  let failure: Error | undefined;
+  const parser = busboy({
+    headers: ctx.req.headers,
+    limits: { fields: 200, fieldSize: 1024 * 1024, files: 1, parts: 210 },
+    defParamCharset: 'utf8',
+  });
+  parser.on('field', (name, value, info) => {
+    if (info.valueTruncated) failure ??= illegalArguments(`field '${name}' is longer than 1 MiB`);
+    (fields[name] ??= []).push(value);
+  });
+  parser.on('file', (name, stream, info) => {
+    if (name !== 'file' || file) {
+      failure ??= illegalArguments(`unexpected file part '${name}': send the file in one part named 'file'`);
+      stream.resume();
+      return;
+    }
+    file = onFile(stream, { fileName: info.filename ?? '', mimeType: info.mimeType }, fields);
+    // a failed file (too large, disk full) ends the request at once, not after the rest has arrived
+    file.catch((error: unknown) => stop(error));
+  });
+  parser.on('filesLimit', () => (failure ??= illegalArguments('only one file part is accepted')));
+  parser.on('fieldsLimit', () => (failure ??= illegalArguments('too many form fields')));
+  const finished = new Promise<void>((resolve, reject) => {
+    stop = reject;
+    parser.once('close', resolve);
+    parser.once('error', (error: Error) => reject(illegalArguments(`malformed multipart body: ${error.message}`)));
+    ctx.req.once('aborted', () => reject(illegalArguments('the client aborted the upload')));
+  });
+  ctx.req.pipe(parser);
+  try {
+    await finished;
+  } catch (error) {
+    ctx.req.unpipe(parser);
+    // the rest of the body is not read: close the connection after answering
+    ctx.set('connection', 'close');
+    // the file consumer sees the aborted stream too; wait for it to clean up before answering
+    await file?.catch(() => undefined);
+    throw error;
+  }
+  const received = file ? await file : undefined;
+  if (failure) throw failure;
+  return { fields, file: received };
+}
+
+/** One text field, or undefined; given twice is a 400. */
+export function singleField(fields: Record<string, string[]>, name: string): string | undefined {
+  const values = fields[name];
+  if (!values) return undefined;
+  if (values.length > 1) throw illegalArguments(`field '${name}' must be given once`);
+  return values[0];
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.stop());
+
+const authenticate = (user: string, password: string) =>
+  call(`${service.baseUrl}/api/v1/authenticate?user=${encodeURIComponent(user)}&password=${encodeURIComponent(password)}`, { method: 'POST' });
+
+describe('POST /api/v1/authenticate (spec endpoint 14)', () => {
+  it('answers the session id as a JSON string', async () => {
+    const { status, body, headers } = await authenticate('admin', 'admin-password-for-tests');
+    expect(status).toBe(200);
+    expect(headers.get('content-type')).toMatch(/application\/json/);
+    expect(typeof body).toBe('string');
+    expect(body).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 random bits, base64url
+  });
+
+  it('gives a wrong password and an unknown user the same 401', async () => {
+    const wrong = await authenticate('admin', 'not-the-password');
+    const unknown = await authenticate('nobody-at-all', 'not-the-password');
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual(unknown.body);
+    expect(wrong.body).toMatchObject({ _type: 'svc.model.error.ErrorResponse', status: 401, reasonCode: 'notAuthenticated' });
+  });
+
+  it('rejects missing parameters with a 400 that names them', async () => {
+    const { status, body } = await call(`${service.baseUrl}/api/v1/authenticate?user=admin`, { method: 'POST' });
+    expect(status).toBe(400);
+    expect(body.reasonCode).toBe('illegalArguments');
+    expect(body.message).toContain('password');
+  });
+
+  it('rate-limits repeated failures for one user with 429', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await authenticate('victim-user', `guess-${i}`)).status);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    const { body } = await authenticate('victim-user', 'guess-again');
+    expect(body).toMatchObject({ status: 429, reasonCode: 'tooManyRequests' });
+  });
+});
+
+describe('sessions', () => {
+  it('refuses calls without a session, with an unknown one, and after logout (401)', async () => {
+    const home = (sessionId?: string) => call(`${service.contentBase}/home${sessionId ? `?sessionId=${sessionId}` : ''}`);
+    expect((await home()).status).toBe(401);
+    expect((await home('made-up-session')).body).toMatchObject({ status: 401, reasonCode: 'notAuthenticated' });
+
+    const session = await service.login('admin', 'admin-password-for-tests');
+    expect((await home(session)).status).toBe(200);
+    const logout = await call(`${service.baseUrl}/api/v1/logout?sessionId=${session}`, { method: 'POST' });
+    expect(logout.status).toBe(204);
+    expect((await home(session)).status).toBe(401);
+  });
+
+  it('accepts the session as a Bearer header too', async () => {
+    const { status } = await call(`${service.contentBase}/home`, { headers: { authorization: `Bearer ${service.adminSession}` } });
+    expect(status).toBe(200);
+  });
+
+  it('ends a session after the idle time and after the absolute lifetime', async () => {
+    const idle = await service.login('admin', 'admin-password-for-tests');
+    const old = await service.login('admin', 'admin-password-for-tests');
+    const connection = service.services.orm.em.getConnection();
+    const hash = (token: string) => import('node:crypto').then((c) => c.createHash('sha256').update(token).digest('base64url'));
+    // move the clocks of the stored sessions instead of waiting
+    await connection.execute(`update user_session set last_seen_at = now() - interval '31 minutes' where token_hash = ?`, [await hash(idle)]);
+    await connection.execute(`update user_session set expires_at = now() - interval '1 second' where token_hash = ?`, [await hash(old)]);
+    expect((await call(`${service.contentBase}/home?sessionId=${idle}`)).status).toBe(401);
+    expect((await call(`${service.contentBase}/home?sessionId=${old}`)).status).toBe(401);
+  });
+
+  it('stores only a hash of the session id', async () => {
+    const rows = await service.services.orm.em.getConnection().execute<{ token_hash: string }[]>('select token_hash from user_session');
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.token_hash)).not.toContain(service.adminSession);
+  });
+});
+
+describe('roles', () => {
+  it('keeps the administration operations to administrators (403 for a user)', async () => {
+    const userSession = await service.createUserSession('plain-user');
+    const asUser = await service.graphql('{ users { userName } }', {}, userSession);
+    expect(asUser.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'accessDenied', status: 403 });
+    const asAdmin = await service.graphql<{ users: { userName: string }[] }>('{ users { userName } }');
+    expect(asAdmin.data?.users.map((u) => u.userName)).toEqual(expect.arrayContaining(['admin', 'plain-user']));
+    // the user can still use the content domain
+    expect((await call(`${service.contentBase}/home?sessionId=${userSession}`)).status).toBe(200);
+  });
+
+  it('never returns a password or its hash', async () => {
+    const result = await service.graphql('{ users { userName roles createdAt } }');
+    expect(JSON.stringify(result)).not.toMatch(/scrypt|password/i);
+  });
+});

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { illegalArguments } from '../../errors.js';
+import { Entry } from './entry.entity.js';
+import { flushNamed } from './folders.js';
+import { validateEntryName } from './names.js';
+import { requireEntry, requireParentFolder } from './queries.js';
+import type { EntryScope } from './scope.js';
+import { claimUpload } from './uploads.js';
+
+export interface CreateContentInput {
+  uploadId: string;
+  name?: string | null;
+  parentId?: string | null;
+  mimeType?: string | null;
+  typeName?: string | null;
+  tags?: string[] | null;
+  properties?: Record<string, unknown> | null;
+}
+
+const tagSchema = z.string().min(1, 'a tag must not be empty').max(128, 'a tag is at most 128 characters');
+const propertyName = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
+
+export function validateTags(tags: string[] | null | undefined): string[] {
+  const list = tags ?? [];
+  for (const tag of list) {
+    const result = tagSchema.safeParse(tag);
+    if (!result.success) throw illegalArguments(`tags: ${result.error.issues[0]!.message}`);
+  }
+  return [...new Set(list)];
+}
+
+export function validateProperties(properties: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  const value = properties ?? {};
+  for (const key of Object.keys(value)) {
+    if (!propertyName.test(key)) throw illegalArguments(`properties: '${key}' is not a valid property name`);
+  }
+  if (JSON.stringify(value).length > 64 * 1024) throw illegalArguments('properties: larger than 64 KiB');
+  return value;
+}
+
+/** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */
+export async function createContent(scope: EntryScope, input: CreateContentInput): Promise<Entry> {
+  const parent = await requireParentFolder(scope, input.parentId);
+  const tags = validateTags(input.tags);
+  const properties = validateProperties(input.properties);
+  const resource = await claimUpload(scope, input.uploadId);
+  const name = validateEntryName(input.name ?? resource.name);
+  if (input.mimeType) resource.mimeType = input.mimeType;
+  const id = randomUUID();
+  const now = new Date();
+  const user = scope.principal.userName;
+  const content = scope.em.create(Entry, {
+    id,
+    repositoryId: scope.repository.id,
+    entryType: 'CONTENT',
+    chronicalId: id,
+    name,
+    active: true,
+    owner: user,
+    createdAt: now,
+    createdBy: user,
+    lastModifiedAt: now,
+    lastModifiedBy: user,
+    version: '1.0',
+    versionMajor: 1,
+    versionMinor: 0,
+    versionStatus: 'CURRENT',
+    isLatest: true,
+    parentId: parent?.id ?? null,
+    resourceId: resource.id,
+    typeName: input.typeName ?? null,
+    properties,
+    tags,
+  });
+  await flushNamed(scope, name);
+  return content;
+}
+
+export async function getContent(scope: EntryScope, id: string): Promise<Entry> {
+  return requireEntry(scope, id, 'CONTENT');
+}

@@ -1,0 +1,99 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { createRequestContext, type Services } from '../../context.js';
+import { ServiceError } from '../../errors.js';
+import { readMultipart, singleField } from '../../http/multipart.js';
+import { contentDisposition, contentRange, parseRange } from '../../storage/range.js';
+import { sessionHeaders } from '../../../rest-compat/router.js';
+import { contentDomain } from '../../../rest-compat/route.js';
+import { getContent } from './contents.js';
+import { Resource } from './entry.entity.js';
+import { entryScope } from './scope-of-request.js';
+import type { EntryScope } from './scope.js';
+import { stageUpload } from './uploads.js';
+
+/** The caller's scope for a plain HTTP handler (same session rules as GraphQL and REST). */
+export async function scopeOfHttpRequest(ctx: Context, services: Services, repository: string): Promise<EntryScope> {
+  return entryScope(createRequestContext(services, sessionHeaders(ctx)), repository);
+}
+
+const declaredLength = (ctx: Context) => (ctx.request.length === undefined ? undefined : Number(ctx.request.length));
+
+/**
+ * Receives the bytes of a multipart request's `file` part as a pending upload; the text fields come
+ * back with it. `requireFile` false: a request without a file part (check-in without new bytes).
+ */
+export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, requireFile: boolean) {
+  const { fields, file } = await readMultipart(ctx, (stream, info, fieldsSoFar) =>
+    stageUpload(scope, {
+      source: stream,
+      // the resource keeps the file's name; the content's name may differ (the `name` field)
+      fileName: info.fileName || singleField(fieldsSoFar, 'name') || 'upload',
+      declaredLength: declaredLength(ctx),
+    }),
+  );
+  if (!file && requireFile) throw new ServiceError('illegalArguments', "file: a part named 'file' is required");
+  return { fields, upload: file };
+}
+
+/**
+ * Binary transfer over plain HTTP, shared by both APIs: uploads for GraphQL clients (the returned id
+ * goes into a mutation) and downloads with Range, ETag and Content-Disposition.
+ */
+export function transferRouter(services: Services): Router {
+  const router = new Router({ prefix: `${services.config.BASE_PATH}/api/v1` });
+
+  router.post(`${contentDomain}/uploads`, async (ctx) => {
+    const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
+    const resource = ctx.request.is('multipart/form-data')
+      ? (await receiveMultipartUpload(ctx, scope, true)).upload!
+      : await stageUpload(scope, {
+          source: ctx.req,
+          fileName: typeof ctx.query.fileName === 'string' ? ctx.query.fileName : 'upload',
+          mimeType: ctx.request.type && ctx.request.type !== 'application/octet-stream' ? ctx.request.type : undefined,
+          declaredLength: declaredLength(ctx),
+        });
+    ctx.status = 201;
+    ctx.body = {
+      uploadId: resource.id,
+      name: resource.name,
+      mimeType: resource.mimeType,
+      fileSize: resource.fileSize,
+      md5: resource.md5,
+    };
+  });
+
+  const download = async (ctx: Context) => {
+    const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
+    const content = await getContent(scope, ctx.params.id!);
+    const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
+    if (!resource) throw new ServiceError('notFound', `content '${content.id}' has no resource`);
+    const stat = await services.contentStore.stat(resource.storagePath);
+    if (!stat) throw new ServiceError('unavailable', `the bytes of content '${content.id}' are missing from the content store`);
+    const etag = `"${resource.md5}"`;
+    ctx.set('etag', etag);
+    ctx.set('accept-ranges', 'bytes');
+    ctx.set('last-modified', resource.createdAt.toUTCString());
+    ctx.set('content-disposition', contentDisposition(resource.name || content.name, 'attachment'));
+    ctx.type = resource.mimeType;
+    if (ctx.get('if-none-match') === etag) {
+      ctx.status = 304;
+      return;
+    }
+    const size = resource.fileSize;
+    const ifRange = ctx.get('if-range');
+    const range = !ifRange || ifRange === etag ? parseRange(ctx.get('range') || undefined, size) : undefined;
+    if (range === 'unsatisfiable') {
+      ctx.set('content-range', contentRange(range, size));
+      throw new ServiceError('rangeNotSatisfiable', `range '${ctx.get('range')}' is outside the ${size} bytes of the content`);
+    }
+    ctx.status = range ? 206 : 200;
+    if (range) ctx.set('content-range', contentRange(range, size));
+    ctx.length = range ? range.end - range.start + 1 : size;
+    if (ctx.method === 'HEAD') return;
+    ctx.body = services.contentStore.openRead(resource.storagePath, range ? { start: range.start, end: range.end } : undefined);
+  };
+  router.get(`${contentDomain}/content/:id/download`, download);
+  router.head(`${contentDomain}/content/:id/download`, download);
+  return router;
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createOrm } from '../../src/db/orm.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type RunningService } from '../../src/service.js';
+
+export const adminPassword = 'admin-password-for-tests';
+
+/** A fresh database copied from the migrated template (fast, isolated per test file). */
+export async function createTestDatabase(): Promise<string> {
+  const maintenanceUrl = inject('postgresUrl');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const orm = await createOrm(maintenanceUrl, createLogger('warn'), 1);
+  await orm.em.getConnection().execute(`create database ${name} template ${inject('templateDatabase')}`);
+  await orm.close(true);
+  return maintenanceUrl.replace(/\/[^/]+$/, `/${name}`);
+}
+
+export interface TestService extends RunningService {
+  config: Config;
+  dataDir: string;
+  /** a session id of the administrator */
+  adminSession: string;
+  /** `{base_url}/api/v1/access.svc.content.default/v1` */
+  contentBase: string;
+  adminBase: string;
+  /** an authenticated session for a new user with the USER role */
+  createUserSession(userName: string, roles?: string[]): Promise<string>;
+  login(user: string, password: string): Promise<string>;
+  graphql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, session?: string): Promise<{ status: number; data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+}
+
+/** The real service (all roles in one process) on a free port, over its own database and data folder. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-test-data-'));
+  const config = loadConfig({
+    DATABASE_URL: await createTestDatabase(),
+    DATA_DIR: dataDir,
+    PORT: '0',
+    ADMIN_PASSWORD: adminPassword,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const running = await startService(config, createLogger(config.LOG_LEVEL));
+  const base = running.baseUrl;
+
+  const login = async (user: string, password: string) => {
+    const response = await fetch(`${base}/api/v1/authenticate?user=${encodeURIComponent(user)}&password=${encodeURIComponent(password)}`, { method: 'POST' });
+    if (response.status !== 200) throw new Error(`login of ${user} failed: ${response.status} ${await response.text()}`);
+    return (await response.json()) as string;
+  };
+  const adminSession = await login(config.ADMIN_USER, adminPassword);
+
+  const graphql: TestService['graphql'] = async (query, variables, session = adminSession) => {
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...(session ? { authorization: `Bearer ${session}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, ...((await response.json()) as object) };
+  };
+
+  const createUserSession = async (userName: string, roles: string[] = ['USER']) => {
+    const password = `${userName}-password`;
+    const created = await graphql(
+      'mutation($u: String!, $p: String!, $r: [String!]) { createUser(userName: $u, password: $p, roles: $r) { userName } }',
+      { u: userName, p: password, r: roles },
+    );
+    if (created.errors) throw new Error(`createUser failed: ${JSON.stringify(created.errors)}`);
+    return login(userName, password);
+  };
+
+  return {
+    ...running,
+    config,
+    dataDir,
+    adminSession,
+    contentBase: `${base}/api/v1/access.svc.content.${config.DEFAULT_REPOSITORY}/v1`,
+    adminBase: `${base}/api/v1/access.svc.admin/v1`,
+    login,
+    graphql,
+    createUserSession,
+    stop: async () => {
+      await running.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON of a fetch answer together with its status, for one-line assertions. */
+export async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+export const json = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
