@@ -44,6 +44,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const abandonedAfterMs = config.ROLE === 'all' ? 0 : 3_600_000;
   await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
   await sweepPendingUploads(em, services, abandonedAfterMs);
+  // an upload id a GraphQL client never used expires after an hour
+  const uploadSweeper = setInterval(() => {
+    sweepPendingUploads(database.orm.em.fork(), services, 3_600_000).catch((error: unknown) => logger.warn({ err: error }, 'upload sweep failed'));
+  }, 600_000);
+  uploadSweeper.unref();
 
   await ensureAdministrator(em, config, logger);
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
@@ -104,6 +109,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      clearInterval(uploadSweeper);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // in-flight requests get a moment to finish; then the rest are cut

@@ -1,6 +1,6 @@
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { parse, type GraphQLSchema } from 'graphql';
+import { parse, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type AuthChecker, type NonEmptyArray } from 'type-graphql';
 import { accessDenied } from '../errors.js';
 import type { RequestContext } from '../context.js';
@@ -21,6 +21,21 @@ export interface FederatedSchema {
   sdl: string;
 }
 
+const nameOf = (node: DefinitionNode | { name?: { value: string } }) => ('name' in node && node.name ? node.name.value : '');
+
+/**
+ * Types and fields by name: type-graphql orders them by module import order, which must not change
+ * the SDL (schema/ is checked in). Sorted on the AST, so no second copy of graphql's classes is involved.
+ */
+function sortedDocument(document: DocumentNode): DocumentNode {
+  const byName = <T extends { name?: { value: string } }>(nodes: readonly T[] | undefined) =>
+    nodes ? [...nodes].sort((a, b) => nameOf(a).localeCompare(nameOf(b))) : nodes;
+  const definitions = [...document.definitions]
+    .map((definition) => ('fields' in definition && definition.fields ? { ...definition, fields: byName(definition.fields as never) } : definition))
+    .sort((a, b) => `${a.kind}:${nameOf(a)}`.localeCompare(`${b.kind}:${nameOf(b)}`)) as DefinitionNode[];
+  return { ...document, definitions };
+}
+
 /**
  * TypeGraphQL builds the schema; it is printed with its directives (type-graphql's own printer drops
  * `@key`) and rebuilt as a Federation 2 subgraph.
@@ -28,8 +43,8 @@ export interface FederatedSchema {
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export async function buildFederatedSchema(resolvers: NonEmptyArray<Function>, orphanedTypes: Function[] = []): Promise<FederatedSchema> {
   const schema = await buildSchema({ resolvers, orphanedTypes, authChecker, validate: false, pubSub });
-  const typeDefs = parse(
-    `extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`,
+  const typeDefs = sortedDocument(
+    parse(`extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`),
   );
   const subgraph = buildSubgraphSchema([{ typeDefs, resolvers: createResolversMap(schema) as never }]);
   return { schema: subgraph, sdl: printSubgraphSchema(subgraph) };
