@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import { conflict, illegalArguments, isUniqueViolation, notFound } from '../../errors.js';
+import { isAdmin } from '../auth/principal.js';
+import { Entry } from '../entries/entry.entity.js';
+import { assertNotLockedByOther, setChronicleLock } from '../entries/locks.js';
+import { requireEntry } from '../entries/queries.js';
+import type { EntryScope } from '../entries/scope.js';
+import { claimUpload, removeUnreferencedResources } from '../entries/uploads.js';
+import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/entry-query.js';
+
+/*
+ * Versioning (DESIGN §5, CMIS-like). Every version is an `entry` row of one chronicle (`chronical_id`);
+ * `is_latest` marks the newest CURRENT version and the working copy. Every verb below runs in one
+ * transaction that first locks all rows of the chronicle (`select … for update`, in id order), so
+ * concurrent verbs on one content run one after the other and each sees what the previous one
+ * committed; the partial unique indexes are the last line of defence and turn into 409s.
+ *
+ * Decisions (docs/versioning.md repeats them):
+ * - Any version id names its chronicle: check-out, check-in, cancel, lock, unlock, versions and
+ *   replace-resource all accept the id of any version (the working copy included).
+ * - A deactivated content is read-only: check-out, check-in, lock and replace-resource are 409s
+ *   (restore it first); cancel-check-out and unlock still work, so a lock never outlives its use.
+ * - Only the holder checks in (an administrator neither); the holder or an ADMIN cancels a check-out
+ *   or removes a plain lock. A checked-out chronicle is unlocked only by check-in or cancel (409).
+ * - lock of one's own lock and unlock of an unlocked content are idempotent (the content is answered).
+ * - Replace-resource while a working copy exists is a 409 for everybody, the holder included: the
+ *   holder passes the new bytes to check-in instead.
+ * - Version labels count from the latest CURRENT version: minor 1.0 → 1.1, major 1.x → 2.0.
+ */
+
+/** The rows of a chronicle a verb works on, read after the chronicle is locked. */
+interface Chronicle {
+  /** the version the caller named */
+  entry: Entry;
+  /** the newest CURRENT version */
+  latest: Entry;
+  workingCopy: Entry | null;
+}
+
+interface Outcome<T> {
+  result: T;
+  /** resources that may no longer be used once the transaction committed */
+  released?: (string | null)[];
+}
+
+/**
+ * Runs `work` in a transaction holding the row locks of the chronicle of version `id`. A unique-index
+ * violation (a race the locks did not cover, or a name clash) becomes a 409 saying `clash`.
+ */
+async function inChronicle<T>(
+  scope: EntryScope,
+  id: string,
+  clash: string | (() => string),
+  work: (tx: EntryScope, chronicle: Chronicle) => Promise<Outcome<T>>,
+): Promise<T> {
+  const named = await requireEntry(scope, id, 'CONTENT');
+  let outcome: Outcome<T>;
+  try {
+    outcome = await scope.em.transactional(
+      async (em) => {
+        const tx: EntryScope = { ...scope, em };
+        await em
+          .getConnection()
+          .execute(
+            'select id from entry where chronical_id = ? and repository_id = ? order by id for update',
+            [named.chronicalId, scope.repository.id],
+            'all',
+            em.getTransactionContext(),
+          );
+        const rows = await em.find(Entry, {
+          repositoryId: scope.repository.id,
+          chronicalId: named.chronicalId,
+          $or: [{ id }, { isLatest: true }],
+        });
+        const entry = rows.find((row) => row.id === id);
+        const latest = rows.find((row) => row.isLatest && row.versionStatus !== 'WORKING_COPY');
+        // deleted meanwhile (for example purged by another request)
+        if (!entry || !latest) throw notFound(`content '${id}' not found in repository '${scope.repository.name}'`);
+        const workingCopy = rows.find((row) => row.versionStatus === 'WORKING_COPY') ?? null;
+        return work(tx, { entry, latest, workingCopy });
+      },
+      // a fresh identity map: what the request loaded before the rows were locked may be stale
+      { clear: true },
+    );
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(typeof clash === 'string' ? clash : clash());
+    throw error;
+  }
+  const released = (outcome.released ?? []).filter((r): r is string => typeof r === 'string');
+  if (released.length > 0) await removeUnreferencedResources(scope, released);
+  return outcome.result;
+}
+
+/** Re-reads rows changed by plain SQL (the chronicle's lock columns) in the transaction. */
+async function reread(tx: EntryScope, ...entries: Entry[]): Promise<void> {
+  await tx.em.find(Entry, { id: { $in: entries.map((e) => e.id) } }, { refresh: true });
+}
+
+function assertActive(latest: Entry): void {
+  if (!latest.active) throw conflict(`content '${latest.name}' is deactivated: restore it first`);
+}
+
+/** Who holds a working copy (the check-out locked the chronicle for that user). */
+const holderOf = (workingCopy: Entry) => workingCopy.lockedBy ?? workingCopy.createdBy;
+
+const label = (major: number, minor: number) => `${major}.${minor}`;
+
+/** The version after `latest`: major → (n+1).0, minor → n.(m+1). */
+function nextVersion(latest: Entry, major: boolean): { version: string; versionMajor: number; versionMinor: number } {
+  const m = latest.versionMajor ?? 1;
+  const n = latest.versionMinor ?? 0;
+  return major ? { version: label(m + 1, 0), versionMajor: m + 1, versionMinor: 0 } : { version: label(m, n + 1), versionMajor: m, versionMinor: n + 1 };
+}
+
+/** A new row of the chronicle carrying `latest`'s metadata (check-out's working copy, a replaced resource). */
+function newVersionRow(tx: EntryScope, latest: Entry, fields: Partial<Entry>): Entry {
+  const now = new Date();
+  const user = tx.principal.userName;
+  return tx.em.create(Entry, {
+    id: randomUUID(),
+    repositoryId: latest.repositoryId,
+    entryType: 'CONTENT',
+    chronicalId: latest.chronicalId,
+    name: latest.name,
+    active: latest.active,
+    owner: latest.owner,
+    createdAt: now,
+    createdBy: user,
+    lastModifiedAt: now,
+    lastModifiedBy: user,
+    lockedAt: latest.lockedAt ?? null,
+    lockedBy: latest.lockedBy ?? null,
+    version: latest.version,
+    versionMajor: latest.versionMajor,
+    versionMinor: latest.versionMinor,
+    versionStatus: 'CURRENT',
+    isLatest: true,
+    parentId: latest.parentId ?? null,
+    predecessorId: latest.id,
+    resourceId: latest.resourceId ?? null,
+    typeName: latest.typeName ?? null,
+    properties: { ...latest.properties },
+    tags: [...latest.tags],
+    comment: null,
+    ...fields,
+  });
+}
+
+/**
+ * Check-out: a working copy of the latest version (new id, same chronicle, predecessor = the latest
+ * version, same resource and version label) and a lock on the chronicle for the caller.
+ */
+export async function checkOut(scope: EntryScope, id: string): Promise<Entry> {
+  return inChronicle(scope, id, `content '${id}' is already checked out`, async (tx, { latest, workingCopy }) => {
+    if (workingCopy) throw conflict(`'${latest.name}' is already checked out by ${holderOf(workingCopy)}`);
+    assertActive(latest);
+    assertNotLockedByOther(tx, latest);
+    const user = tx.principal.userName;
+    const copy = newVersionRow(tx, latest, { versionStatus: 'WORKING_COPY', lockedBy: user, lockedAt: new Date() });
+    await tx.em.flush();
+    await setChronicleLock(tx, latest.chronicalId, user);
+    await reread(tx, copy, latest);
+    return { result: copy };
+  });
+}
+
+export interface CheckInInput {
+  /** default true: the next major version (2.0); false: the next minor one (1.1) */
+  major?: boolean | null;
+  comment?: string | null;
+  /** new bytes: a pending upload of the caller */
+  uploadId?: string | null;
+  mimeType?: string | null;
+}
+
+const maxCommentLength = 4000;
+
+/**
+ * Check-in: the working copy becomes the new latest CURRENT version (major or minor after the latest
+ * one), optionally over new bytes; the previous latest stays as a read-only older version; the lock is
+ * released. Only the holder of the working copy checks in.
+ */
+export async function checkIn(scope: EntryScope, id: string, input: CheckInInput = {}): Promise<Entry> {
+  const comment = input.comment ?? null;
+  if (comment !== null && comment.length > maxCommentLength) throw illegalArguments(`comment is longer than ${maxCommentLength} characters`);
+  let name = '';
+  const clash = () => `an active entry named '${name}' exists in that folder: rename the working copy, then check in`;
+  return inChronicle(scope, id, clash, async (tx, { latest, workingCopy }) => {
+    if (!workingCopy) throw conflict(`'${latest.name}' is not checked out: check it out before checking in`);
+    const holder = holderOf(workingCopy);
+    if (holder !== tx.principal.userName) throw conflict(`'${latest.name}' is checked out by ${holder}`);
+    assertActive(latest);
+    // the working copy may have been renamed: its name joins the unique names of the folder now
+    name = workingCopy.name;
+    const previousResource = workingCopy.resourceId ?? null;
+    if (input.uploadId) {
+      const resource = await claimUpload(tx, input.uploadId);
+      if (input.mimeType) resource.mimeType = input.mimeType;
+      workingCopy.resourceId = resource.id;
+    }
+    // the unique indexes allow one latest CURRENT version (and one active name) at a time: the old
+    // latest steps back before the working copy steps up
+    latest.isLatest = false;
+    await tx.em.flush();
+    const now = new Date();
+    Object.assign(workingCopy, nextVersion(latest, input.major ?? true), {
+      versionStatus: 'CURRENT',
+      predecessorId: latest.id,
+      comment,
+      lastModifiedAt: now,
+      lastModifiedBy: tx.principal.userName,
+    });
+    await tx.em.flush();
+    await setChronicleLock(tx, latest.chronicalId, null);
+    await reread(tx, workingCopy, latest);
+    const replaced = previousResource !== workingCopy.resourceId && previousResource !== latest.resourceId;
+    return { result: workingCopy, released: replaced ? [previousResource] : [] };
+  });
+}
+
+/** Cancel check-out: the working copy is deleted and the chronicle unlocked (its holder or an ADMIN). Answers the latest version. */
+export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Entry> {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { latest, workingCopy }) => {
+    if (!workingCopy) throw conflict(`'${latest.name}' is not checked out`);
+    const holder = holderOf(workingCopy);
+    if (holder !== tx.principal.userName && !isAdmin(tx.principal)) throw conflict(`'${latest.name}' is checked out by ${holder}`);
+    const resource = workingCopy.resourceId ?? null;
+    tx.em.remove(workingCopy);
+    await tx.em.flush();
+    await setChronicleLock(tx, latest.chronicalId, null);
+    await reread(tx, latest);
+    return { result: latest, released: resource !== latest.resourceId ? [resource] : [] };
+  });
+}
+
+/** Locks the chronicle for the caller (idempotent for the holder; 409 when another user holds it). */
+export async function lock(scope: EntryScope, id: string): Promise<Entry> {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { entry, latest }) => {
+    if (latest.lockedBy === tx.principal.userName) return { result: entry };
+    assertActive(latest);
+    assertNotLockedByOther(tx, latest);
+    await setChronicleLock(tx, latest.chronicalId, tx.principal.userName);
+    await reread(tx, entry);
+    return { result: entry };
+  });
+}
+
+/**
+ * Unlocks the chronicle (its holder or an ADMIN; idempotent when unlocked). The lock of a check-out
+ * is released by check-in or cancel-check-out only (409).
+ */
+export async function unlock(scope: EntryScope, id: string): Promise<Entry> {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { entry, latest, workingCopy }) => {
+    if (!latest.lockedBy) return { result: entry };
+    if (workingCopy) {
+      throw conflict(`'${latest.name}' is checked out by ${holderOf(workingCopy)}: check it in or cancel the check-out to release the lock`);
+    }
+    if (latest.lockedBy !== tx.principal.userName && !isAdmin(tx.principal)) throw conflict(`'${latest.name}' is locked by ${latest.lockedBy}`);
+    await setChronicleLock(tx, latest.chronicalId, null);
+    await reread(tx, entry);
+    return { result: entry };
+  });
+}
+
+/** Every CURRENT version of the chronicle of `id`, newest first unless `orderBy` says otherwise. */
+export async function versions(scope: EntryScope, id: string, options: SearchOptions = {}): Promise<EntriesPage> {
+  const entry = await requireEntry(scope, id, 'CONTENT');
+  return runEntryQuery(
+    scope,
+    [{ sql: 'e.chronical_id = ?', params: [entry.chronicalId] }],
+    {
+      ...options,
+      includeVersions: true,
+      includeInactive: true,
+      versionStatus: 'CURRENT',
+      orderingDirection: options.orderingDirection ?? (options.orderBy === undefined ? 'desc' : undefined),
+    },
+    'e.version_major {dir}, e.version_minor {dir}, e.created_at {dir}, e.id',
+  );
+}
+
+export interface ReplaceResourceInput {
+  uploadId: string;
+  mimeType?: string | null;
+}
+
+/**
+ * New bytes as a new minor version (1.0 → 1.1), created directly as the latest CURRENT version; the
+ * older versions keep their bytes. A working copy (anyone's) or another user's lock is a 409.
+ */
+export async function replaceResource(scope: EntryScope, id: string, input: ReplaceResourceInput): Promise<Entry> {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { latest, workingCopy }) => {
+    if (workingCopy) {
+      const holder = holderOf(workingCopy);
+      throw conflict(
+        holder === tx.principal.userName
+          ? `'${latest.name}' is checked out by you: pass the new file to check-in (or cancel the check-out)`
+          : `'${latest.name}' is checked out by ${holder}`,
+      );
+    }
+    assertActive(latest);
+    assertNotLockedByOther(tx, latest);
+    const resource = await claimUpload(tx, input.uploadId);
+    if (input.mimeType) resource.mimeType = input.mimeType;
+    latest.isLatest = false;
+    await tx.em.flush();
+    const next = newVersionRow(tx, latest, { ...nextVersion(latest, false), resourceId: resource.id });
+    await tx.em.flush();
+    return { result: next };
+  });
+}

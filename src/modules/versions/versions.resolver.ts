@@ -1,0 +1,76 @@
+import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../context.js';
+import { ContentNode, EntriesPageNode, SearchOptionsInput } from '../entries/entry.types.js';
+import { entryScope } from '../entries/scope-of-request.js';
+import { cancelCheckOut, checkIn, checkOut, lock, replaceResource, unlock, versions } from './operations.js';
+
+@InputType('CheckInInput')
+export class CheckInInput {
+  @Field(() => Boolean, { nullable: true, defaultValue: true, description: 'true: the next major version (2.0); false: the next minor one (1.1)' })
+  major?: boolean;
+  @Field(() => String, { nullable: true, description: 'stored as the new version\'s comment' }) comment?: string;
+  @Field(() => ID, { nullable: true, description: 'new bytes: the id answered by POST …/uploads; without it the version keeps its bytes' })
+  uploadId?: string;
+  @Field(() => String, { nullable: true, description: 'default: sniffed from the new bytes' }) mimeType?: string;
+}
+
+@InputType('ReplaceResourceInput')
+export class ReplaceResourceInput {
+  @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
+  @Field(() => String, { nullable: true, description: 'default: sniffed from the bytes' }) mimeType?: string;
+}
+
+/** Versioning (DESIGN §5): every `id` may name any version of the content. */
+@Authorized()
+@Resolver()
+export class VersionsResolver {
+  @Query(() => EntriesPageNode, { description: 'every CURRENT version of a content, newest first' })
+  async versions(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    return versions(await entryScope(context, repository), id, options ?? {});
+  }
+
+  @Mutation(() => ContentNode, { description: 'creates the working copy and locks the content for the caller' })
+  async checkOut(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+    return checkOut(await entryScope(context, repository), id);
+  }
+
+  @Mutation(() => ContentNode, { description: 'the working copy becomes the new latest version; the lock is released' })
+  async checkIn(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => CheckInInput, { nullable: true }) input: CheckInInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    return checkIn(await entryScope(context, repository), id, input ?? {});
+  }
+
+  @Mutation(() => ContentNode, { description: 'deletes the working copy and unlocks; answers the latest version' })
+  async cancelCheckOut(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+    return cancelCheckOut(await entryScope(context, repository), id);
+  }
+
+  @Mutation(() => ContentNode, { description: 'locks the content for the caller' })
+  async lock(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+    return lock(await entryScope(context, repository), id);
+  }
+
+  @Mutation(() => ContentNode, { description: "releases the caller's lock (an ADMIN: anybody's)" })
+  async unlock(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+    return unlock(await entryScope(context, repository), id);
+  }
+
+  @Mutation(() => ContentNode, { description: 'new bytes as a new minor version (1.0 → 1.1)' })
+  async replaceResource(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => ReplaceResourceInput) input: ReplaceResourceInput,
+    @Ctx() context: RequestContext,
+  ) {
+    return replaceResource(await entryScope(context, repository), id, input);
+  }
+}
