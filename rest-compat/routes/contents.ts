@@ -40,19 +40,25 @@ export const contentRoutes: GraphqlRoute[] = [
     operation: 'create-content',
     input: async (ctx, params, services) => {
       const { fields, upload } = await multipartUpload(ctx, services, params.repository!, true);
-      return {
-        repository: params.repository!,
-        uploadId: upload!.id,
-        input: {
+      try {
+        return {
+          repository: params.repository!,
           uploadId: upload!.id,
-          name: singleField(fields, 'name') ?? null,
-          parentId: singleField(fields, 'parentId') || null,
-          mimeType: singleField(fields, 'mimeType') || null,
-          typeName: singleField(fields, 'typeName') || null,
-          tags: fields.tags ?? [],
-          properties: propertiesField(fields) ?? null,
-        },
-      };
+          input: {
+            uploadId: upload!.id,
+            name: singleField(fields, 'name') ?? null,
+            parentId: singleField(fields, 'parentId') || null,
+            mimeType: singleField(fields, 'mimeType') || null,
+            typeName: singleField(fields, 'typeName') || null,
+            tags: fields.tags ?? [],
+            properties: propertiesField(fields) ?? null,
+          },
+        };
+      } catch (error) {
+        // a bad field (malformed properties, a field given twice): the staged bytes go too
+        await dropUpload({ uploadId: upload!.id }, services);
+        throw error;
+      }
     },
     variables: ({ repository, input }) => ({ repository, input }),
     reply: (result) => ({ status: 201, body: entryShape(node(result)) }),

@@ -1,8 +1,10 @@
 import type { GraphqlRoute } from '../route.js';
 import { contentRoutes } from './contents.js';
 import { folderRoutes } from './folders.js';
+import { maintenanceRoutes } from './maintenance.js';
 import { searchRoutes } from './search.js';
 import { sessionRoutes } from './session.js';
+import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: GraphqlRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes];
+export const graphqlRoutes: GraphqlRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes];

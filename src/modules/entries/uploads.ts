@@ -95,7 +95,7 @@ export async function sweepPendingUploads(em: EntityManager, services: Services,
 export async function removeUnreferencedResources(scope: EntryScope, resourceIds: string[]): Promise<void> {
   if (resourceIds.length === 0) return;
   const rows = await scope.em.getConnection().execute<{ id: string; storage_path: string }[]>(
-    `delete from resource r where r.id = any(?::text[]) and r.state = 'ready'
+    `delete from resource r where r.id = any(array[?]::text[]) and r.state = 'ready'
        and not exists (select 1 from entry e where e.resource_id = r.id) returning id, storage_path`,
     [resourceIds],
   );

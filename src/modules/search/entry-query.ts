@@ -12,6 +12,8 @@ export interface SqlPredicate {
 export interface SearchOptions {
   entryType?: EntryType;
   includeVersions?: boolean;
+  /** deactivated entries too (a content's version history); searches never set it */
+  includeInactive?: boolean;
   versionStatus?: VersionStatus;
   orderBy?: string;
   orderingDirection?: 'asc' | 'desc';
@@ -72,8 +74,9 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
 
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
 function visibility(scope: EntryScope, options: SearchOptions): SqlPredicate {
-  const parts = ['e.repository_id = ?', 'e.active'];
+  const parts = ['e.repository_id = ?'];
   const params: unknown[] = [scope.repository.id];
+  if (!options.includeInactive) parts.push('e.active');
   if (!options.includeVersions) parts.push('e.is_latest');
   if (options.versionStatus === 'WORKING_COPY') parts.push(`e.version_status = 'WORKING_COPY'`);
   else if (options.versionStatus === 'CURRENT') parts.push(`e.version_status = 'CURRENT'`);
@@ -105,7 +108,7 @@ export async function runEntryQuery(
     [...params, limit, offset],
   );
   let count = rows.length > 0 ? Number(rows[0]!.total_count) : 0;
-  if (rows.length === 0 && offset > 0) {
+  if (rows.length === 0 && (offset > 0 || limit === 0)) {
     const [total] = await connection.execute<{ n: string }[]>(`select count(*) as n ${from} where ${where}`, params);
     count = Number(total?.n ?? 0);
   }

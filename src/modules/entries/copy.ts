@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { conflict, notFound, ServiceError } from '../../errors.js';
+import { inTransaction, nameTaken, reloaded } from './chronicles.js';
+import { Entry, Resource } from './entry.entity.js';
+import { validateEntryName } from './names.js';
+import { requireEntry, requireParentFolder } from './queries.js';
+import type { EntryScope } from './scope.js';
+import { discardUpload } from './uploads.js';
+
+export interface CopyContentInput {
+  /** undefined: the folder of the original; null or '': the root */
+  parentId?: string | null;
+  /** default: the name of the original (so a copy into the same folder needs a new name: 409 otherwise) */
+  name?: string | null;
+}
+
+/**
+ * A new chronicle from one version of a content: version 1.0, CURRENT, new ids, the caller as owner,
+ * the original's type, tags and properties, and its own copy of the bytes (a new resource; purging
+ * the original leaves the copy whole). A lock on the original does not block copying.
+ *
+ * The bytes are copied under a *pending* resource row (like an upload), which the new entry takes over
+ * in its transaction: a crash leaves nothing visible, only a pending row that the start-up sweep removes.
+ */
+export async function copyContent(scope: EntryScope, id: string, input: CopyContentInput = {}): Promise<Entry> {
+  const source = await requireEntry(scope, id, 'CONTENT');
+  const name = validateEntryName(input.name ?? source.name);
+  const parent = await requireParentFolder(scope, input.parentId === undefined ? source.parentId : input.parentId);
+  const parentId = parent?.id ?? null;
+  const clash = () => conflict(`an active entry named '${name}' exists in ${parent ? `folder '${parent.name}'` : 'the root folder'}`);
+  // cheap before copying the bytes; the unique index decides in the end
+  if (await nameTaken(scope, parentId, name)) throw clash();
+  const original = source.resourceId ? await scope.em.findOne(Resource, { id: source.resourceId }) : null;
+  if (!original) throw notFound(`content '${source.id}' has no resource to copy`);
+
+  const { contentStore } = scope.services;
+  const em = scope.em.fork();
+  const resourceId = randomUUID();
+  const now = new Date();
+  const user = scope.principal.userName;
+  em.create(Resource, {
+    id: resourceId,
+    repositoryId: scope.repository.id,
+    name: original.name,
+    mimeType: original.mimeType,
+    fileSize: original.fileSize,
+    md5: original.md5,
+    storagePath: contentStore.pathFor(resourceId),
+    state: 'pending',
+    createdAt: now,
+    creator: user,
+  });
+  // the row first: bytes in place without a row could never be found again
+  await em.flush();
+  const copyId = randomUUID();
+  try {
+    try {
+      await contentStore.copy(original.storagePath, contentStore.pathFor(resourceId));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ENOENT') {
+        throw new ServiceError('unavailable', `the bytes of content '${source.id}' are missing from the content store`);
+      }
+      throw error;
+    }
+    await inTransaction(
+      scope,
+      async (tx) => {
+        const resource = await tx.em.findOne(Resource, { id: resourceId, state: 'pending' });
+        if (!resource) throw notFound(`the copy of '${source.name}' lost its resource`);
+        resource.state = 'ready';
+        tx.em.create(Entry, {
+          id: copyId,
+          repositoryId: scope.repository.id,
+          entryType: 'CONTENT',
+          chronicalId: copyId,
+          name,
+          active: true,
+          owner: user,
+          createdAt: now,
+          createdBy: user,
+          lastModifiedAt: now,
+          lastModifiedBy: user,
+          version: '1.0',
+          versionMajor: 1,
+          versionMinor: 0,
+          versionStatus: 'CURRENT',
+          isLatest: true,
+          parentId,
+          resourceId,
+          typeName: source.typeName ?? null,
+          properties: { ...(source.properties ?? {}) },
+          tags: [...(source.tags ?? [])],
+        });
+        await tx.em.flush();
+      },
+      () => name,
+    );
+  } catch (error) {
+    await discardUpload(scope.em.fork(), scope.services, resourceId);
+    throw error;
+  }
+  return reloaded(scope, copyId);
+}

@@ -1,0 +1,122 @@
+import { conflict, notFound } from '../../errors.js';
+import { inTransaction, lockChronicle, reloaded } from './chronicles.js';
+import { Entry } from './entry.entity.js';
+import { assertNotLockedByOther } from './locks.js';
+import { requireEntry } from './queries.js';
+import type { EntryScope } from './scope.js';
+import { removeUnreferencedResources } from './uploads.js';
+
+/**
+ * Deletes a content. Without `permanent` the whole chronicle is deactivated (`active = false`): hidden
+ * from searches, home and folder listings, still readable by id, restorable. With `permanent` every
+ * version and the working copy are removed, and their bytes once no remaining version refers to them.
+ * A lock held by another user blocks both (409). Deactivating a deactivated content does nothing.
+ */
+export async function deleteContent(scope: EntryScope, id: string, options: { permanent?: boolean | null } = {}): Promise<void> {
+  const resourceIds = await inTransaction(scope, async (tx) => {
+    const { entry } = await lockChronicle(tx, id);
+    assertNotLockedByOther(tx, entry);
+    if (options.permanent) {
+      const deleted = await tx.em.execute<{ resource_id: string | null }[]>(
+        `delete from entry where chronical_id = ? and repository_id = ? returning resource_id`,
+        [entry.chronicalId, tx.repository.id],
+      );
+      return deleted.map((row) => row.resource_id).filter((value): value is string => value !== null);
+    }
+    if (!entry.active) return [];
+    await setChronicleActive(tx, entry.chronicalId, false);
+    return [];
+  });
+  // the rows are gone (committed): now the bytes nobody refers to
+  await removeUnreferencedResources(scope, [...new Set(resourceIds)]);
+}
+
+/**
+ * Makes a deactivated content active again (every row of its chronicle). 409 when an active entry has
+ * taken its name in its folder meanwhile (rename it with PATCH first: a deactivated content may be
+ * renamed), or when its folder is deactivated; a folder deleted since has taken the content with it
+ * (404). Restoring an active content answers it unchanged.
+ */
+export async function restoreContent(scope: EntryScope, id: string): Promise<Entry> {
+  let name = '';
+  await inTransaction(
+    scope,
+    async (tx) => {
+      const { entry } = await lockChronicle(tx, id);
+      name = entry.name;
+      if (entry.active) return;
+      assertNotLockedByOther(tx, entry);
+      if (entry.parentId) {
+        const parent = await tx.em.findOne(Entry, { id: entry.parentId, repositoryId: tx.repository.id });
+        if (!parent) throw notFound(`the folder of '${entry.name}' no longer exists`);
+        if (!parent.active) throw conflict(`the folder '${parent.name}' of '${entry.name}' is deactivated`);
+      }
+      await setChronicleActive(tx, entry.chronicalId, true);
+    },
+    () => name,
+  );
+  return reloaded(scope, id);
+}
+
+async function setChronicleActive(tx: EntryScope, chronicalId: string, active: boolean): Promise<void> {
+  await tx.em.execute(
+    `update entry set active = ?,
+        last_modified_at = case when is_latest then now() else last_modified_at end,
+        last_modified_by = case when is_latest then ? else last_modified_by end
+      where chronical_id = ? and repository_id = ?`,
+    [active, tx.principal.userName, chronicalId, tx.repository.id],
+    'run',
+  );
+}
+
+interface SubtreeRow {
+  id: string;
+  name: string;
+  entry_type: 'CONTENT' | 'FOLDER';
+  active: boolean;
+  locked_by: string | null;
+  resource_id: string | null;
+}
+
+/**
+ * Deletes a folder permanently, with its subtree. Without `recursive` the folder must be empty: it may
+ * hold no active entry (409 otherwise); deactivated contents inside it go with it. With `recursive`
+ * every subfolder goes and every content below is purged (all versions; bytes once unreferenced). A
+ * content below that another user has locked (or checked out) blocks the whole deletion (409).
+ */
+export async function deleteFolder(scope: EntryScope, id: string, options: { recursive?: boolean | null } = {}): Promise<void> {
+  const resourceIds = await inTransaction(scope, async (tx) => {
+    // no folder moves into the subtree while it is being deleted
+    await tx.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`folder-tree:${tx.repository.id}`]);
+    const folder = await requireEntry(tx, id, 'FOLDER');
+    const subtree = await tx.em.execute<{ id: string }[]>(
+      `with recursive subtree(id) as (
+          select id from entry where id = ?
+          union
+          select e.id from entry e join subtree s on e.parent_id = s.id where e.entry_type = 'FOLDER'
+        )
+        select id from subtree`,
+      [folder.id],
+    );
+    const folderIds = subtree.map((row) => row.id);
+    // the folders first: nothing new can be created or moved into them until the end
+    await tx.em.execute(`select id from entry where id = any(array[?]::text[]) order by id for update`, [folderIds]);
+    const inside = await tx.em.execute<SubtreeRow[]>(
+      `select id, name, entry_type, active, locked_by, resource_id from entry
+        where parent_id = any(array[?]::text[]) order by id for update`,
+      [folderIds],
+    );
+    if (!options.recursive) {
+      const visible = inside.filter((row) => row.active);
+      if (visible.length > 0) {
+        throw conflict(`folder '${folder.name}' is not empty (${visible.length} entries): delete it with recursive=true`);
+      }
+    }
+    const locked = inside.find((row) => row.locked_by !== null && row.locked_by !== tx.principal.userName);
+    if (locked) throw conflict(`'${locked.name}' in folder '${folder.name}' is locked by ${locked.locked_by}`);
+    await tx.em.execute(`delete from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds], 'run');
+    await tx.em.execute(`delete from entry where id = any(array[?]::text[])`, [folderIds], 'run');
+    return inside.map((row) => row.resource_id).filter((value): value is string => value !== null);
+  });
+  await removeUnreferencedResources(scope, [...new Set(resourceIds)]);
+}

@@ -1,0 +1,117 @@
+import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../context.js';
+import { JSONObject } from '../../graphql/scalars.js';
+import { copyContent } from './copy.js';
+import { deleteContent, deleteFolder, restoreContent } from './deletion.js';
+import { ContentNode, FolderNode } from './entry.types.js';
+import { entryScope } from './scope-of-request.js';
+import { addTags, removeTags } from './tags.js';
+import { updateContent, updateFolder } from './update.js';
+
+@InputType('UpdateFolderInput', { description: 'absent fields stay as they are' })
+export class UpdateFolderInput {
+  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
+}
+
+@InputType('UpdateContentInput', { description: 'absent fields stay as they are; the version does not change' })
+export class UpdateContentInput {
+  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
+  @Field(() => String, { nullable: true, description: 'null or "" = no type' }) typeName?: string | null;
+  @Field(() => JSONObject, {
+    nullable: true,
+    description: 'merged into the stored properties: a key set to null is removed; null removes them all',
+  })
+  properties?: Record<string, unknown> | null;
+}
+
+@InputType('CopyContentInput')
+export class CopyContentInput {
+  @Field(() => ID, { nullable: true, description: "absent: the original's folder; null or \"\" = the root" }) parentId?: string | null;
+  @Field(() => String, { nullable: true, description: "default: the original's name" }) name?: string | null;
+}
+
+/** Maintenance of folders and contents: update, move, delete, restore, copy, tags. */
+@Authorized()
+@Resolver()
+export class MaintenanceResolver {
+  @Mutation(() => FolderNode, { description: 'renames and/or moves a folder (409 when moved into its own subtree)' })
+  async updateFolder(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateFolderInput) input: UpdateFolderInput,
+    @Ctx() context: RequestContext,
+  ) {
+    return updateFolder(await entryScope(context, repository), id, input);
+  }
+
+  @Mutation(() => Boolean, { description: 'deletes a folder permanently; a non-empty one only with recursive: true (409 otherwise)' })
+  async deleteFolder(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('recursive', () => Boolean, { nullable: true, defaultValue: false }) recursive: boolean,
+    @Ctx() context: RequestContext,
+  ) {
+    await deleteFolder(await entryScope(context, repository), id, { recursive });
+    return true;
+  }
+
+  @Mutation(() => ContentNode, { description: 'renames, moves, retypes or changes the properties of a content (same version)' })
+  async updateContent(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateContentInput) input: UpdateContentInput,
+    @Ctx() context: RequestContext,
+  ) {
+    return updateContent(await entryScope(context, repository), id, input);
+  }
+
+  @Mutation(() => Boolean, {
+    description: 'deactivates a content (restorable); permanent: true purges every version and its bytes',
+  })
+  async deleteContent(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('permanent', () => Boolean, { nullable: true, defaultValue: false }) permanent: boolean,
+    @Ctx() context: RequestContext,
+  ) {
+    await deleteContent(await entryScope(context, repository), id, { permanent });
+    return true;
+  }
+
+  @Mutation(() => ContentNode, { description: 'makes a deactivated content active again' })
+  async restoreContent(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+    return restoreContent(await entryScope(context, repository), id);
+  }
+
+  @Mutation(() => ContentNode, { description: 'a new content (version 1.0) with a copy of the bytes' })
+  async copyContent(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => CopyContentInput, { nullable: true }) input: CopyContentInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    return copyContent(await entryScope(context, repository), id, input ?? {});
+  }
+
+  @Mutation(() => ContentNode)
+  async addTags(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('tags', () => [String]) tags: string[],
+    @Ctx() context: RequestContext,
+  ) {
+    return addTags(await entryScope(context, repository), id, tags);
+  }
+
+  @Mutation(() => ContentNode)
+  async removeTags(
+    @Arg('repository', () => String) repository: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('tags', () => [String]) tags: string[],
+    @Ctx() context: RequestContext,
+  ) {
+    return removeTags(await entryScope(context, repository), id, tags);
+  }
+}

@@ -1,0 +1,131 @@
+import { conflict } from '../../errors.js';
+import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, nameTaken, reloaded, touch } from './chronicles.js';
+import { validateProperties } from './contents.js';
+import { Entry } from './entry.entity.js';
+import { assertNotLockedByOther } from './locks.js';
+import { validateEntryName } from './names.js';
+import { requireEntry, requireParentFolder } from './queries.js';
+import type { EntryScope } from './scope.js';
+
+/**
+ * What PATCH may change. `undefined` = leave as is. `parentId` null or '' = move to the root.
+ * `typeName` null or '' = no type. `properties` is merged into the stored ones (RFC 7396 at the top
+ * level: a key given `null` is removed; `properties: null` removes them all).
+ */
+export interface UpdateContentInput {
+  name?: string | null;
+  parentId?: string | null;
+  typeName?: string | null;
+  properties?: Record<string, unknown> | null;
+}
+
+export interface UpdateFolderInput {
+  name?: string | null;
+  parentId?: string | null;
+}
+
+const given = <T>(value: T | null | undefined): value is T | null => value !== undefined;
+
+function mergedProperties(stored: Record<string, unknown>, patch: Record<string, unknown> | null): Record<string, unknown> {
+  if (patch === null) return {};
+  const merged = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+/**
+ * Renames, moves, retypes or re-describes a content: the same version changes (no new version),
+ * `lastModifiedAt/By` are set. A move carries the whole chronicle (every version and the working copy
+ * live in one folder). 409 when another user holds the lock, when the addressed version is an earlier
+ * one, or when the name is taken in the target folder; 404 when the target folder does not exist.
+ */
+export async function updateContent(scope: EntryScope, id: string, input: UpdateContentInput): Promise<Entry> {
+  const name = input.name === undefined || input.name === null ? undefined : validateEntryName(input.name);
+  const patch = input.properties === undefined ? undefined : input.properties;
+  if (patch) validateProperties(patch);
+  const typeName = input.typeName === undefined ? undefined : input.typeName || null;
+  let finalName = name ?? '';
+  await inTransaction(
+    scope,
+    async (tx) => {
+      const { entry, rows } = await lockChronicle(tx, id);
+      finalName = entry.name;
+      assertNotLockedByOther(tx, entry);
+      assertLatestOrWorkingCopy(entry);
+      if (name === undefined && !given(input.parentId) && typeName === undefined && patch === undefined) return;
+      const now = new Date();
+      if (given(input.parentId)) {
+        const parent = await requireParentFolder(tx, input.parentId);
+        for (const row of rows) {
+          row.parentId = parent?.id ?? null;
+          if (row.isLatest) touch(tx, row, now);
+        }
+      }
+      if (name !== undefined) entry.name = finalName = name;
+      if (typeName !== undefined) entry.typeName = typeName;
+      if (patch !== undefined) entry.properties = validateProperties(mergedProperties(entry.properties ?? {}, patch));
+      touch(tx, entry, now);
+      // the unique index guards latest versions; a working copy's name is checked here, since its
+      // check-in would clash
+      if (entry.versionStatus === 'WORKING_COPY' && (await nameTaken(tx, entry.parentId ?? null, entry.name, entry.chronicalId))) {
+        throw conflict(`an active entry named '${entry.name}' exists in that folder`);
+      }
+      await tx.em.flush();
+    },
+    () => finalName,
+  );
+  return reloaded(scope, id);
+}
+
+/**
+ * Renames or moves a folder (with everything below it). Moving a folder into itself or into one of
+ * its own subfolders is a 409 (the request is well-formed; the tree makes it impossible).
+ */
+export async function updateFolder(scope: EntryScope, id: string, input: UpdateFolderInput): Promise<Entry> {
+  const name = input.name === undefined || input.name === null ? undefined : validateEntryName(input.name);
+  let finalName = name ?? '';
+  await inTransaction(
+    scope,
+    async (tx) => {
+      // folder moves of one repository run one at a time: two crossing moves (a into b, b into a)
+      // would each pass the cycle check alone
+      await tx.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`folder-tree:${tx.repository.id}`]);
+      const folder = await requireEntry(tx, id, 'FOLDER');
+      finalName = folder.name;
+      if (name === undefined && !given(input.parentId)) return;
+      if (given(input.parentId)) {
+        const parent = await requireParentFolder(tx, input.parentId);
+        if (parent && (await isInSubtree(tx, parent.id, folder.id))) {
+          throw conflict(
+            parent.id === folder.id
+              ? `folder '${folder.name}' cannot be moved into itself`
+              : `folder '${folder.name}' cannot be moved into its own subfolder '${parent.name}'`,
+          );
+        }
+        folder.parentId = parent?.id ?? null;
+      }
+      if (name !== undefined) folder.name = finalName = name;
+      touch(tx, folder);
+      await tx.em.flush();
+    },
+    () => finalName,
+  );
+  return reloaded(scope, id);
+}
+
+/** Whether `folderId` is `rootId` or lies below it: walks up from `folderId` (a recursive CTE). */
+async function isInSubtree(scope: EntryScope, folderId: string, rootId: string): Promise<boolean> {
+  const rows = await scope.em.execute<{ id: string }[]>(
+    `with recursive ancestors(id, parent_id) as (
+        select id, parent_id from entry where id = ?
+        union
+        select e.id, e.parent_id from entry e join ancestors a on e.id = a.parent_id
+      )
+      select id from ancestors where id = ? limit 1`,
+    [folderId, rootId],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,76 @@
+import { call, json, type TestService } from './service.js';
+
+type Query = Record<string, string | number | boolean | string[] | undefined>;
+
+/** `C<path>?sessionId=…&…` (repeated parameters for arrays), as a REST client writes it. */
+export function contentUrl(service: TestService, path: string, query: Query = {}, session = service.adminSession, base = service.contentBase): string {
+  const params = new URLSearchParams({ sessionId: session });
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) params.append(key, String(item));
+  }
+  return `${base}${path}?${params}`;
+}
+
+export interface UploadOptions {
+  name?: string;
+  parentId?: string;
+  mimeType?: string;
+  typeName?: string;
+  tags?: string[];
+  properties?: Record<string, unknown> | string;
+  /** the bytes; default: a small text */
+  bytes?: Uint8Array | string;
+  fileName?: string;
+  /** false: no file part at all */
+  file?: boolean;
+  session?: string;
+  base?: string;
+}
+
+/** POST C/content (multipart): the fields first, then the part `file`. */
+export async function uploadContent(service: TestService, options: UploadOptions = {}) {
+  const form = new FormData();
+  if (options.name !== undefined) form.append('name', options.name);
+  if (options.parentId !== undefined) form.append('parentId', options.parentId);
+  if (options.mimeType !== undefined) form.append('mimeType', options.mimeType);
+  if (options.typeName !== undefined) form.append('typeName', options.typeName);
+  for (const tag of options.tags ?? []) form.append('tags', tag);
+  if (options.properties !== undefined) {
+    form.append('properties', typeof options.properties === 'string' ? options.properties : JSON.stringify(options.properties));
+  }
+  if (options.file !== false) {
+    const bytes = options.bytes ?? `bytes of ${options.name ?? 'a file'}`;
+    form.append('file', new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : new Uint8Array(bytes)]), options.fileName ?? options.name ?? 'file.bin');
+  }
+  return call(contentUrl(service, '/content', {}, options.session, options.base), { method: 'POST', body: form });
+}
+
+/** An uploaded content's REST body (asserts the 201). */
+export async function newContent(service: TestService, options: UploadOptions = {}): Promise<Record<string, any>> {
+  const { status, body } = await uploadContent(service, options);
+  if (status !== 201) throw new Error(`upload failed: ${status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** POST C/folder; the REST body (asserts the 201). */
+export async function newFolder(service: TestService, name: string, parentId?: string, session?: string): Promise<Record<string, any>> {
+  const { status, body } = await call(contentUrl(service, '/folder', {}, session), json('POST', parentId ? { name, parentId } : { name }));
+  if (status !== 201) throw new Error(`folder creation failed: ${status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** The files under the content store, relative to it (the temp area included), sorted. */
+export async function storedFiles(service: TestService): Promise<string[]> {
+  const fs = await import('node:fs/promises');
+  const path = await import('node:path');
+  const root = service.config.contentStoragePath;
+  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+export const sql = <T = Record<string, unknown>>(service: TestService, query: string, params: unknown[] = []) =>
+  service.services.orm.em.getConnection().execute<T[]>(query, params);
