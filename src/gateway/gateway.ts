@@ -1,0 +1,391 @@
+/**
+ * The GraphQL gateway (DESIGN §1): Hive Gateway runtime over the composed supergraph.
+ *
+ * - Subgraph calls go through a custom `http` transport (transport.ts): subgraphs given in-process
+ *   (embedded mode) execute with graphql-js `execute`/`subscribe` against their schema and their own
+ *   `createContext(headers)` — no loopback HTTP; the others (split mode) are POSTed to their URL, with
+ *   subscriptions over graphql-ws. Both forward authorization, x-request-id, x-client-address.
+ * - Operations one in-process subgraph resolves alone skip delegation (single-subgraph.ts: a plan
+ *   cached per parsed document); the rest are planned by the runtime.
+ * - HTTP: plain JSON POSTs from non-browser clients take a fast path (http-fast-path.ts) through the
+ *   same envelop pipeline; GET, SSE, GraphiQL (offline, inlined assets) and CORS requests go to the
+ *   runtime. graphql-ws is attached on the same path; connection_init {authorization} is checked by
+ *   `verifyConnection` and becomes the subgraphs' authorization header.
+ * - Bounds (limits.ts): depth, aliases and cost as a validation rule, tokens in the parser.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import {
+  createGatewayRuntime,
+  getGraphQLWSOptions,
+  Logger as HiveLogger,
+  type GatewayConfigSupergraph,
+  type GatewayPlugin,
+  type LogLevel,
+} from '@graphql-hive/gateway-runtime';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { DocumentNode, ExecutionResult } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import { getOperationAST, getVariableValues, GraphQLError } from './graphql.js';
+import { fastPathMediaType, serveFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
+import { SingleSubgraphPlanner } from './single-subgraph.js';
+import { boundedParse, createLimitsRule, type QueryLimits } from './limits.js';
+import {
+  CLIENT_ADDRESS_HEADER,
+  httpExecutor,
+  internalError,
+  isGraphQLErrorLike,
+  inProcessExecutor,
+  requestIds,
+  type InProcessSubgraph,
+  type SubgraphExecutor,
+} from './transport.js';
+
+export type { InProcessSubgraph } from './transport.js';
+export type { QueryLimits } from './limits.js';
+
+export interface GatewayOptions {
+  /** the supergraph SDL composed with @apollo/composition */
+  supergraphSdl: string;
+  /**
+   * given → embedded mode: the operations of these subgraphs run in-process (no HTTP); absent → split
+   * mode: every subgraph is called at its URL in the supergraph. A subgraph of the supergraph missing
+   * from this list is called over HTTP.
+   */
+  subgraphs?: InProcessSubgraph[];
+  /** e.g. '/graphql' or '/base/graphql': the path of the requests given to `handle` and of the WebSocket upgrade */
+  graphqlEndpoint: string;
+  /** operation bounds: see QueryLimits (depth, aliases, cost; optional listFactor, maxTokens, maxIntrospectionDepth) */
+  limits: QueryLimits;
+  logger: Logger;
+  /**
+   * Subscriptions need a session: a graphql-ws connection is refused unless this returns true for the
+   * `authorization` value of its connection_init payload; an SSE subscription gets a 401 error unless
+   * it returns true for its Authorization header.
+   */
+  verifyConnection: (authorization: string | undefined) => Promise<boolean>;
+  /**
+   * Embedded mode: run an operation that one in-process subgraph resolves entirely directly against
+   * that subgraph, with a plan cached per document (see single-subgraph.ts). Default true.
+   */
+  singleSubgraphShortcut?: boolean;
+}
+
+export interface Gateway {
+  /**
+   * Node handler for HTTP requests to graphqlEndpoint (POST, GET, SSE subscriptions, GraphiQL for
+   * browsers): call it from a Koa route with ctx.respond = false and no body parser before it. `req.url`
+   * must be the endpoint path (plus a query string for GETs). Sets x-client-address from the socket.
+   */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** in-process execution for the REST compatibility layer: same plugins, limits and header forwarding; parsed and validated documents are cached */
+  execute(args: { document: string; variables?: Record<string, unknown>; headers: Headers }): Promise<ExecutionResult>;
+  /** attaches graphql-ws to the server on graphqlEndpoint (connection_init payload {authorization: "Bearer <id>"} becomes the subgraphs' authorization header) */
+  attachWebSockets(server: Server): void;
+  /** resolves once the supergraph is loaded (optional: the first request waits for it anyway) */
+  ready(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** pino → the Hive logger the gateway runtime expects. */
+function hiveLogger(logger: Logger): HiveLogger {
+  const level = (): LogLevel | false => {
+    const current = logger.level;
+    if (current === 'silent') return false;
+    if (current === 'fatal') return 'error';
+    return current as LogLevel;
+  };
+  return new HiveLogger({
+    level,
+    writers: [
+      {
+        write(lvl, attrs, msg) {
+          const log = logger[lvl].bind(logger) as (obj: object, msg?: string) => void;
+          log((attrs ?? {}) as object, msg ?? undefined);
+        },
+      },
+    ],
+  });
+}
+
+function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  if (!params) return undefined;
+  const value = params['authorization'] ?? params['Authorization'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** a client's x-request-id is kept when it is sane (the rule of src/http/middleware/request-id.ts), else replaced */
+function saneRequestId(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(value) ? value : undefined;
+}
+
+/** largest GraphQL request body the fast path reads (the runtime's own limit applies to the other requests) */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+const notAuthenticated = (): ExecutionResult => ({
+  errors: [
+    new GraphQLError('A subscription needs a valid session.', {
+      extensions: { code: 'UNAUTHENTICATED', reasonCode: 'notAuthenticated', status: 401, http: { status: 401 } },
+    }),
+  ],
+});
+
+/** GraphiQL with every asset inlined (no CDN): rendered once, the page is ~9 MB. */
+function offlineGraphiQL(): (options?: Parameters<typeof renderGraphiQL>[0]) => string {
+  let cached: { key: string; html: string } | undefined;
+  return (options) => {
+    const key = JSON.stringify(options ?? {});
+    if (cached?.key !== key) cached = { key, html: renderGraphiQL(options) };
+    return cached.html;
+  };
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const { graphqlEndpoint, limits, verifyConnection } = options;
+  const log = options.logger.child({ module: 'gateway' });
+  const hiveLog = hiveLogger(log);
+  const inProcess = new Map((options.subgraphs ?? []).map((s) => [s.name.toLowerCase(), s]));
+
+  const transports = {
+    http: {
+      getSubgraphExecutor({ subgraphName, transportEntry, fetch }: { subgraphName: string; transportEntry: { location?: string }; fetch?: unknown }): SubgraphExecutor {
+        const local = inProcess.get(subgraphName.toLowerCase());
+        if (local) return inProcessExecutor(local, log);
+        if (!transportEntry.location) throw new Error(`subgraph ${subgraphName} has no URL in the supergraph`);
+        if (options.subgraphs) log.warn({ subgraph: subgraphName, url: transportEntry.location }, 'subgraph not given in-process: calling it over HTTP');
+        return httpExecutor(subgraphName, transportEntry.location, fetch as never);
+      },
+    },
+  } as unknown as GatewayConfigSupergraph['transports'];
+
+  const planner =
+    inProcess.size > 0 && options.singleSubgraphShortcut !== false
+      ? new SingleSubgraphPlanner(options.supergraphSdl, new Map([...inProcess].map(([name, s]) => [name, s.schema])))
+      : undefined;
+  const shortcutExecutors = new Map([...inProcess].map(([name, s]) => [name, inProcessExecutor(s, log)]));
+
+  /** single-subgraph operations skip delegation (the answers are the ones the planner would produce) */
+  const shortcutPlugin: GatewayPlugin = {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const target = planner?.plan(args.document, args.operationName);
+      if (!target) return;
+      const executor = shortcutExecutors.get(target)!;
+      const variableDefinitions = getOperationAST(args.document, args.operationName)?.variableDefinitions ?? [];
+      setExecuteFn(async (execArgs) => {
+        // variables the supergraph rejects: the planner's path reports them exactly as for any operation
+        if (getVariableValues(execArgs.schema, variableDefinitions, execArgs.variableValues ?? {}).errors) return executeFn(execArgs);
+        const result = (await executor({
+          document: execArgs.document,
+          variables: execArgs.variableValues ?? undefined,
+          operationName: execArgs.operationName ?? undefined,
+          context: execArgs.contextValue as never,
+        })) as ExecutionResult;
+        // as the runtime's subgraph error handling does for planned operations
+        for (const error of result.errors ?? []) {
+          const extensions = error.extensions as Record<string, unknown>;
+          extensions['code'] ??= 'DOWNSTREAM_SERVICE_ERROR';
+          extensions['serviceName'] ??= target;
+        }
+        return result;
+      });
+    },
+  };
+
+  const limitsRule = createLimitsRule(limits);
+  const parseFn = boundedParse(limits.maxTokens ?? 10_000);
+
+  /** x-request-id: the client's, or a fresh one; echoed in the response and forwarded to subgraphs */
+  const requestIdPlugin: GatewayPlugin = {
+    onRequest({ request }) {
+      requestIds.set(request, saneRequestId(request.headers.get('x-request-id') ?? undefined) ?? randomUUID());
+    },
+    onResponse({ request, response }) {
+      const id = requestIds.get(request);
+      if (id) response.headers.set('x-request-id', id);
+    },
+  };
+
+  const limitsPlugin: GatewayPlugin = {
+    onParse({ setParseFn }) {
+      setParseFn(parseFn);
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule(limitsRule);
+    },
+  };
+
+  /** SSE (and any non-WebSocket) subscriptions need a valid session; graphql-ws checks it at connection_init */
+  const subscriptionAuthPlugin: GatewayPlugin = {
+    onSubscribe({ context, setResultAndStopExecution }) {
+      const ctx = context as { connectionParams?: unknown; headers?: Record<string, string | undefined> };
+      if (ctx.connectionParams) return undefined;
+      return verifyConnection(ctx.headers?.['authorization']).then(
+        (ok) => {
+          if (!ok) setResultAndStopExecution(notAuthenticated() as never);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'verifyConnection failed');
+          setResultAndStopExecution(notAuthenticated() as never);
+        },
+      );
+    },
+  };
+
+  const runtime = createGatewayRuntime({
+    supergraph: options.supergraphSdl,
+    transports,
+    graphqlEndpoint,
+    logging: hiveLog,
+    landingPage: false,
+    graphiql: { title: 'Content Repository — GraphiQL', subscriptionsProtocol: 'SSE' },
+    renderGraphiQL: offlineGraphiQL(),
+    requestId: false,
+    plugins: () => [requestIdPlugin, limitsPlugin, subscriptionAuthPlugin, shortcutPlugin],
+  });
+
+  let ready: Promise<void> | undefined;
+  const ensureReady = () =>
+    (ready ??= Promise.resolve(runtime.getSchema()).then(
+      () => undefined,
+      (error: unknown) => {
+        ready = undefined;
+        throw error;
+      },
+    ));
+
+  const sockets: { server: Server; listener: (req: IncomingMessage, socket: Duplex, head: Buffer) => void; wss: WebSocketServer; stop: () => Promise<void> }[] = [];
+
+  const unexpected = (error: unknown) => log.error({ err: error }, 'unexpected error while serving a GraphQL request');
+  const requestError = (message: string): OperationOutcome => ({ result: { errors: [new GraphQLError(message)] }, requestError: true });
+
+  /**
+   * One query or mutation through the runtime's envelop pipeline without its HTTP layer: the same
+   * plugins (limits, masking, subgraph hooks), parse and validation caches, planning and transports
+   * as an HTTP request. Used by execute() and by the HTTP fast path.
+   */
+  async function runOperation(headers: Record<string, string | string[] | undefined>, params: OperationParams, serverContext: object): Promise<OperationOutcome> {
+    await ensureReady();
+    const enveloped = runtime.getEnveloped({ ...serverContext, log: hiveLog, headers, params } as never);
+    let document: DocumentNode;
+    try {
+      document = enveloped.parse(params.query);
+    } catch (error) {
+      return { result: { errors: [isGraphQLErrorLike(error) ? error : new GraphQLError((error as Error).message)] }, requestError: true };
+    }
+    const errors = enveloped.validate(enveloped.schema, document);
+    if (errors.length > 0) return { result: { errors }, requestError: true };
+    const operation = getOperationAST(document, params.operationName);
+    if (!operation) {
+      return requestError(params.operationName ? `Unknown operation named "${params.operationName}".` : 'Must provide an operation name when the document holds several operations.');
+    }
+    if (operation.operation === 'subscription') {
+      return requestError('Subscriptions are served over graphql-ws or SSE (Accept: text/event-stream).');
+    }
+    const contextValue = await enveloped.contextFactory();
+    const result = (await enveloped.execute({
+      schema: enveloped.schema,
+      document,
+      variableValues: params.variables,
+      operationName: params.operationName,
+      contextValue,
+    })) as ExecutionResult | AsyncIterable<ExecutionResult>;
+    if (Symbol.asyncIterator in result) return requestError('Incremental delivery (@defer/@stream) is not supported.');
+    return { result, requestError: result.data === undefined };
+  }
+
+  const fastPath = {
+    maxBodyBytes: MAX_BODY_BYTES,
+    onUnexpected: unexpected,
+    run: (req: IncomingMessage, res: ServerResponse, params: OperationParams) => runOperation(req.headers, params, { req, res }),
+  };
+
+  return {
+    async handle(req, res) {
+      // the address subgraphs rate-limit on comes from the socket, never from the client
+      req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? 'unknown';
+      const id = saneRequestId(req.headers['x-request-id']) ?? randomUUID();
+      req.headers['x-request-id'] = id;
+      const mediaType = fastPathMediaType(req, graphqlEndpoint);
+      if (mediaType) {
+        await serveFastPath(req, res, mediaType, id, fastPath);
+        return;
+      }
+      await runtime.requestListener(req, res);
+    },
+
+    async execute({ document, variables, headers }) {
+      const record: Record<string, string> = {};
+      headers.forEach((value, name) => {
+        record[name] = value;
+      });
+      record['x-request-id'] = saneRequestId(record['x-request-id']) ?? randomUUID();
+      try {
+        return (await runOperation(record, { query: document, variables }, {})).result;
+      } catch (error) {
+        unexpected(error);
+        return { errors: [internalError()] };
+      }
+    },
+
+    attachWebSockets(server) {
+      const wss = new WebSocketServer({ noServer: true });
+      const graphqlWs = getGraphQLWSOptions<Record<string, unknown>, { request: IncomingMessage }>(runtime as never, (ctx) => {
+        const upgrade = ctx.extra.request;
+        const headers: Record<string, string> = {
+          'x-request-id': randomUUID(),
+          [CLIENT_ADDRESS_HEADER]: upgrade.socket.remoteAddress ?? 'unknown',
+        };
+        for (const name of ['user-agent', 'accept-language'] as const) {
+          const value = upgrade.headers[name];
+          if (typeof value === 'string') headers[name] = value;
+        }
+        const authorization = authorizationOf(ctx.connectionParams);
+        if (authorization) headers['authorization'] = authorization;
+        // connectionParams are merged into the headers by the runtime: keep only the session
+        return { req: upgrade, headers, connectionParams: authorization ? { authorization } : {} };
+      });
+      const disposer = useServer(
+        {
+          ...graphqlWs,
+          onConnect: async (ctx) => {
+            try {
+              return await verifyConnection(authorizationOf(ctx.connectionParams));
+            } catch (error) {
+              log.error({ err: error }, 'verifyConnection failed');
+              return false;
+            }
+          },
+        },
+        wss,
+      );
+      const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+        if (pathname !== graphqlEndpoint) return; // another upgrade handler may own it
+        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      };
+      server.on('upgrade', listener);
+      sockets.push({
+        server,
+        listener,
+        wss,
+        stop: async () => {
+          await disposer.dispose();
+          await new Promise<void>((resolve) => wss.close(() => resolve()));
+        },
+      });
+    },
+
+    ready: ensureReady,
+
+    async dispose() {
+      for (const s of sockets.splice(0)) {
+        s.server.off('upgrade', s.listener);
+        await s.stop();
+      }
+      await runtime.dispose();
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import type {
+  ConstDirectiveNode,
+  DocumentNode,
+  FragmentDefinitionNode,
+  GraphQLField,
+  GraphQLObjectType,
+  GraphQLSchema,
+  SelectionSetNode,
+} from 'graphql';
+import { buildASTSchema, getNamedType, getOperationAST, isObjectType, Kind, parse, print, validate } from './graphql.js';
+
+/**
+ * Single-subgraph plans, cached per document. When every field an operation selects can be resolved
+ * by one subgraph that runs in-process — a query or mutation that never leaves that subgraph, which
+ * is what most REST operations are — the planner would send that subgraph a copy of the operation and
+ * pass its answer through. This does it directly: the client's (already parsed and validated)
+ * document executes against the subgraph schema, skipping per-request delegation planning and the
+ * gateway's proxying resolvers.
+ *
+ * Which subgraph resolves a field is read from the supergraph's `@join__type` / `@join__field`
+ * directives. An operation is only eligible when it is unambiguous: object types only (no interface
+ * or union selections), no introspection, and no field that is `@external`, `@requires`,
+ * progressively overridden, or typed differently in that subgraph (shareable fields of different
+ * nullability); the document must also validate against the subgraph schema. Anything else, and every
+ * subscription, goes through the regular planner. The decision is memoized per parsed document,
+ * and parsed documents are themselves cached by the runtime, so it is made once per distinct operation.
+ */
+export class SingleSubgraphPlanner {
+  readonly #schema: GraphQLSchema;
+  readonly #graphNames = new Map<string, string>(); // join__Graph enum value → subgraph name
+  readonly #resolvers = new Map<string, ReadonlySet<string>>(); // "Type.field" → subgraph names
+  readonly #subgraphs: ReadonlyMap<string, GraphQLSchema>;
+  readonly #plans = new WeakMap<DocumentNode, Map<string, string | null>>();
+
+  /** `subgraphs`: in-process subgraph name (lower case) → its schema (only these can be shortcut targets) */
+  constructor(supergraphSdl: string, subgraphs: ReadonlyMap<string, GraphQLSchema>) {
+    this.#subgraphs = subgraphs;
+    const ast = parse(supergraphSdl, { noLocation: true });
+    this.#schema = buildASTSchema(ast, { assumeValid: true, assumeValidSDL: true });
+    const graphEnum = this.#schema.getType('join__Graph');
+    for (const value of graphEnum && 'getValues' in graphEnum ? graphEnum.getValues() : []) {
+      const name = stringArg(value.astNode?.directives?.find((d) => d.name.value === 'join__graph'), 'name');
+      if (name) this.#graphNames.set(value.name, name.toLowerCase());
+    }
+  }
+
+  /** The in-process subgraph that can run this operation alone, or undefined (use the planner). */
+  plan(document: DocumentNode, operationName?: string | null): string | undefined {
+    let byOperation = this.#plans.get(document);
+    if (!byOperation) {
+      byOperation = new Map();
+      this.#plans.set(document, byOperation);
+    }
+    const key = operationName ?? '';
+    let plan = byOperation.get(key);
+    if (plan === undefined) {
+      plan = this.#decide(document, operationName) ?? null;
+      byOperation.set(key, plan);
+    }
+    return plan ?? undefined;
+  }
+
+  #decide(document: DocumentNode, operationName?: string | null): string | undefined {
+    const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+    if (operations.length !== 1) return undefined; // keep it simple: one operation per document
+    const operation = getOperationAST(document, operationName);
+    if (!operation || (operation.operation !== 'query' && operation.operation !== 'mutation')) return undefined;
+    const root = operation.operation === 'query' ? this.#schema.getQueryType() : this.#schema.getMutationType();
+    if (!root) return undefined;
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+
+    let candidates: Set<string> | undefined;
+    const visiting = new Set<string>();
+    const walk = (set: SelectionSetNode, type: GraphQLObjectType): boolean => {
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) {
+          const name = selection.name.value;
+          if (name === '__typename') continue;
+          if (name.startsWith('__')) return false; // introspection answers from the supergraph
+          const field = type.getFields()[name];
+          if (!field) return false;
+          const resolvers = this.#resolversOf(type, field);
+          candidates = new Set([...(candidates ?? resolvers)].filter((g) => resolvers.has(g)));
+          if (candidates.size === 0) return false;
+          if (selection.selectionSet) {
+            const child = getNamedType(field.type);
+            if (!isObjectType(child) || !walk(selection.selectionSet, child)) return false;
+          }
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          if (selection.typeCondition && selection.typeCondition.name.value !== type.name) return false;
+          if (!walk(selection.selectionSet, type)) return false;
+        } else {
+          const fragment = fragments.get(selection.name.value);
+          if (!fragment || fragment.typeCondition.name.value !== type.name || visiting.has(fragment.name.value)) return false;
+          visiting.add(fragment.name.value);
+          const ok = walk(fragment.selectionSet, type);
+          visiting.delete(fragment.name.value);
+          if (!ok) return false;
+        }
+      }
+      return true;
+    };
+    if (!walk(operation.selectionSet, root) || !candidates) return undefined;
+    for (const name of candidates) {
+      const schema = this.#subgraphs.get(name);
+      if (schema && validate(schema, document).length === 0) return name;
+    }
+    return undefined;
+  }
+
+  /** The subgraphs that resolve `type.field` themselves (see the class comment for what is excluded). */
+  #resolversOf(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>): ReadonlySet<string> {
+    const key = `${type.name}.${field.name}`;
+    let resolvers = this.#resolvers.get(key);
+    if (resolvers) return resolvers;
+    const result = new Set<string>();
+    const joinFields = field.astNode?.directives?.filter((d) => d.name.value === 'join__field') ?? [];
+    if (joinFields.length === 0) {
+      for (const joinType of type.astNode?.directives?.filter((d) => d.name.value === 'join__type') ?? []) {
+        if (boolArg(joinType, 'isInterfaceObject')) continue;
+        const graph = this.#graphNames.get(enumArg(joinType, 'graph') ?? '');
+        if (graph) result.add(graph);
+      }
+    } else {
+      const fieldType = print(field.astNode!.type);
+      let usable = true;
+      for (const joinField of joinFields) {
+        if (stringArg(joinField, 'overrideLabel')) usable = false; // progressive override: depends on the request
+      }
+      for (const joinField of usable ? joinFields : []) {
+        const graph = this.#graphNames.get(enumArg(joinField, 'graph') ?? '');
+        if (!graph) continue;
+        if (boolArg(joinField, 'external') || boolArg(joinField, 'usedOverridden') || stringArg(joinField, 'requires')) continue;
+        const typeInGraph = stringArg(joinField, 'type');
+        if (typeInGraph && typeInGraph !== fieldType) continue;
+        result.add(graph);
+      }
+    }
+    resolvers = result;
+    this.#resolvers.set(key, resolvers);
+    return resolvers;
+  }
+}
+
+function argOf(directive: ConstDirectiveNode | undefined, name: string) {
+  return directive?.arguments?.find((a) => a.name.value === name)?.value;
+}
+function stringArg(directive: ConstDirectiveNode | undefined, name: string): string | undefined {
+  const value = argOf(directive, name);
+  return value?.kind === Kind.STRING ? value.value : undefined;
+}
+function enumArg(directive: ConstDirectiveNode | undefined, name: string): string | undefined {
+  const value = argOf(directive, name);
+  return value?.kind === Kind.ENUM ? value.value : undefined;
+}
+function boolArg(directive: ConstDirectiveNode | undefined, name: string): boolean {
+  const value = argOf(directive, name);
+  return value?.kind === Kind.BOOLEAN && value.value;
+}
