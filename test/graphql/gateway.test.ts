@@ -1,0 +1,121 @@
+import { createClient } from 'graphql-ws';
+import { serverAudits } from 'graphql-http';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.stop());
+
+const healthSubscription = 'subscription { healthChanges(intervalMs: 100) { status database contentStorage checkedAt } }';
+
+describe('GraphQL through the gateway at {base_url}/graphql', () => {
+  it('federates the three subgraphs in one request', async () => {
+    const result = await service.graphql<{ health: { status: string }; me: { userName: string }; home: { count: number } }>(
+      '{ health { status } me { userName } home(repository: "default") { count } }',
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ health: { status: 'ok' }, me: { userName: 'admin' }, home: { count: 0 } });
+  });
+
+  it('passes the reason code and status of a domain error through', async () => {
+    const result = await service.graphql('{ folder(repository: "default", id: "missing") { id } }');
+    expect(result.errors?.[0]?.message).toContain("folder 'missing' not found");
+    expect(result.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notFound', status: 404 });
+    const anonymous = await service.graphql('{ me { userName } }', {}, '');
+    expect(anonymous.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notAuthenticated', status: 401 });
+  });
+
+  it('delivers a subscription over graphql-ws with the session in connection_init', async () => {
+    const client = createClient({
+      url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${service.adminSession}` },
+      retryAttempts: 0,
+    });
+    const events: { status: string; database: boolean }[] = [];
+    for await (const event of client.iterate<{ healthChanges: { status: string; database: boolean } }>({ query: healthSubscription })) {
+      expect(event.errors).toBeUndefined();
+      events.push(event.data!.healthChanges);
+      if (events.length === 3) break;
+    }
+    await client.dispose();
+    expect(events).toEqual([
+      expect.objectContaining({ status: 'ok', database: true }),
+      expect.objectContaining({ status: 'ok', database: true }),
+      expect.objectContaining({ status: 'ok', database: true }),
+    ]);
+  });
+
+  it('refuses a graphql-ws connection without a valid session', async () => {
+    const client = createClient({
+      url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: 'Bearer not-a-session' },
+      retryAttempts: 0,
+    });
+    const outcome = await new Promise<unknown>((resolve) => {
+      client.subscribe({ query: healthSubscription }, { next: () => resolve('data'), error: (e) => resolve(e), complete: () => resolve('complete') });
+    });
+    await client.dispose();
+    expect(outcome).toMatchObject({ code: 4403 });
+  });
+
+  it('delivers a subscription over SSE', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${service.adminSession}` },
+      body: JSON.stringify({ query: healthSubscription }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body!.getReader();
+    let text = '';
+    while ((text.match(/"healthChanges"/g) ?? []).length < 2) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    expect((text.match(/"status":"ok"/g) ?? []).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('bounds query depth and alias amplification', async () => {
+    const deep = await service.graphql(
+      '{ home(repository: "default") { entries { ... on Content { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { id } } } } } } } } } } } } } } }',
+    );
+    expect(deep.errors?.[0]?.message).toMatch(/depth/i);
+    const aliases = Array.from({ length: 100 }, (_, i) => `a${i}: health { status }`).join(' ');
+    const amplified = await service.graphql(`{ ${aliases} }`);
+    expect(amplified.errors?.[0]?.message).toMatch(/alias/i);
+    expect(amplified.data ?? null).toBeNull();
+  });
+
+  it('serves GraphiQL to browsers without any external host', async () => {
+    const response = await fetch(`${service.baseUrl}/graphql`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html.toLowerCase()).toContain('graphiql');
+    // nothing is loaded from elsewhere: no script, style sheet or font from a remote URL
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/@import\s+url\(\s*["']?(https?:)?\/\//i);
+  });
+});
+
+describe('graphql-http server audits', () => {
+  it('passes every audit', async () => {
+    const audits = serverAudits({ url: `${service.baseUrl}/graphql` });
+    const failures: string[] = [];
+    for (const audit of audits) {
+      const result = await audit.fn();
+      if (result.status !== 'ok') failures.push(`${audit.name}: ${result.status} ${'reason' in result ? result.reason : ''}`);
+    }
+    expect(audits.length).toBeGreaterThan(50);
+    expect(failures).toEqual([]);
+  });
+});
