@@ -54,8 +54,9 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
     app.use(router.routes());
     app.use(
       router.allowedMethods({
-        throw: false,
-        methodNotAllowed: () => Object.assign(new Error('method not allowed'), { status: 405 }),
+        throw: true,
+        methodNotAllowed: () => Object.assign(new Error(`method not allowed on this path`), { status: 405 }),
+        notImplemented: () => Object.assign(new Error('method not implemented'), { status: 501 }),
       }),
     );
   }

@@ -35,7 +35,7 @@ export interface TestService extends RunningService {
 }
 
 /** The real service (all roles in one process) on a free port, over its own database and data folder. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: { authenticate?: boolean } = {}): Promise<TestService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-test-data-'));
   const config = loadConfig({
     DATABASE_URL: await createTestDatabase(),
@@ -53,7 +53,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     if (response.status !== 200) throw new Error(`login of ${user} failed: ${response.status} ${await response.text()}`);
     return (await response.json()) as string;
   };
-  const adminSession = await login(config.ADMIN_USER, adminPassword);
+  // a subgraph-only process (ROLE=content…) has no REST layer to log in through
+  const adminSession = options.authenticate === false ? '' : await login(config.ADMIN_USER, adminPassword);
 
   const graphql: TestService['graphql'] = async (query, variables, session = adminSession) => {
     const response = await fetch(`${base}/graphql`, {

@@ -18,7 +18,7 @@ export function useErrorBody(): Middleware<RequestState> {
         return;
       }
       const status = (error as { status?: number; expose?: boolean }).status;
-      if (status && status >= 400 && status < 500) {
+      if (status && ((status >= 400 && status < 500) || status === 501)) {
         ctx.status = status;
         ctx.body = errorBody(status, status === 413 ? 'tooLarge' : 'illegalArguments', (error as Error).message);
         return;

@@ -1,0 +1,72 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newContent, newFolder } from '../helpers/entries.js';
+import { call, createTestDatabase, startTestService, type TestService } from '../helpers/service.js';
+
+/**
+ * Production topology in one test process: three subgraph servers (ROLE=content|admin|health) and a
+ * gateway (ROLE=gateway) reaching them over HTTP, on one database and one shared storage folder.
+ */
+describe('split mode (ROLE)', () => {
+  const services: TestService[] = [];
+  let gateway: TestService;
+
+  beforeAll(async () => {
+    const shared = { DATABASE_URL: await createTestDatabase() };
+    const urls: Record<string, string> = {};
+    for (const role of ['content', 'admin', 'health']) {
+      const subgraph = await startTestService({ ...shared, ROLE: role }, { authenticate: false });
+      services.push(subgraph);
+      urls[`SUBGRAPH_${role.toUpperCase()}_URL`] = `${subgraph.baseUrl}/graphql`;
+    }
+    gateway = await startTestService({
+      ...shared,
+      ROLE: 'gateway',
+      ...urls,
+      CONTENT_STORAGE_PATH: services[0]!.config.contentStoragePath,
+    });
+    services.push(gateway);
+  });
+  afterAll(async () => {
+    for (const service of services.reverse()) await service.stop();
+  });
+
+  it('serves REST and bytes through the gateway process', async () => {
+    const folder = await newFolder(gateway, 'split');
+    const content = await newContent(gateway, { name: 'note.txt', parentId: folder.id, bytes: 'split mode bytes' });
+    expect(content).toMatchObject({ name: 'note.txt', version: '1.0', parent: { id: folder.id } });
+    const download = await fetch(`${gateway.contentBase}/content/${content.id}/download?sessionId=${gateway.adminSession}`);
+    expect(await download.text()).toBe('split mode bytes');
+    const search = await call(`${gateway.contentBase}/content/search?sessionId=${gateway.adminSession}&parentId=${folder.id}`);
+    expect(search.body.entries.map((e: { id: string }) => e.id)).toEqual([content.id]);
+  });
+
+  it('federates the subgraphs over HTTP, errors included', async () => {
+    const result = await gateway.graphql('{ health { status } me { userName } home(repository: "default") { count } }');
+    expect(result.data).toEqual({ health: { status: 'ok' }, me: { userName: 'admin' }, home: { count: 1 } });
+    const missing = await gateway.graphql('{ folder(repository: "default", id: "nope") { id } }');
+    expect(missing.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notFound', status: 404 });
+  });
+
+  it('relays a subscription from the health subgraph', async () => {
+    const client = createClient({
+      url: `${gateway.baseUrl.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${gateway.adminSession}` },
+      retryAttempts: 0,
+    });
+    const statuses: string[] = [];
+    for await (const event of client.iterate<{ healthChanges: { status: string } }>({ query: 'subscription { healthChanges(intervalMs: 100) { status } }' })) {
+      statuses.push(event.data!.healthChanges.status);
+      if (statuses.length === 2) break;
+    }
+    await client.dispose();
+    expect(statuses).toEqual(['ok', 'ok']);
+  });
+
+  it('does not serve the gateway from a subgraph process', async () => {
+    const rest = await call(`${services[0]!.contentBase}/home?sessionId=${gateway.adminSession}`);
+    expect(rest.status).toBe(404);
+  });
+});
