@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { illegalArguments } from '../../errors.js';
 import { Entry } from './entry.entity.js';
@@ -39,23 +40,21 @@ export function validateProperties(properties: Record<string, unknown> | null | 
   return value;
 }
 
-/** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */
-export async function createContent(scope: EntryScope, input: CreateContentInput): Promise<Entry> {
-  const parent = await requireParentFolder(scope, input.parentId);
-  const tags = validateTags(input.tags);
-  const properties = validateProperties(input.properties);
-  const resource = await claimUpload(scope, input.uploadId);
-  const name = validateEntryName(input.name ?? resource.name);
-  if (input.mimeType) resource.mimeType = input.mimeType;
+/** Version 1.0 of a new chronicle (CURRENT, owned by the caller) in the unit of work of `em`. */
+export function firstVersion(
+  scope: EntryScope,
+  em: EntityManager,
+  fields: Pick<Entry, 'name' | 'parentId' | 'resourceId' | 'typeName' | 'properties' | 'tags'>,
+): Entry {
   const id = randomUUID();
   const now = new Date();
   const user = scope.principal.userName;
-  const content = scope.em.create(Entry, {
+  return em.create(Entry, {
+    ...fields,
     id,
     repositoryId: scope.repository.id,
     entryType: 'CONTENT',
     chronicalId: id,
-    name,
     active: true,
     owner: user,
     createdAt: now,
@@ -67,6 +66,19 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
     versionMinor: 0,
     versionStatus: 'CURRENT',
     isLatest: true,
+  });
+}
+
+/** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */
+export async function createContent(scope: EntryScope, input: CreateContentInput): Promise<Entry> {
+  const parent = await requireParentFolder(scope, input.parentId);
+  const tags = validateTags(input.tags);
+  const properties = validateProperties(input.properties);
+  const resource = await claimUpload(scope, input.uploadId);
+  const name = validateEntryName(input.name ?? resource.name);
+  if (input.mimeType) resource.mimeType = input.mimeType;
+  const content = firstVersion(scope, scope.em, {
+    name,
     parentId: parent?.id ?? null,
     resourceId: resource.id,
     typeName: input.typeName ?? null,

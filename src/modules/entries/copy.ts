@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound, ServiceError } from '../../errors.js';
 import { inTransaction, nameTaken, reloaded } from './chronicles.js';
-import { Entry, Resource } from './entry.entity.js';
+import { firstVersion } from './contents.js';
+import { Resource, type Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
@@ -52,7 +53,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
   });
   // the row first: bytes in place without a row could never be found again
   await em.flush();
-  const copyId = randomUUID();
+  let copyId = '';
   try {
     try {
       await contentStore.copy(original.storagePath, contentStore.pathFor(resourceId));
@@ -68,29 +69,14 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
         const resource = await tx.em.findOne(Resource, { id: resourceId, state: 'pending' });
         if (!resource) throw notFound(`the copy of '${source.name}' lost its resource`);
         resource.state = 'ready';
-        tx.em.create(Entry, {
-          id: copyId,
-          repositoryId: scope.repository.id,
-          entryType: 'CONTENT',
-          chronicalId: copyId,
+        copyId = firstVersion(scope, tx.em, {
           name,
-          active: true,
-          owner: user,
-          createdAt: now,
-          createdBy: user,
-          lastModifiedAt: now,
-          lastModifiedBy: user,
-          version: '1.0',
-          versionMajor: 1,
-          versionMinor: 0,
-          versionStatus: 'CURRENT',
-          isLatest: true,
           parentId,
           resourceId,
           typeName: source.typeName ?? null,
           properties: { ...(source.properties ?? {}) },
           tags: [...(source.tags ?? [])],
-        });
+        }).id;
         await tx.em.flush();
       },
       () => name,
