@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { sweepPendingUploads } from './uploads.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.stop());
+
+const createContent = `mutation($input: CreateContentInput!) {
+  createContent(repository: "default", input: $input) { id name version resource { name mimeType fileSize md5 downloadUrl } }
+}`;
+
+async function stage(bytes: string, fileName: string, session = service.adminSession) {
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from(bytes)]), fileName);
+  return call(`${service.contentBase}/uploads?sessionId=${session}`, { method: 'POST', body: form });
+}
+
+describe('the GraphQL client upload path: POST C/uploads, then createContent', () => {
+  it('stages bytes, turns them into a content, and serves them at downloadUrl', async () => {
+    const staged = await stage('%PDF-1.7 not really a pdf', 'report.pdf');
+    expect(staged.status).toBe(201);
+    expect(staged.body).toMatchObject({ name: 'report.pdf', mimeType: 'application/pdf', fileSize: 25, md5: expect.stringMatching(/^[0-9a-f]{32}$/) });
+
+    const result = await service.graphql<{ createContent: { id: string; name: string; version: string; resource: { downloadUrl: string; md5: string } } }>(
+      createContent,
+      { input: { uploadId: staged.body.uploadId, name: 'Quarterly report.pdf', tags: ['q3'] } },
+    );
+    expect(result.errors).toBeUndefined();
+    expect(result.data!.createContent).toMatchObject({ name: 'Quarterly report.pdf', version: '1.0', resource: { name: 'report.pdf', md5: staged.body.md5 } });
+    const download = await fetch(`${service.baseUrl.replace(/\/$/, '')}${result.data!.createContent.resource.downloadUrl}`, {
+      headers: { authorization: `Bearer ${service.adminSession}` },
+    });
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe('%PDF-1.7 not really a pdf');
+  });
+
+  it('accepts a raw body with the file name in the query', async () => {
+    const raw = await call(`${service.contentBase}/uploads?sessionId=${service.adminSession}&fileName=notes.txt`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'plain notes',
+    });
+    expect(raw).toMatchObject({ status: 201, body: { name: 'notes.txt', mimeType: 'text/plain', fileSize: 11 } });
+  });
+
+  it('uses an upload id once, and only for the user who uploaded it', async () => {
+    const staged = await stage('once only', 'once.txt');
+    const first = await service.graphql(createContent, { input: { uploadId: staged.body.uploadId, name: 'once-a.txt' } });
+    expect(first.errors).toBeUndefined();
+    const again = await service.graphql(createContent, { input: { uploadId: staged.body.uploadId, name: 'once-b.txt' } });
+    expect(again.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notFound', status: 404 });
+
+    const bobSession = await service.createUserSession('bob');
+    const bobs = await stage('bob bytes', 'bob.txt', bobSession);
+    const stolen = await service.graphql(createContent, { input: { uploadId: bobs.body.uploadId, name: 'stolen.txt' } });
+    expect(stolen.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notFound', status: 404 });
+    const unknown = await service.graphql(createContent, { input: { uploadId: 'no-such-upload' } });
+    expect(unknown.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notFound', status: 404 });
+  });
+
+  it('refuses uploads without a session and empty ones', async () => {
+    expect((await stage('x', 'x.txt', 'not-a-session')).status).toBe(401);
+    const empty = await call(`${service.contentBase}/uploads?sessionId=${service.adminSession}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: '' });
+    expect(empty).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments' } });
+  });
+
+  it('sweeps upload ids nobody used, with their bytes', async () => {
+    const staged = await stage('abandoned', 'abandoned.txt');
+    const em = service.services.orm.em.fork();
+    const [row] = await em.getConnection().execute<{ storage_path: string }[]>('select storage_path from resource where id = ?', [staged.body.uploadId]);
+    expect(await service.services.contentStore.exists(row!.storage_path)).toBe(true);
+    // younger than the age limit: kept
+    expect(await sweepPendingUploads(em, service.services, 3_600_000)).toBe(0);
+    expect(await sweepPendingUploads(em, service.services, 0)).toBeGreaterThanOrEqual(1);
+    expect(await service.services.contentStore.exists(row!.storage_path)).toBe(false);
+    const use = await service.graphql(createContent, { input: { uploadId: staged.body.uploadId } });
+    expect(use.errors?.[0]?.extensions).toMatchObject({ status: 404 });
+  });
+});
