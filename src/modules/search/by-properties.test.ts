@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentUrl, newContent, newFolder } from '../../../test/helpers/entries.js';
+import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+
+let service: TestService;
+let bob: string;
+const ids: Record<string, string> = {};
+
+/** GET C/content/search with the given parameters (repeated for lists), as the spec writes it. */
+const search = (query: Record<string, string | number | boolean | string[]>, session = service.adminSession) =>
+  call(contentUrl(service, '/content/search', query, session));
+const names = (body: { entries: { name: string }[] }) => body.entries.map((e) => e.name).sort();
+
+beforeAll(async () => {
+  service = await startTestService();
+  bob = await service.createUserSession('bob');
+  const reports = await newFolder(service, 'reports');
+  ids.reports = reports.id;
+  ids.a = (await newContent(service, { name: 'a.txt', parentId: reports.id, tags: ['red', 'blue'], bytes: 'alpha' })).id;
+  ids.b = (await newContent(service, { name: 'b.pdf', parentId: reports.id, tags: ['red'], bytes: '%PDF-1.4 b' })).id;
+  ids.c = (await newContent(service, { name: 'c.txt', tags: ['blue'], bytes: 'gamma', session: bob })).id;
+  // a.txt gets versions 1.1 (replace) and a lock by the admin
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from('alpha two')]), 'a.txt');
+  expect((await call(contentUrl(service, `/content/${ids.a}/resource`), { method: 'PUT', body: form })).status).toBe(200);
+  expect((await call(contentUrl(service, `/content/${ids.a}/lock`), { method: 'POST' })).status).toBe(200);
+});
+afterAll(() => service?.stop());
+
+describe('GET C/content/search (spec endpoint 1)', () => {
+  it('returns every latest entry without filters, in the EntriesResponse shape', async () => {
+    const { status, body } = await search({});
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ _type: 'svc.model.content.service.v1.request.crud.EntriesResponse', count: 4, duration: expect.any(Number) });
+    expect(names(body)).toEqual(['a.txt', 'b.pdf', 'c.txt', 'reports']);
+  });
+
+  it('filters by each property; several filters must all match', async () => {
+    expect(names((await search({ name: 'b.pdf' })).body)).toEqual(['b.pdf']);
+    expect(names((await search({ owner: 'bob' })).body)).toEqual(['c.txt']);
+    expect(names((await search({ createdBy: 'admin', entryType: 'CONTENT' })).body)).toEqual(['a.txt', 'b.pdf']);
+    expect(names((await search({ lastModifiedBy: 'bob' })).body)).toEqual(['c.txt']);
+    expect(names((await search({ parentId: ids.reports! })).body)).toEqual(['a.txt', 'b.pdf']);
+    expect(names((await search({ mimeType: 'application/pdf' })).body)).toEqual(['b.pdf']);
+    expect(names((await search({ tags: ['red'] })).body)).toEqual(['a.txt', 'b.pdf']);
+    expect(names((await search({ tags: ['red', 'blue'] })).body)).toEqual(['a.txt']);
+    expect(names((await search({ isLocked: true })).body)).toEqual(['a.txt']);
+    expect(names((await search({ isLocked: false, entryType: 'CONTENT' })).body)).toEqual(['b.pdf', 'c.txt']);
+    expect(names((await search({ lockedBy: 'admin' })).body)).toEqual(['a.txt']);
+    expect(names((await search({ version: '1.1' })).body)).toEqual(['a.txt']);
+    expect(names((await search({ chronicalId: ids.c! })).body)).toEqual(['c.txt']);
+    expect(names((await search({ versionStatus: 'CURRENT', parentId: ids.reports!, tags: ['blue'] })).body)).toEqual(['a.txt']);
+    expect((await search({ name: 'nothing-like-this' })).body).toMatchObject({ count: 0, entries: [] });
+  });
+
+  it('includes every version with includeVersions=true', async () => {
+    const { body } = await search({ chronicalId: ids.a!, includeVersions: true, orderBy: 'version', orderingDirection: 'desc' });
+    expect(body.entries.map((e: { version: string }) => e.version)).toEqual(['1.1', '1.0']);
+  });
+
+  it('orders, pages and counts all matches', async () => {
+    const first = await search({ entryType: 'CONTENT', orderBy: 'name', orderingDirection: 'desc', limit: 2 });
+    expect(first.body.count).toBe(3);
+    expect(first.body.entries.map((e: { name: string }) => e.name)).toEqual(['c.txt', 'b.pdf']);
+    const second = await search({ entryType: 'CONTENT', orderBy: 'name', orderingDirection: 'desc', limit: 2, offset: 2 });
+    expect(second.body).toMatchObject({ count: 3, entries: [{ name: 'a.txt' }] });
+    const beyond = await search({ entryType: 'CONTENT', offset: 50 });
+    expect(beyond.body).toMatchObject({ count: 3, entries: [] });
+  });
+
+  it('projects properties with includeProperties and excludeProperties', async () => {
+    const only = await search({ name: 'b.pdf', includeProperties: ['name', 'version'] });
+    expect(only.body.entries[0]).toEqual({ _type: 'svc.model.content.Content', id: ids.b, name: 'b.pdf', version: '1.0' });
+    const without = await search({ name: 'b.pdf', excludeProperties: ['resource', 'parent'] });
+    expect(without.body.entries[0]).not.toHaveProperty('resource');
+    expect(without.body.entries[0]).not.toHaveProperty('parent');
+    expect(without.body.entries[0]).toHaveProperty('owner', 'admin');
+  });
+
+  it('refuses bad parameters with a 400 that names them', async () => {
+    const cases: [Record<string, string | string[]>, string][] = [
+      [{ limit: 'abc' }, 'limit'],
+      [{ limit: '5000' }, 'limit'],
+      [{ offset: '-1' }, 'offset'],
+      [{ orderBy: 'password' }, 'orderBy'],
+      [{ orderingDirection: 'sideways' }, 'orderingDirection'],
+      [{ entryType: 'FILE' }, 'entryType'],
+      [{ versionStatus: 'DRAFT' }, 'versionStatus'],
+      [{ isLocked: 'maybe' }, 'isLocked'],
+      [{ includeVersions: 'yes' }, 'includeVersions'],
+      [{ name: ['a', 'b'] }, 'name'],
+    ];
+    for (const [query, parameter] of cases) {
+      const { status, body } = await search(query);
+      expect({ query, status, reasonCode: body.reasonCode }).toEqual({ query, status: 400, reasonCode: 'illegalArguments' });
+      expect(body.message).toContain(parameter);
+    }
+  });
+
+  it('needs a session', async () => {
+    expect((await call(`${service.contentBase}/content/search`)).status).toBe(401);
+    expect((await search({}, 'expired-or-made-up')).body).toMatchObject({ status: 401, reasonCode: 'notAuthenticated' });
+  });
+
+  it('searches one repository only', async () => {
+    const created = await service.graphql('mutation { createRepository(name: "archive") { id name } }');
+    expect(created.data).toEqual({ createRepository: { id: 'svc.repository.archive', name: 'archive' } });
+    const archive = `${service.baseUrl}/api/v1/access.svc.content.archive/v1`;
+    const empty = await call(`${archive}/content/search?sessionId=${service.adminSession}`);
+    expect(empty.body).toMatchObject({ count: 0, entries: [] });
+    // a content of the default repository is not found through another one
+    const wrong = await call(`${archive}/content/${ids.a}?sessionId=${service.adminSession}`);
+    expect(wrong).toMatchObject({ status: 404, body: { reasonCode: 'notFound' } });
+    const missing = await call(`${service.baseUrl}/api/v1/access.svc.content.nowhere/v1/content/search?sessionId=${service.adminSession}`);
+    expect(missing).toMatchObject({ status: 404, body: { reasonCode: 'notFound' } });
+  });
+
+  it('answers the same through GraphQL', async () => {
+    const result = await service.graphql<{ searchByProperties: { count: number; entries: { name: string }[] } }>(
+      '{ searchByProperties(repository: "default", filter: { tags: ["red"] }, options: { orderBy: "name" }) { count entries { name } } }',
+    );
+    expect(result.data!.searchByProperties).toEqual({ count: 2, entries: [{ name: 'a.txt' }, { name: 'b.pdf' }] });
+  });
+});
