@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import { conflict, isUniqueViolation, notFound } from '../../errors.js';
 import { Entry } from './entry.entity.js';
 import { requireEntry } from './queries.js';
@@ -6,16 +5,20 @@ import type { EntryScope } from './scope.js';
 
 /**
  * Runs `work` in one database transaction on a fresh fork of the request's entity manager (so a failed
- * attempt leaves nothing behind in the request's unit of work). A unique-name clash becomes a 409 and a
- * folder deleted by a concurrent request (a foreign-key violation on `parent_id`) a 404.
+ * attempt leaves nothing behind in the request's unit of work, and rows the request loaded earlier are
+ * read afresh). A unique-index violation becomes a 409 saying `clash` (a function when the message is
+ * known only once `work` ran), a folder deleted by a concurrent request (a foreign-key violation on
+ * `parent_id`) a 404.
  */
-export async function inTransaction<T>(scope: EntryScope, work: (tx: EntryScope) => Promise<T>, clashName?: () => string): Promise<T> {
+export async function inTransaction<T>(
+  scope: EntryScope,
+  work: (tx: EntryScope) => Promise<T>,
+  clash: string | (() => string) = 'an active entry with that name exists in that folder',
+): Promise<T> {
   try {
     return await scope.em.fork().transactional((em) => work({ ...scope, em }));
   } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw conflict(clashName ? `an active entry named '${clashName()}' exists in that folder` : 'an active entry with that name exists in that folder');
-    }
+    if (isUniqueViolation(error)) throw conflict(typeof clash === 'string' ? clash : clash());
     if (isForeignKeyViolation(error)) throw notFound('the target folder was deleted meanwhile');
     throw error;
   }
@@ -26,27 +29,36 @@ function isForeignKeyViolation(error: unknown): boolean {
   return e?.code === '23503' || e?.cause?.code === '23503' || e?.name === 'ForeignKeyConstraintViolationException';
 }
 
+/** The 409 of a name taken by another active entry of the folder. */
+export const nameClash = (name: string) => `an active entry named '${name}' exists in that folder`;
+
 export interface LockedChronicle {
   /** the version (or working copy) the caller addressed */
   entry: Entry;
   /** every row of its chronicle: versions and the working copy */
   rows: Entry[];
+  /** the newest CURRENT version */
+  latest: Entry;
+  workingCopy: Entry | null;
 }
 
 /**
- * The content `id` and every row of its chronicle, locked (`FOR UPDATE`) for the rest of the
- * transaction, so that a lock check and the change it guards see the same state.
+ * The content `id` and every row of its chronicle, locked (`FOR UPDATE`, in id order so that verbs on
+ * one content never deadlock) for the rest of the transaction, so that a check and the change it
+ * guards see the same state.
  */
 export async function lockChronicle(tx: EntryScope, id: string): Promise<LockedChronicle> {
-  const found = await requireEntry(tx, id, 'CONTENT');
-  const rows = await tx.em.find(
-    Entry,
-    { chronicalId: found.chronicalId, repositoryId: tx.repository.id },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true, orderBy: { id: 'asc' } },
-  );
+  const { chronicalId } = await requireEntry(tx, id, 'CONTENT');
+  await tx.em.execute(`select id from entry where chronical_id = ? and repository_id = ? order by id for update`, [chronicalId, tx.repository.id]);
+  // read in a second statement: the locking one, having waited, misses rows the holder inserted (a
+  // working copy), since its snapshot is older; `refresh`: the look-up above ran before the lock
+  const rows = await tx.em.find(Entry, { chronicalId, repositoryId: tx.repository.id }, { refresh: true, orderBy: { id: 'asc' } });
   const entry = rows.find((row) => row.id === id);
-  if (!entry) throw notFound(`content '${id}' not found in repository '${tx.repository.name}'`);
-  return { entry, rows };
+  const latest = rows.find((row) => row.isLatest && row.versionStatus !== 'WORKING_COPY');
+  // deleted between the look-up and the lock (for example purged by another request)
+  if (!entry || !latest) throw notFound(`content '${id}' not found in repository '${tx.repository.name}'`);
+  const workingCopy = rows.find((row) => row.versionStatus === 'WORKING_COPY') ?? null;
+  return { entry, rows, latest, workingCopy };
 }
 
 /** Earlier versions are read-only (DESIGN §5): only the latest version and the working copy change. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound, ServiceError } from '../../errors.js';
-import { inTransaction, nameTaken, reloaded } from './chronicles.js';
+import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
 import { firstVersion } from './contents.js';
 import { Resource, type Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
@@ -79,7 +79,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
         }).id;
         await tx.em.flush();
       },
-      () => name,
+      () => nameClash(name),
     );
   } catch (error) {
     await discardUpload(scope.em.fork(), scope.services, resourceId);

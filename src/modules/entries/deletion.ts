@@ -1,5 +1,5 @@
 import { conflict, notFound } from '../../errors.js';
-import { inTransaction, lockChronicle, reloaded } from './chronicles.js';
+import { inTransaction, lockChronicle, nameClash, reloaded } from './chronicles.js';
 import { Entry } from './entry.entity.js';
 import { assertNotLockedByOther } from './locks.js';
 import { requireEntry } from './queries.js';
@@ -21,14 +21,14 @@ export async function deleteContent(scope: EntryScope, id: string, options: { pe
         `delete from entry where chronical_id = ? and repository_id = ? returning resource_id`,
         [entry.chronicalId, tx.repository.id],
       );
-      return deleted.map((row) => row.resource_id).filter((value): value is string => value !== null);
+      return deleted.map((row) => row.resource_id);
     }
     if (!entry.active) return [];
     await setChronicleActive(tx, entry.chronicalId, false);
     return [];
   });
   // the rows are gone (committed): now the bytes nobody refers to
-  await removeUnreferencedResources(scope, [...new Set(resourceIds)]);
+  await removeUnreferencedResources(scope, resourceIds);
 }
 
 /**
@@ -53,7 +53,7 @@ export async function restoreContent(scope: EntryScope, id: string): Promise<Ent
       }
       await setChronicleActive(tx, entry.chronicalId, true);
     },
-    () => name,
+    () => nameClash(name),
   );
   return reloaded(scope, id);
 }
@@ -116,7 +116,7 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
     if (locked) throw conflict(`'${locked.name}' in folder '${folder.name}' is locked by ${locked.locked_by}`);
     await tx.em.execute(`delete from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds], 'run');
     await tx.em.execute(`delete from entry where id = any(array[?]::text[])`, [folderIds], 'run');
-    return inside.map((row) => row.resource_id).filter((value): value is string => value !== null);
+    return inside.map((row) => row.resource_id);
   });
-  await removeUnreferencedResources(scope, [...new Set(resourceIds)]);
+  await removeUnreferencedResources(scope, resourceIds);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, isUniqueViolation } from '../../errors.js';
+import { nameClash } from './chronicles.js';
 import { Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
@@ -40,7 +41,7 @@ export async function flushNamed(scope: EntryScope, name: string): Promise<void>
   try {
     await scope.em.flush();
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`an active entry named '${name}' exists in that folder`);
+    if (isUniqueViolation(error)) throw conflict(nameClash(name));
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { conflict } from '../../errors.js';
-import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, nameTaken, reloaded, touch } from './chronicles.js';
+import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { validateProperties } from './contents.js';
 import { Entry } from './entry.entity.js';
 import { assertNotLockedByOther } from './locks.js';
@@ -71,11 +71,11 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
       // the unique index guards latest versions; a working copy's name is checked here, since its
       // check-in would clash
       if (entry.versionStatus === 'WORKING_COPY' && (await nameTaken(tx, entry.parentId ?? null, entry.name, entry.chronicalId))) {
-        throw conflict(`an active entry named '${entry.name}' exists in that folder`);
+        throw conflict(nameClash(entry.name));
       }
       await tx.em.flush();
     },
-    () => finalName,
+    () => nameClash(finalName),
   );
   return reloaded(scope, id);
 }
@@ -111,7 +111,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
       touch(tx, folder);
       await tx.em.flush();
     },
-    () => finalName,
+    () => nameClash(finalName),
   );
   return reloaded(scope, id);
 }

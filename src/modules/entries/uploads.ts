@@ -92,12 +92,13 @@ export async function sweepPendingUploads(em: EntityManager, services: Services,
 }
 
 /** Bytes no version refers to any more are deleted (after the rows that named them). */
-export async function removeUnreferencedResources(scope: EntryScope, resourceIds: string[]): Promise<void> {
-  if (resourceIds.length === 0) return;
+export async function removeUnreferencedResources(scope: EntryScope, resourceIds: (string | null | undefined)[]): Promise<void> {
+  const ids = [...new Set(resourceIds)].filter((id): id is string => typeof id === 'string');
+  if (ids.length === 0) return;
   const rows = await scope.em.getConnection().execute<{ id: string; storage_path: string }[]>(
     `delete from resource r where r.id = any(array[?]::text[]) and r.state = 'ready'
        and not exists (select 1 from entry e where e.resource_id = r.id) returning id, storage_path`,
-    [resourceIds],
+    [ids],
   );
   for (const row of rows) await scope.services.contentStore.remove(row.storage_path);
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, illegalArguments, isUniqueViolation, notFound } from '../../errors.js';
+import { conflict, illegalArguments } from '../../errors.js';
 import { isAdmin } from '../auth/principal.js';
+import { inTransaction, lockChronicle, nameClash, type LockedChronicle } from '../entries/chronicles.js';
 import { Entry } from '../entries/entry.entity.js';
 import { assertNotLockedByOther, setChronicleLock } from '../entries/locks.js';
 import { requireEntry } from '../entries/queries.js';
@@ -11,7 +12,7 @@ import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/e
 /*
  * Versioning (DESIGN §5, CMIS-like). Every version is an `entry` row of one chronicle (`chronical_id`);
  * `is_latest` marks the newest CURRENT version and the working copy. Every verb below runs in one
- * transaction that first locks all rows of the chronicle (`select … for update`, in id order), so
+ * transaction that first locks all rows of the chronicle (`lockChronicle`, in id order), so
  * concurrent verbs on one content run one after the other and each sees what the previous one
  * committed; the partial unique indexes are the last line of defence and turn into 409s.
  *
@@ -28,15 +29,6 @@ import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/e
  * - Version labels count from the latest CURRENT version: minor 1.0 → 1.1, major 1.x → 2.0.
  */
 
-/** The rows of a chronicle a verb works on, read after the chronicle is locked. */
-interface Chronicle {
-  /** the version the caller named */
-  entry: Entry;
-  /** the newest CURRENT version */
-  latest: Entry;
-  workingCopy: Entry | null;
-}
-
 interface Outcome<T> {
   result: T;
   /** resources that may no longer be used once the transaction committed */
@@ -44,51 +36,19 @@ interface Outcome<T> {
 }
 
 /**
- * Runs `work` in a transaction holding the row locks of the chronicle of version `id`. A unique-index
- * violation (a race the locks did not cover, or a name clash) becomes a 409 saying `clash`.
+ * Runs `work` in a transaction holding the row locks of the chronicle of version `id` (409 saying
+ * `clash` on a unique-index violation: a race the locks did not cover, or a name clash); the resources
+ * it released are removed after the commit.
  */
 async function inChronicle<T>(
   scope: EntryScope,
   id: string,
   clash: string | (() => string),
-  work: (tx: EntryScope, chronicle: Chronicle) => Promise<Outcome<T>>,
+  work: (tx: EntryScope, chronicle: LockedChronicle) => Promise<Outcome<T>>,
 ): Promise<T> {
-  const named = await requireEntry(scope, id, 'CONTENT');
-  let outcome: Outcome<T>;
-  try {
-    outcome = await scope.em.transactional(
-      async (em) => {
-        const tx: EntryScope = { ...scope, em };
-        await em
-          .getConnection()
-          .execute(
-            'select id from entry where chronical_id = ? and repository_id = ? order by id for update',
-            [named.chronicalId, scope.repository.id],
-            'all',
-            em.getTransactionContext(),
-          );
-        const rows = await em.find(Entry, {
-          repositoryId: scope.repository.id,
-          chronicalId: named.chronicalId,
-          $or: [{ id }, { isLatest: true }],
-        });
-        const entry = rows.find((row) => row.id === id);
-        const latest = rows.find((row) => row.isLatest && row.versionStatus !== 'WORKING_COPY');
-        // deleted meanwhile (for example purged by another request)
-        if (!entry || !latest) throw notFound(`content '${id}' not found in repository '${scope.repository.name}'`);
-        const workingCopy = rows.find((row) => row.versionStatus === 'WORKING_COPY') ?? null;
-        return work(tx, { entry, latest, workingCopy });
-      },
-      // a fresh identity map: what the request loaded before the rows were locked may be stale
-      { clear: true },
-    );
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(typeof clash === 'string' ? clash : clash());
-    throw error;
-  }
-  const released = (outcome.released ?? []).filter((r): r is string => typeof r === 'string');
-  if (released.length > 0) await removeUnreferencedResources(scope, released);
-  return outcome.result;
+  const { result, released = [] } = await inTransaction(scope, async (tx) => work(tx, await lockChronicle(tx, id)), clash);
+  await removeUnreferencedResources(scope, released);
+  return result;
 }
 
 /** Re-reads rows changed by plain SQL (the chronicle's lock columns) in the transaction. */
@@ -184,7 +144,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
   const comment = input.comment ?? null;
   if (comment !== null && comment.length > maxCommentLength) throw illegalArguments(`comment is longer than ${maxCommentLength} characters`);
   let name = '';
-  const clash = () => `an active entry named '${name}' exists in that folder: rename the working copy, then check in`;
+  const clash = () => `${nameClash(name)}: rename the working copy, then check in`;
   return inChronicle(scope, id, clash, async (tx, { latest, workingCopy }) => {
     if (!workingCopy) throw conflict(`'${latest.name}' is not checked out: check it out before checking in`);
     const holder = holderOf(workingCopy);
