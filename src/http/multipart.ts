@@ -24,11 +24,17 @@ export async function readMultipart<T>(
   let file: Promise<T> | undefined;
   let stop: (error: unknown) => void = () => undefined;
   let failure: Error | undefined;
-  const parser = busboy({
-    headers: ctx.req.headers,
-    limits: { fields: 200, fieldSize: 1024 * 1024, files: 1, parts: 210 },
-    defParamCharset: 'utf8',
-  });
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: ctx.req.headers,
+      limits: { fields: 200, fieldSize: 1024 * 1024, files: 1, parts: 210 },
+      defParamCharset: 'utf8',
+    });
+  } catch (error) {
+    // for example a Content-Type without a boundary
+    throw illegalArguments(`malformed multipart request: ${(error as Error).message}`);
+  }
   parser.on('field', (name, value, info) => {
     if (info.valueTruncated) failure ??= illegalArguments(`field '${name}' is longer than 1 MiB`);
     (fields[name] ??= []).push(value);
@@ -39,6 +45,8 @@ export async function readMultipart<T>(
       stream.resume();
       return;
     }
+    // a cut body errors the part stream again after its consumer let go; the parser reports it already
+    stream.on('error', () => undefined);
     file = onFile(stream, { fileName: info.filename ?? '', mimeType: info.mimeType }, fields);
     // a failed file (too large, disk full) ends the request at once, not after the rest has arrived
     file.catch((error: unknown) => stop(error));
@@ -48,7 +56,8 @@ export async function readMultipart<T>(
   const finished = new Promise<void>((resolve, reject) => {
     stop = reject;
     parser.once('close', resolve);
-    parser.once('error', (error: Error) => reject(illegalArguments(`malformed multipart body: ${error.message}`)));
+    // `on`, not `once`: busboy may emit several errors for one broken body, and an unheard one would crash the process
+    parser.on('error', (error: Error) => reject(illegalArguments(`malformed multipart body: ${error.message}`)));
     ctx.req.once('aborted', () => reject(illegalArguments('the client aborted the upload')));
   });
   ctx.req.pipe(parser);

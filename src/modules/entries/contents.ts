@@ -31,11 +31,27 @@ export function validateTags(tags: string[] | null | undefined): string[] {
   return [...new Set(list)];
 }
 
+const maxPropertyDepth = 16;
+
+/** The nesting depth of a JSON value, counted without recursion (a hostile value may be very deep). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    deepest = Math.max(deepest, depth);
+    if (deepest > maxPropertyDepth) return deepest;
+    if (current !== null && typeof current === 'object') for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 export function validateProperties(properties: Record<string, unknown> | null | undefined): Record<string, unknown> {
   const value = properties ?? {};
   for (const key of Object.keys(value)) {
     if (!propertyName.test(key)) throw illegalArguments(`properties: '${key}' is not a valid property name`);
   }
+  if (depthOf(value) > maxPropertyDepth) throw illegalArguments(`properties: nested deeper than ${maxPropertyDepth} levels`);
   if (JSON.stringify(value).length > 64 * 1024) throw illegalArguments('properties: larger than 64 KiB');
   return value;
 }
