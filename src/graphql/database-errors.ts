@@ -1,5 +1,5 @@
 import type { MiddlewareFn } from 'type-graphql';
-import { illegalArguments } from '../errors.js';
+import { illegalArguments, type ServiceError } from '../errors.js';
 
 /**
  * Postgres refusals caused by the values a client sent (a NUL character, text it cannot encode, a
@@ -18,12 +18,17 @@ function sqlStateOf(error: unknown): string | undefined {
   return [e?.code, e?.sqlState, e?.cause?.code].find((code) => typeof code === 'string' && code in clientDataErrors);
 }
 
+/** The 400 a database error stands for, when the client's data caused it. */
+export function clientDataError(error: unknown): ServiceError | undefined {
+  const state = sqlStateOf(error);
+  return state ? illegalArguments(clientDataErrors[state]!) : undefined;
+}
+
+/** For resolvers (both APIs run through them). */
 export const mapDatabaseErrors: MiddlewareFn = async (_action, next) => {
   try {
     return await next();
   } catch (error) {
-    const state = sqlStateOf(error);
-    if (state) throw illegalArguments(clientDataErrors[state]!);
-    throw error;
+    throw clientDataError(error) ?? error;
   }
 };

@@ -17,6 +17,7 @@ function expectClientError(answer: { status: number; body: any }, status: number
 describe('hostile input gets a 4xx with the error body', () => {
   it('a NUL character in an id, a filter, a tag or a name', async () => {
     expectClientError(await call(contentUrl(service, '/content/a%00b')), 400);
+    expectClientError(await call(contentUrl(service, '/content/a%00b/download')), 400);
     expectClientError(await call(contentUrl(service, '/content/search', { name: 'x\u0000y' })), 400);
     const content = await newContent(service, { name: 'nul-target.txt' });
     expectClientError(await call(contentUrl(service, `/content/${content.id}/tags`, { tags: 'bad\u0000tag' }), { method: 'POST' }), 400);
