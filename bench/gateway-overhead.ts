@@ -1,0 +1,178 @@
+/**
+ * Gateway overhead (issue #2): requests/second of one small read, `folder(repository, id) { … }`,
+ *   (a) straight to the content subgraph over HTTP (startSubgraphServer: Apollo Server + Koa),
+ *   (b) through the Hive Gateway at {base}/graphql (the service as it runs, subgraphs in process),
+ *   (c) through the REST compatibility layer, GET C/folder/{id}?sessionId=… (get-folder document).
+ * (b)/(a) and (c)/(a) are printed against the target ≥ 0.5.
+ *
+ * The servers run in a child process (this file with argument `serve`: the real service plus a
+ * subgraph server over the same services and database); autocannon runs here, so the load generator
+ * does not share the servers' event loop. Every response is checked (2xx, no GraphQL errors, the
+ * folder id in the body): any failure fails the benchmark.
+ *
+ *   npm run build && node dist/bench/gateway-overhead.js
+ *   knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2)
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { autocannon, type AutocannonOptions, type AutocannonResult as Result } from './autocannon.js';
+import {
+  ADMIN_PASSWORD,
+  cpuSecondsOf,
+  createFolder,
+  fmt,
+  header,
+  login,
+  makeTempDir,
+  processTree,
+  profileArgs,
+  ratio,
+  removeDir,
+  REPOSITORY,
+  runBench,
+  verdict,
+} from './lib.js';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const TARGET = 0.5;
+
+const QUERY = 'query Folder($repository: String!, $id: ID!) { folder(repository: $repository, id: $id) { id name owner createdAt } }';
+
+interface Urls {
+  base: string;
+  subgraph: string;
+}
+
+async function serve(dataDir: string): Promise<void> {
+  await import('reflect-metadata');
+  const { loadConfig } = await import('../src/config.js');
+  const { createLogger } = await import('../src/logger.js');
+  const { startService } = await import('../src/service.js');
+  const { createRequestContext } = await import('../src/context.js');
+  const { startSubgraphServer } = await import('../src/gateway/subgraph-server.js');
+  const { buildSubgraphs } = await import('../src/subgraphs/index.js');
+
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_PASSWORD, LOG_LEVEL: 'silent' });
+  const running = await startService(config, createLogger('silent'));
+  const subgraphs = await buildSubgraphs();
+  const subgraph = await startSubgraphServer({
+    schema: subgraphs.content.schema,
+    createContext: (headers) => createRequestContext(running.services, headers),
+    path: '/graphql',
+    host: '127.0.0.1',
+    port: 0,
+  });
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await subgraph.stop();
+      await running.stop();
+      process.exit(0);
+    })();
+  };
+  process.on('message', (message) => message === 'stop' && stop());
+  // the parent is gone (killed): stop too, so that no Postgres is left behind
+  process.on('disconnect', stop);
+  process.send!({ base: running.baseUrl, subgraph: subgraph.url } satisfies Urls);
+}
+
+interface Case {
+  key: 'a' | 'b' | 'c';
+  label: string;
+  options: AutocannonOptions;
+}
+
+async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
+  header('gateway overhead: one small read, subgraph direct vs gateway vs REST');
+  const dataDir = await makeTempDir('gateway');
+  cleanup(() => removeDir(dataDir));
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['serve', dataDir], { execArgv: profileArgs(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  cleanup(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.send('stop');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  const urls = await new Promise<Urls>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server child did not start in 120 s')), 120_000);
+    child.once('message', (m) => (clearTimeout(timer), resolve(m as Urls)));
+    child.once('exit', (code) => reject(new Error(`the server child exited (${code}) before it was ready`)));
+  });
+
+  const session = await login(urls.base);
+  const folderId = await createFolder(urls.base, session, 'bench-folder');
+  const graphqlBody = JSON.stringify({ query: QUERY, variables: { repository: REPOSITORY, id: folderId } });
+  const graphqlHeaders = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${session}` };
+  const okGraphql = (body: string) => body.includes(folderId) && !body.includes('"errors"');
+  const okRest = (body: string) => body.includes(folderId) && body.includes('svc.model.content.Folder');
+  const restUrl = `${urls.base}/api/v1/access.svc.content.${REPOSITORY}/v1/folder/${folderId}?sessionId=${session}`;
+
+  const cases: Case[] = [
+    { key: 'a', label: '(a) content subgraph direct', options: { url: urls.subgraph, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
+    { key: 'b', label: '(b) gateway /graphql', options: { url: `${urls.base}/graphql`, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
+    { key: 'c', label: '(c) REST GET C/folder/{id}', options: { url: restUrl, method: 'GET', verifyBody: okRest } },
+  ];
+
+  // one checked request each, so that a wrong setup fails with its answer rather than as a count
+  for (const c of cases) {
+    const response = await fetch(c.options.url, { method: c.options.method, headers: c.options.headers, body: c.options.body as string | undefined });
+    const text = await response.text();
+    if (response.status !== 200 || !c.options.verifyBody!(text)) throw new Error(`${c.label}: unexpected answer ${response.status} ${text.slice(0, 500)}`);
+  }
+  console.log(`server child pid ${child.pid}; ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per case, ${ROUNDS} round(s)`);
+
+  const rps: Record<Case['key'], number[]> = { a: [], b: [], c: [] };
+  const nodeCpu: Record<Case['key'], number[]> = { a: [], b: [], c: [] };
+  const pgCpu: Record<Case['key'], number[]> = { a: [], b: [], c: [] };
+  const check = (c: Case, r: Result) => {
+    const bad = r.errors + r.timeouts + r.non2xx + r.mismatches;
+    if (bad > 0) throw new Error(`${c.label}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, ${r.mismatches} bad bodies`);
+  };
+  // CPU seconds of the server's node process, and of its descendants (the embedded Postgres)
+  const cpu = () => {
+    const [self, ...descendants] = processTree(child.pid!);
+    return { node: cpuSecondsOf(self!), pg: descendants.reduce((s, p) => s + cpuSecondsOf(p), 0) };
+  };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const c of cases) {
+      check(c, await autocannon({ ...c.options, connections: CONNECTIONS, duration: WARMUP_SECONDS }));
+      const cpu0 = cpu();
+      const r = await autocannon({ ...c.options, connections: CONNECTIONS, duration: SECONDS });
+      const cpu1 = cpu();
+      check(c, r);
+      const perSecond = r.requests.total / r.duration;
+      const nodeUs = ((cpu1.node - cpu0.node) * 1e6) / r.requests.total;
+      const pgUs = ((cpu1.pg - cpu0.pg) * 1e6) / r.requests.total;
+      rps[c.key].push(perSecond);
+      nodeCpu[c.key].push(nodeUs);
+      pgCpu[c.key].push(pgUs);
+      console.log(
+        `round ${round} ${c.label.padEnd(30)} ${fmt(perSecond, 0).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  CPU/req: node ${fmt(nodeUs, 0)} µs + postgres ${fmt(pgUs, 0)} µs  (${r.requests.total} requests, all 2xx and checked)`,
+      );
+    }
+  }
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const [a, b, c] = [mean(rps.a), mean(rps.b), mean(rps.c)];
+  const [na, nb, nc] = [mean(nodeCpu.a), mean(nodeCpu.b), mean(nodeCpu.c)];
+  console.log('');
+  console.log(`mean req/s: (a) subgraph direct ${fmt(a, 0)}, (b) gateway ${fmt(b, 0)}, (c) REST ${fmt(c, 0)}`);
+  console.log(
+    `mean server CPU per request (node + postgres): (a) ${fmt(na, 0)} + ${fmt(mean(pgCpu.a), 0)} µs, (b) ${fmt(nb, 0)} + ${fmt(mean(pgCpu.b), 0)} µs, (c) ${fmt(nc, 0)} + ${fmt(mean(pgCpu.c), 0)} µs`,
+  );
+  console.log(`ratio (b)/(a) gateway/direct = ${fmt(ratio(b, a), 2)} (target >= ${TARGET}: ${verdict(ratio(b, a) >= TARGET)})`);
+  console.log(`ratio (c)/(a) REST/direct    = ${fmt(ratio(c, a), 2)} (target >= ${TARGET}: ${verdict(ratio(c, a) >= TARGET)})`);
+  console.log(`(for a busy machine: the node CPU-per-request ratio, direct/gateway ${fmt(ratio(na, nb), 2)}, direct/REST ${fmt(ratio(na, nc), 2)})`);
+}
+
+if (process.argv[2] === 'serve') {
+  await serve(process.argv[3]!);
+} else {
+  await runBench(main);
+}

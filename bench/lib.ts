@@ -1,0 +1,284 @@
+/**
+ * Shared pieces of the benchmarks: temp dirs, a service in a child process, login, RSS / CPU samples
+ * from /proc, and printing. Everything listens on 127.0.0.1 only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../src/paths.js';
+
+export const ADMIN_PASSWORD = 'bench-admin-password';
+export const REPOSITORY = 'default';
+
+/** A fresh temp dir readable by the `postgres` user (embedded Postgres runs as it when we are root). */
+export async function makeTempDir(prefix: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `crs-bench-${prefix}-`));
+  await fs.chmod(dir, 0o755);
+  return dir;
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await fs.rm(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServiceChild {
+  child: ChildProcess;
+  pid: number;
+  baseUrl: string;
+  output(): string;
+  /** SIGTERM (the service drains and stops its Postgres), SIGKILL after 30 s */
+  stop(): Promise<void>;
+}
+
+/** `node dist/src/main.js` on a free loopback port over `dataDir`, once it answers /readyz. */
+export async function startServiceChild(dataDir: string, env: Record<string, string> = {}, timeoutMs = 90_000): Promise<ServiceChild> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...profileArgs(), path.join(projectRoot, 'dist/src/main.js')], {
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  const keep = (chunk: Buffer) => {
+    text += chunk.toString();
+    if (text.length > 64_000) text = text.slice(-32_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${text}`);
+    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) break;
+    if (Date.now() > until) {
+      await stop();
+      throw new Error(`service not ready in ${timeoutMs} ms:\n${text}`);
+    }
+    await sleep(200);
+  }
+  return { child, pid: child.pid!, baseUrl, output: () => text, stop };
+}
+
+/**
+ * BENCH_CPU_PROF=<dir>: the server processes run with `--cpu-prof` and leave their profiles there
+ * (summarise with `node dist/bench/profile-top.js <dir>/*.cpuprofile`).
+ */
+export function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function login(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/v1/authenticate?user=admin&password=${encodeURIComponent(ADMIN_PASSWORD)}`, { method: 'POST' });
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as string;
+}
+
+export const contentBase = (baseUrl: string) => `${baseUrl}/api/v1/access.svc.content.${REPOSITORY}/v1`;
+
+export async function createFolder(baseUrl: string, session: string, name: string): Promise<string> {
+  const response = await fetch(`${contentBase(baseUrl)}/folder?sessionId=${session}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  const text = await response.text();
+  if (response.status !== 201 && response.status !== 200) throw new Error(`create folder: ${response.status} ${text}`);
+  return (JSON.parse(text) as { id: string }).id;
+}
+
+/** VmRSS (or another kB field of /proc/<pid>/status, e.g. RssAnon) of a process in bytes; 0 when it is gone. */
+export function rssOf(pid: number, field = 'VmRSS'): number {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** user + system CPU seconds a process has used so far (from /proc/<pid>/stat). */
+export function cpuSecondsOf(pid: number): number {
+  const { user, system } = cpuTimesOf(pid);
+  return user + system;
+}
+
+/** user and system CPU seconds of a process (all its threads) so far. */
+export function cpuTimesOf(pid: number): { user: number; system: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[11] = utime, fields[12] = stime (fields 14 and 15 of proc(5), counted from state = 3)
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return { user: 0, system: 0 };
+  }
+}
+
+/** The process and all its descendants (the service's embedded Postgres backends are its children). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSafe('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(parent) ?? [];
+      list.push(Number(entry));
+      children.set(parent, list);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const all: number[] = [];
+  const walk = (p: number) => {
+    all.push(p);
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return all;
+}
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Samples a process's VmRSS (and RssAnon) every `everyMs`; peaks since the last `reset`. */
+export class RssSampler {
+  private timer: NodeJS.Timeout;
+  baseline = 0;
+  peak = 0;
+  anonBaseline = 0;
+  anonPeak = 0;
+  constructor(
+    private readonly pid: number,
+    everyMs = 100,
+  ) {
+    this.reset();
+    this.timer = setInterval(() => {
+      this.peak = Math.max(this.peak, rssOf(this.pid));
+      this.anonPeak = Math.max(this.anonPeak, rssOf(this.pid, 'RssAnon'));
+    }, everyMs);
+  }
+  reset(): void {
+    this.baseline = this.peak = rssOf(this.pid);
+    this.anonBaseline = this.anonPeak = rssOf(this.pid, 'RssAnon');
+  }
+  /** peak VmRSS − VmRSS at the last reset */
+  get growth(): number {
+    return this.peak - this.baseline;
+  }
+  get anonGrowth(): number {
+    return this.anonPeak - this.anonBaseline;
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+export const MiB = 1024 * 1024;
+export const fmt = (n: number, digits = 1) => n.toFixed(digits);
+export const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
+export const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+
+export function header(title: string): void {
+  const cpus = os.cpus();
+  console.log(`# ${title}`);
+  console.log(
+    `node ${process.version}, ${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${fmt(os.totalmem() / 1024 ** 3, 0)} GiB RAM, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}, ${new Date().toISOString()}`,
+  );
+}
+
+/** Runs `main`, always runs the cleanups (reverse order), exits 1 on failure. */
+export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) => void) => Promise<void>): Promise<void> {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let failed = false;
+  const onSignal = () => {
+    failed = true;
+    void runCleanups().then(() => process.exit(130));
+  };
+  const runCleanups = async () => {
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (error) {
+        console.error('cleanup failed:', error);
+      }
+    }
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // the whole benchmark is bounded: a hang ends it
+  const watchdog = setTimeout(() => {
+    console.error('benchmark took more than 15 minutes: giving up');
+    failed = true;
+    void runCleanups().then(() => process.exit(1));
+  }, 15 * 60_000);
+  watchdog.unref();
+  try {
+    await main((fn) => cleanups.push(fn));
+  } catch (error) {
+    failed = true;
+    console.error('BENCHMARK FAILED:', error instanceof Error ? error.stack ?? error.message : error);
+  } finally {
+    await runCleanups();
+    clearTimeout(watchdog);
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+/**
+ * The parts of a multipart/form-data body around one file part named `file` (text fields first, so
+ * that the service sees `name` before the bytes): send `head`, the file's bytes, then `tail`.
+ */
+export function multipartFrame(fields: Record<string, string>, fileName: string, boundary = `crs-bench-${Math.random().toString(16).slice(2)}`) {
+  let head = '';
+  for (const [name, value] of Object.entries(fields)) {
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  }
+  head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    head: Buffer.from(head),
+    tail: Buffer.from(`\r\n--${boundary}--\r\n`),
+  };
+}

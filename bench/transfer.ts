@@ -1,0 +1,327 @@
+/**
+ * Large transfer: a 1 GiB file uploaded through REST (POST C/content, multipart, streamed from a file)
+ * and downloaded again (GET C/content/{id}/download, streamed to a file), against plain fs streams
+ * moving the same bytes on the same disk:
+ *   write peer: copy source file → new file (pipeline of fs streams) + fsync — the service fsyncs
+ *               what it stores, so the peer does too (the copy without fsync is printed as well);
+ *   read peer:  read the stored file → discard.
+ * Both sides use 1 MiB chunks (the file store's). A second, informative peer is a bare node:http server
+ * (its own child process) that stores the same request body with fs streams + fsync and serves the
+ * stored file with fs streams: the same client, loopback and HTTP costs, none of the service's work,
+ * which shows how much of a gap to the fs peers is HTTP itself. Prints MiB/s, the ratios (target ≥ 0.7) and the
+ * service's resident memory growth (VmRSS from /proc every 100 ms; target < 64 MiB), measured from a
+ * service warmed up by a 4 MiB upload and download. The service runs
+ * as a child process (`node dist/src/main.js`), so its RSS is its own. The downloaded bytes' md5 must
+ * equal the uploaded file's (hashed after the timed download), and the md5 the service reports.
+ *
+ *   npm run build && node dist/bench/transfer.js
+ *   knobs: TRANSFER_MIB (1024), TRANSFER_ROUNDS (2)
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  contentBase,
+  createFolder,
+  fmt,
+  header,
+  login,
+  makeTempDir,
+  MiB,
+  multipartFrame,
+  ratio,
+  removeDir,
+  RssSampler,
+  rssOf,
+  runBench,
+  startServiceChild,
+  verdict,
+} from './lib.js';
+
+const SIZE_MIB = Number(process.env.TRANSFER_MIB ?? 1024);
+const ROUNDS = Number(process.env.TRANSFER_ROUNDS ?? 2);
+const RATIO_TARGET = 0.7;
+const RSS_TARGET_MIB = 64;
+const CHUNK = MiB;
+
+/** Writes `mib` MiB of random-looking bytes (a random block, each MiB stamped with its index), fsynced; returns the md5. */
+async function generate(file: string, mib: number): Promise<string> {
+  const block = randomBytes(MiB);
+  const hash = createHash('md5');
+  async function* blocks() {
+    for (let i = 0; i < mib; i++) {
+      const chunk = Buffer.from(block);
+      chunk.writeUInt32BE(i, 0);
+      chunk.writeUInt32BE(i ^ 0x5bd1e995, MiB / 2);
+      hash.update(chunk);
+      yield chunk;
+    }
+  }
+  await pipeline(Readable.from(blocks()), createWriteStream(file));
+  await fsync(file);
+  return hash.digest('hex');
+}
+
+async function fsync(file: string): Promise<void> {
+  const handle = await fs.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+const discard = () => new Writable({ highWaterMark: CHUNK, write: (_chunk, _encoding, callback) => callback() });
+
+async function timed<T>(run: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const t0 = performance.now();
+  const value = await run();
+  return { seconds: (performance.now() - t0) / 1000, value };
+}
+
+interface Uploaded {
+  id: string;
+  md5?: string;
+  fileSize?: number;
+}
+
+/**
+ * The bare-HTTP peer (this file with argument `plain-http`): POST /store?path=… writes the request body
+ * to that file and fsyncs it; GET /read?path=… streams that file. Loopback only; ends with its parent.
+ */
+async function plainHttpServer(): Promise<void> {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const file = url.searchParams.get('path') ?? '';
+    const fail = (error: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    };
+    if (req.method === 'POST' && url.pathname === '/store') {
+      pipeline(req, createWriteStream(file, { highWaterMark: CHUNK }))
+        .then(() => fsync(file))
+        .then(() => res.writeHead(201, { 'content-type': 'application/json' }).end('{}'), fail);
+    } else if (req.method === 'GET' && url.pathname === '/read') {
+      fs.stat(file).then((stat) => {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(stat.size) });
+        return pipeline(createReadStream(file, { highWaterMark: CHUNK }), res);
+      }).catch(fail);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  server.listen(0, '127.0.0.1', () => process.send!((server.address() as AddressInfo).port));
+  process.on('disconnect', () => process.exit(0));
+}
+
+/** POST C/content with the file streamed as the `file` part (Content-Length known, not chunked). */
+async function upload(url: string, file: string, name: string, parentId: string): Promise<Uploaded> {
+  const size = (await fs.stat(file)).size;
+  const frame = multipartFrame({ name, parentId }, name);
+  const request = http.request(url, {
+    method: 'POST',
+    headers: { 'content-type': frame.contentType, 'content-length': String(frame.head.length + size + frame.tail.length) },
+  });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    request.once('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.once('error', reject);
+    });
+    request.once('error', reject);
+  });
+  async function* parts() {
+    yield frame.head;
+    yield* createReadStream(file, { highWaterMark: CHUNK });
+    yield frame.tail;
+  }
+  // an early error answer ends the request body: report the answer, not the broken pipe
+  const sent = pipeline(Readable.from(parts()), request).catch((error: unknown) => error);
+  const { status, body } = await answer;
+  const sendError = await sent;
+  if (status !== 201) throw new Error(`upload answered ${status}: ${body.slice(0, 500)}`);
+  if (sendError) throw sendError;
+  const entry = JSON.parse(body) as { id: string; resource?: { md5?: string; fileSize?: number } };
+  if (url.includes('/store?')) return { id: '' };
+  return { id: entry.id, md5: entry.resource?.md5, fileSize: entry.resource?.fileSize };
+}
+
+/** GET …/download streamed to `file` (1 MiB writes, no hashing on the way: the client stays cheap). */
+async function download(url: string, file: string): Promise<void> {
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(url, resolve).once('error', reject));
+  if (response.statusCode !== 200) {
+    response.resume();
+    throw new Error(`download answered ${response.statusCode}`);
+  }
+  await pipeline(response, createWriteStream(file, { highWaterMark: CHUNK }));
+}
+
+async function md5Of(file: string): Promise<{ md5: string; bytes: number }> {
+  const hash = createHash('md5');
+  let bytes = 0;
+  for await (const chunk of createReadStream(file, { highWaterMark: CHUNK }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
+  return { md5: hash.digest('hex'), bytes };
+}
+
+/** The newest file of `size` bytes under `dir` (the stored bytes of the last upload). */
+async function storedFile(dir: string, size: number): Promise<string> {
+  let best = { file: '', mtime: -1 };
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const stat = await fs.stat(file);
+    if (stat.size === size && stat.mtimeMs > best.mtime) best = { file, mtime: stat.mtimeMs };
+  }
+  if (!best.file) throw new Error(`no stored file of ${size} bytes under ${dir}`);
+  return best.file;
+}
+
+async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
+  header(`transfer: ${SIZE_MIB} MiB through REST vs plain fs streams on the same disk`);
+  const tmp = await makeTempDir('transfer');
+  cleanup(() => removeDir(tmp));
+  const dataDir = path.join(tmp, 'data');
+  const work = path.join(tmp, 'work');
+  await fs.mkdir(dataDir, { mode: 0o755 });
+  await fs.mkdir(work);
+
+  const source = path.join(work, 'source.bin');
+  const generated = await timed(() => generate(source, SIZE_MIB));
+  const sourceMd5 = generated.value;
+  console.log(`generated ${SIZE_MIB} MiB in ${fmt(generated.seconds)} s, md5 ${sourceMd5}; temp dir ${tmp}`);
+
+  const service = await startServiceChild(dataDir);
+  cleanup(() => service.stop());
+  const session = await login(service.baseUrl);
+  const C = contentBase(service.baseUrl);
+  const folderId = await createFolder(service.baseUrl, session, 'transfer-bench');
+  console.log(`service pid ${service.pid} at ${service.baseUrl}`);
+  const plain = fork(fileURLToPath(import.meta.url), ['plain-http'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanup(() => {
+    if (plain.exitCode === null && plain.signalCode === null) plain.kill('SIGTERM');
+  });
+  const plainPort = await new Promise<number>((resolve, reject) => {
+    plain.once('message', (port) => resolve(port as number));
+    plain.once('exit', (code) => reject(new Error(`the plain http server exited (${code})`)));
+  });
+  const plainBase = `http://127.0.0.1:${plainPort}`;
+
+  // warm-up: a small file up and down, so that first-use costs (module loading, JIT) are not counted
+  const small = path.join(work, 'small.bin');
+  const smallMd5 = await generate(small, 4);
+  const warm = await upload(`${C}/content?sessionId=${session}`, small, 'warm-up.bin', folderId);
+  await download(`${C}/content/${warm.id}/download?sessionId=${session}`, path.join(work, 'small.down'));
+  if ((await md5Of(path.join(work, 'small.down'))).md5 !== smallMd5) throw new Error('warm-up download md5 differs');
+
+  const sampler = new RssSampler(service.pid, 100);
+  cleanup(() => sampler.stop());
+  const mibps = (seconds: number) => SIZE_MIB / seconds;
+  const rows: { plainUp: number; plainDown: number; plainUpRss: number; plainDownRss: number; copy: number; copyNoSync: number; up: number; down: number; read: number; upRss: number; upAnon: number; afterUp: number; downRss: number; downAnon: number; rss0: number }[] = [];
+
+  for (let round = 1; round <= ROUNDS; round++) {
+    // write peer: the same bytes copied file → file, then fsynced
+    const copy = path.join(work, 'copy.bin');
+    const t0 = performance.now();
+    await pipeline(createReadStream(source, { highWaterMark: CHUNK }), createWriteStream(copy, { highWaterMark: CHUNK }));
+    const t1 = performance.now();
+    await fsync(copy);
+    const copied = { seconds: (performance.now() - t0) / 1000, noSyncSeconds: (t1 - t0) / 1000 };
+    await fs.rm(copy);
+
+    sampler.reset();
+    const rss0 = sampler.baseline;
+    const up = await timed(() => upload(`${C}/content?sessionId=${session}`, source, `big-${round}.bin`, folderId));
+    const upRss = sampler.growth;
+    const upAnon = sampler.anonGrowth;
+    const afterUp = rssOf(service.pid);
+    if (up.value.md5 !== sourceMd5) throw new Error(`the service's md5 ${up.value.md5} differs from the file's ${sourceMd5}`);
+    if (up.value.fileSize !== SIZE_MIB * MiB) throw new Error(`the service stored ${up.value.fileSize} bytes`);
+
+    sampler.reset();
+    const target = path.join(work, 'download.bin');
+    const down = await timed(() => download(`${C}/content/${up.value.id}/download?sessionId=${session}`, target));
+    const downRss = sampler.growth;
+    const downAnon = sampler.anonGrowth;
+    const arrived = await md5Of(target);
+    if (arrived.md5 !== sourceMd5 || arrived.bytes !== SIZE_MIB * MiB) {
+      throw new Error(`downloaded ${arrived.bytes} bytes with md5 ${arrived.md5}, uploaded md5 ${sourceMd5}`);
+    }
+
+    // read peer: the stored file itself, read and discarded
+    const stored = await storedFile(path.join(dataDir, 'storage'), SIZE_MIB * MiB);
+    const read = await timed(() => pipeline(createReadStream(stored, { highWaterMark: CHUNK }), discard()));
+
+    // bare-HTTP peer: the same client, the same bytes, a node:http server that only moves them
+    const plainStored = path.join(work, 'plain-stored.bin');
+    const plainSampler = new RssSampler(plain.pid!, 100);
+    const plainUp = await timed(() => upload(`${plainBase}/store?path=${encodeURIComponent(plainStored)}`, source, `plain-${round}.bin`, folderId));
+    const plainUpRss = plainSampler.growth;
+    await fs.rm(plainStored);
+    plainSampler.reset();
+    const plainDown = await timed(() => download(`${plainBase}/read?path=${encodeURIComponent(stored)}`, target));
+    const plainDownRss = plainSampler.growth;
+    plainSampler.stop();
+    if ((await md5Of(target)).md5 !== sourceMd5) throw new Error('the bare-HTTP download differs');
+    await fs.rm(target);
+
+    const row = {
+      plainUp: mibps(plainUp.seconds),
+      plainDown: mibps(plainDown.seconds),
+      plainUpRss: plainUpRss / MiB,
+      plainDownRss: plainDownRss / MiB,
+      copy: mibps(copied.seconds),
+      copyNoSync: mibps(copied.noSyncSeconds),
+      up: mibps(up.seconds),
+      down: mibps(down.seconds),
+      read: mibps(read.seconds),
+      upRss: upRss / MiB,
+      upAnon: upAnon / MiB,
+      afterUp: afterUp / MiB,
+      downAnon: downAnon / MiB,
+      downRss: downRss / MiB,
+      rss0: rss0 / MiB,
+    };
+    rows.push(row);
+    console.log(
+      `round ${round}: upload ${fmt(row.up)} MiB/s vs copy+fsync ${fmt(row.copy)} MiB/s (copy alone ${fmt(row.copyNoSync)}); download ${fmt(row.down)} MiB/s vs read ${fmt(row.read)} MiB/s; ` +
+        `service VmRSS ${fmt(row.rss0, 0)} MiB before, peak +${fmt(row.upRss)} MiB (anon +${fmt(row.upAnon)}) during upload, ${fmt(row.afterUp, 0)} MiB after it, ` +
+        `peak +${fmt(row.downRss)} MiB (anon +${fmt(row.downAnon)}) during download; md5 ok; ` +
+        `bare node:http: upload ${fmt(row.plainUp)} MiB/s (RSS +${fmt(row.plainUpRss)} MiB), download ${fmt(row.plainDown)} MiB/s (RSS +${fmt(row.plainDownRss)} MiB)`,
+    );
+  }
+
+  const mean = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s + pick(r), 0) / rows.length;
+  const max = (pick: (r: (typeof rows)[number]) => number) => Math.max(...rows.map(pick));
+  const up = mean((r) => r.up);
+  const copy = mean((r) => r.copy);
+  const down = mean((r) => r.down);
+  const read = mean((r) => r.read);
+  const rssGrowth = Math.max(max((r) => r.upRss), max((r) => r.downRss));
+  console.log('');
+  console.log(`mean of ${rows.length} round(s), ${SIZE_MIB} MiB each:`);
+  console.log(`  upload   ${fmt(up)} MiB/s   write peer (copy + fsync) ${fmt(copy)} MiB/s   ratio ${fmt(ratio(up, copy), 2)} (target >= ${RATIO_TARGET}: ${verdict(ratio(up, copy) >= RATIO_TARGET)})`);
+  console.log(`  download ${fmt(down)} MiB/s   read peer (read → discard) ${fmt(read)} MiB/s   ratio ${fmt(ratio(down, read), 2)} (target >= ${RATIO_TARGET}: ${verdict(ratio(down, read) >= RATIO_TARGET)})`);
+  const plainUp = mean((r) => r.plainUp);
+  const plainDown = mean((r) => r.plainDown);
+  console.log(`  informative, against a bare node:http server moving the same bytes (same client): upload ${fmt(plainUp)} MiB/s, ratio ${fmt(ratio(up, plainUp), 2)}; download ${fmt(plainDown)} MiB/s, ratio ${fmt(ratio(down, plainDown), 2)}`);
+  console.log(`  service RSS growth, largest: ${fmt(rssGrowth)} MiB (target < ${RSS_TARGET_MIB} MiB: ${verdict(rssGrowth < RSS_TARGET_MIB)})`);
+  console.log(`  md5 of every download = md5 of the uploaded file (${sourceMd5})`);
+}
+
+if (process.argv[2] === 'plain-http') {
+  await plainHttpServer();
+} else {
+  await runBench(main);
+}
