@@ -93,6 +93,14 @@ describe('roles', () => {
     expect((await call(`${service.contentBase}/home?sessionId=${userSession}`)).status).toBe(200);
   });
 
+  it('ends the sessions of a deleted user at once', async () => {
+    const session = await service.createUserSession('short-lived');
+    expect((await call(`${service.contentBase}/home?sessionId=${session}`)).status).toBe(200);
+    const deleted = await service.graphql('mutation { deleteUser(userName: "short-lived") }');
+    expect(deleted.data).toEqual({ deleteUser: true });
+    expect((await call(`${service.contentBase}/home?sessionId=${session}`)).status).toBe(401);
+  });
+
   it('never returns a password or its hash', async () => {
     const result = await service.graphql('{ users { userName roles createdAt } }');
     expect(JSON.stringify(result)).not.toMatch(/scrypt|password/i);

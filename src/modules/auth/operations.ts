@@ -8,11 +8,14 @@ import type { Logger } from '../../logger.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
 import type { Principal } from './principal.js';
 import { FailureRateLimiter } from './rate-limiter.js';
+import { SessionCache } from './session-cache.js';
 import { Session, User, roles as knownRoles, type Role } from './user.entity.js';
 
 /** Guessing one user's password is slowed hard; one address (maybe many users behind a NAT) less so. */
 export const failedLoginsPerUser = new FailureRateLimiter(5, 60_000);
 export const failedLoginsPerAddress = new FailureRateLimiter(30, 60_000);
+
+export const verifiedSessions = new SessionCache(5_000, 10_000);
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 const userNamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
@@ -57,6 +60,8 @@ export async function resolveSession(em: EntityManager, token: string | undefine
   if (!token) throw notAuthenticated('a session is required: pass sessionId or an Authorization: Bearer header');
   const tokenHash = hashToken(token);
   const now = Date.now();
+  const cached = verifiedSessions.get(tokenHash, now);
+  if (cached) return cached;
   const rows = await em.getConnection().execute<{ user_name: string; roles: Role[]; last_seen_at: string | Date; expires_at: string | Date }[]>(
     `select s.user_name, u.roles, s.last_seen_at, s.expires_at
        from user_session s join app_user u on u.user_name = s.user_name where s.token_hash = ?`,
@@ -74,10 +79,13 @@ export async function resolveSession(em: EntityManager, token: string | undefine
   if (now - lastSeen > 60_000) {
     await em.getConnection().execute('update user_session set last_seen_at = now() where token_hash = ?', [tokenHash]);
   }
-  return { userName: session.user_name, roles: session.roles };
+  const principal: Principal = { userName: session.user_name, roles: session.roles };
+  verifiedSessions.set(tokenHash, principal, now);
+  return principal;
 }
 
 export async function logout(em: EntityManager, token: string): Promise<void> {
+  verifiedSessions.forget(hashToken(token));
   await em.getConnection().execute('delete from user_session where token_hash = ?', [hashToken(token)]);
 }
 
@@ -117,6 +125,7 @@ export async function deleteUser(em: EntityManager, actor: Principal, userName: 
   if (userName === actor.userName) throw new ServiceError('conflict', 'you cannot delete your own user');
   const deleted = await em.nativeDelete(User, { userName });
   if (deleted === 0) throw notFound(`user '${userName}' not found`);
+  verifiedSessions.forgetUser(userName);
 }
 
 /**

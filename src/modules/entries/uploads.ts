@@ -21,7 +21,10 @@ export interface UploadInput {
  * content takes it over in the same transaction that creates the entry (`claimUpload`), so a crash at
  * any point leaves either nothing visible or a pending resource that `sweepPendingUploads` removes.
  */
-export async function stageUpload(scope: EntryScope, input: UploadInput): Promise<Resource> {
+/** A pending resource as recorded (its id is the upload id). */
+export type StagedUpload = Pick<Resource, 'id' | 'repositoryId' | 'name' | 'mimeType' | 'fileSize' | 'md5' | 'storagePath' | 'state' | 'createdAt' | 'creator'>;
+
+export async function stageUpload(scope: EntryScope, input: UploadInput): Promise<StagedUpload> {
   const { contentStore, config } = scope.services;
   const maxBytes = config.MAX_UPLOAD_BYTES;
   if (input.declaredLength !== undefined && input.declaredLength > maxBytes + 64 * 1024) {
@@ -41,7 +44,7 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   }
   const id = randomUUID();
   const storagePath = contentStore.pathFor(id);
-  const resource = scope.em.create(Resource, {
+  const resource: StagedUpload = {
     id,
     repositoryId: scope.repository.id,
     name: input.fileName,
@@ -52,10 +55,11 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
     state: 'pending',
     createdAt: new Date(),
     creator: scope.principal.userName,
-  });
+  };
   try {
-    // the row first: bytes in place without a row could never be found again
-    await scope.em.flush();
+    // the row first: bytes in place without a row could never be found again (one statement, no
+    // unit of work: the upload is claimed by a later transaction)
+    await scope.em.insert(Resource, resource);
     await staged.commit(storagePath);
   } catch (error) {
     await staged.discard();

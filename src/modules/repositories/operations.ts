@@ -9,11 +9,30 @@ export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
 export const repositoryIdOf = (name: string) => `svc.repository.${name}`;
 export const partitionOf = (repositoryId: string) => `access.svc.content.${repositoryId.slice('svc.repository.'.length)}`;
 
+/**
+ * Repository rows read in the last few seconds, by name: every call of the content domain names its
+ * repository, and they change rarely. Changes in this process forget the row at once (forgetRepository);
+ * other processes see them within the time to live.
+ */
+const recentRows = new Map<string, { row: Record<string, unknown>; until: number }>();
+const rowTtlMs = 5_000;
+
+export function forgetRepository(name: string): void {
+  recentRows.delete(name);
+}
+
 export async function findRepositoryByName(em: EntityManager, name: string): Promise<Repository> {
   if (!repositoryNamePattern.test(name)) throw illegalArguments(`repository name '${name}' is not valid`);
-  const repository = await em.findOne(Repository, { id: repositoryIdOf(name) });
-  if (!repository) throw notFound(`repository '${name}' not found`);
-  return repository;
+  const now = Date.now();
+  let cached = recentRows.get(name);
+  if (!cached || cached.until <= now) {
+    const [row] = await em.getConnection().execute<Record<string, unknown>[]>('select * from repository where id = ?', [repositoryIdOf(name)]);
+    if (!row) throw notFound(`repository '${name}' not found`);
+    cached = { row, until: now + rowTtlMs };
+    recentRows.set(name, cached);
+  }
+  // a managed entity of this unit of work, made from the row without a query
+  return em.map(Repository, { ...cached.row });
 }
 
 export async function createRepository(
