@@ -2,13 +2,12 @@
  * Shared pieces of the benchmarks: temp dirs, a service in a child process, login, RSS / CPU samples
  * from /proc, and printing. Everything listens on 127.0.0.1 only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../src/paths.js';
+import { freePort } from '../src/net.js';
+import { startServiceProcess } from '../test/helpers/process.js';
 
 export const ADMIN_PASSWORD = 'bench-admin-password';
 export const REPOSITORY = 'default';
@@ -24,69 +23,15 @@ export async function removeDir(dir: string): Promise<void> {
   await fs.rm(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-export interface ServiceChild {
-  child: ChildProcess;
-  pid: number;
-  baseUrl: string;
-  output(): string;
-  /** SIGTERM (the service drains and stops its Postgres), SIGKILL after 30 s */
-  stop(): Promise<void>;
-}
+export type { ServiceProcess as ServiceChild } from '../test/helpers/process.js';
 
 /** `node dist/src/main.js` on a free loopback port over `dataDir`, once it answers /readyz. */
-export async function startServiceChild(dataDir: string, env: Record<string, string> = {}, timeoutMs = 90_000): Promise<ServiceChild> {
+export async function startServiceChild(dataDir: string, env: Record<string, string> = {}, timeoutMs = 90_000) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...profileArgs(), path.join(projectRoot, 'dist/src/main.js')], {
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      ADMIN_PASSWORD,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let text = '';
-  const keep = (chunk: Buffer) => {
-    text += chunk.toString();
-    if (text.length > 64_000) text = text.slice(-32_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${text}`);
-    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.status === 200, () => false);
-    if (ready) break;
-    if (Date.now() > until) {
-      await stop();
-      throw new Error(`service not ready in ${timeoutMs} ms:\n${text}`);
-    }
-    await sleep(200);
-  }
-  return { child, pid: child.pid!, baseUrl, output: () => text, stop };
+  return startServiceProcess(
+    { PORT: String(port), DATA_DIR: dataDir, ADMIN_PASSWORD, LOG_LEVEL: 'warn', ...env },
+    { timeoutMs, nodeArgs: profileArgs() },
+  );
 }
 
 /**

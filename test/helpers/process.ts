@@ -4,44 +4,54 @@ import { projectRoot } from '../../src/paths.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
+  pid: number;
   baseUrl: string;
+  /** what the process printed (the last 64 kB) */
   output: () => string;
   /** resolves with the exit code (or signal) */
   exited: Promise<number | NodeJS.Signals | null>;
+  /** SIGTERM (the service drains and stops its Postgres), SIGKILL after 30 s */
+  stop(): Promise<void>;
 }
 
-/** Starts `node dist/src/main.js` as a user would, and waits until it answers /readyz. */
-export async function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/main.js')], {
+/**
+ * Starts `node dist/src/main.js` as a user would (env must name PORT), and waits until it answers
+ * /readyz. Used by the tests that kill and restart the service, and by the benchmarks.
+ */
+export async function startServiceProcess(
+  env: Record<string, string>,
+  options: { timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(projectRoot, 'dist/src/main.js')], {
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
-  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const keep = (chunk: Buffer) => {
+    text += chunk.toString();
+    if (text.length > 64_000) text = text.slice(-32_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  };
   const baseUrl = `http://127.0.0.1:${env.PORT}${env.BASE_PATH ?? ''}`;
-  const until = Date.now() + timeoutMs;
+  const until = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${text}`);
     const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.status === 200, () => false);
     if (ready) break;
     if (Date.now() > until) {
       child.kill('SIGKILL');
-      throw new Error(`service not ready in ${timeoutMs} ms:\n${text}`);
+      throw new Error(`service not ready in time:\n${text}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { child, baseUrl, output: () => text, exited };
-}
-
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as import('node:net').AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  return { child, pid: child.pid!, baseUrl, output: () => text, exited, stop };
 }

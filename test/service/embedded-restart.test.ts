@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/service.js';
-import { freePort, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
+import { freePort } from '../../src/net.js';
+import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
 
 /** Every file below a folder (the content store's bytes, without its temp area). */
 function filesBelow(root: string): string[] {
