@@ -1,0 +1,45 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newContent, newFolder } from '../helpers/entries.js';
+import { call, startTestService, type TestService } from '../helpers/service.js';
+
+/** `{base_url}` with a service root path: every path moves under BASE_PATH, nothing stays outside. */
+describe('BASE_PATH', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({ BASE_PATH: '/content-repo' });
+  });
+  afterAll(() => service?.stop());
+
+  it('serves REST, bytes, GraphQL and operations under the root path', async () => {
+    expect(service.baseUrl).toMatch(/\/content-repo$/);
+    expect((await call(`${service.baseUrl}/healthz`)).status).toBe(200);
+    const folder = await newFolder(service, 'rooted');
+    const content = await newContent(service, { name: 'r.txt', parentId: folder.id, bytes: 'rooted bytes' });
+    expect(content.resource.downloadUrl).toBe(`/content-repo/api/v1/access.svc.content.default/v1/content/${content.id}/download`);
+    const origin = new URL(service.baseUrl).origin;
+    const download = await fetch(`${origin}${content.resource.downloadUrl}?sessionId=${service.adminSession}`);
+    expect(await download.text()).toBe('rooted bytes');
+    expect((await service.graphql('{ me { userName } }')).data).toEqual({ me: { userName: 'admin' } });
+
+    const client = createClient({
+      url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${service.adminSession}` },
+      retryAttempts: 0,
+    });
+    for await (const event of client.iterate<{ healthChanges: { status: string } }>({ query: 'subscription { healthChanges(intervalMs: 100) { status } }' })) {
+      expect(event.data?.healthChanges.status).toBe('ok');
+      break;
+    }
+    await client.dispose();
+  });
+
+  it('answers nothing outside the root path', async () => {
+    const origin = new URL(service.baseUrl).origin;
+    expect((await call(`${origin}/healthz`)).status).toBe(404);
+    expect((await call(`${origin}/api/v1/access.svc.content.default/v1/home?sessionId=${service.adminSession}`)).status).toBe(404);
+    expect((await call(`${origin}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })).status).toBe(404);
+  });
+});
