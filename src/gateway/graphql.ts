@@ -16,6 +16,7 @@ export const {
   getNullableType,
   getOperationAST,
   getVariableValues,
+  isAbstractType,
   isInterfaceType,
   isListType,
   isObjectType,

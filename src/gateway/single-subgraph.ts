@@ -1,5 +1,6 @@
 import type {
   ConstDirectiveNode,
+  GraphQLAbstractType,
   DocumentNode,
   FragmentDefinitionNode,
   GraphQLField,
@@ -7,7 +8,7 @@ import type {
   GraphQLSchema,
   SelectionSetNode,
 } from 'graphql';
-import { buildASTSchema, getNamedType, getOperationAST, isObjectType, Kind, parse, print, validate } from './graphql.js';
+import { buildASTSchema, getNamedType, getOperationAST, isAbstractType, isObjectType, Kind, parse, print, validate } from './graphql.js';
 
 /**
  * Single-subgraph plans, cached per document. When every field an operation selects can be resolved
@@ -18,8 +19,9 @@ import { buildASTSchema, getNamedType, getOperationAST, isObjectType, Kind, pars
  * gateway's proxying resolvers.
  *
  * Which subgraph resolves a field is read from the supergraph's `@join__type` / `@join__field`
- * directives. An operation is only eligible when it is unambiguous: object types only (no interface
- * or union selections), no introspection, and no field that is `@external`, `@requires`,
+ * directives. An operation is only eligible when it is unambiguous: an interface or union selection
+ * only when that subgraph owns the abstract type and the selection holds for every possible type
+ * there (the REST documents select `Entry`), no introspection, and no field that is `@external`, `@requires`,
  * progressively overridden, or typed differently in that subgraph (shareable fields of different
  * nullability); the document must also validate against the subgraph schema. Anything else, and every
  * subscription, goes through the regular planner. The decision is memoized per parsed document,
@@ -71,7 +73,17 @@ export class SingleSubgraphPlanner {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
 
     let candidates: Set<string> | undefined;
+    const restrictTo = (graphs: ReadonlySet<string>) => {
+      candidates = new Set([...(candidates ?? graphs)].filter((g) => graphs.has(g)));
+      return candidates.size > 0;
+    };
     const visiting = new Set<string>();
+    /** a type condition selects on `type` when it names it, an interface it implements, or a union holding it */
+    const appliesTo = (condition: string, type: GraphQLObjectType) => {
+      if (condition === type.name) return true;
+      const named = this.#schema.getType(condition);
+      return !!named && isAbstractType(named) && this.#schema.isSubType(named, type);
+    };
     const walk = (set: SelectionSetNode, type: GraphQLObjectType): boolean => {
       for (const selection of set.selections) {
         if (selection.kind === Kind.FIELD) {
@@ -79,20 +91,27 @@ export class SingleSubgraphPlanner {
           if (name === '__typename') continue;
           if (name.startsWith('__')) return false; // introspection answers from the supergraph
           const field = type.getFields()[name];
-          if (!field) return false;
-          const resolvers = this.#resolversOf(type, field);
-          candidates = new Set([...(candidates ?? resolvers)].filter((g) => resolvers.has(g)));
-          if (candidates.size === 0) return false;
+          if (!field || !restrictTo(this.#resolversOf(type, field))) return false;
           if (selection.selectionSet) {
             const child = getNamedType(field.type);
-            if (!isObjectType(child) || !walk(selection.selectionSet, child)) return false;
+            if (isObjectType(child)) {
+              if (!walk(selection.selectionSet, child)) return false;
+            } else if (isAbstractType(child)) {
+              if (!restrictTo(this.#ownersOf(child))) return false;
+              // what the selection asks of each type the abstract one can resolve to
+              for (const possible of this.#schema.getPossibleTypes(child)) if (!walk(selection.selectionSet, possible)) return false;
+            } else {
+              return false;
+            }
           }
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-          if (selection.typeCondition && selection.typeCondition.name.value !== type.name) return false;
+          // a fragment for another type selects nothing on this one
+          if (selection.typeCondition && !appliesTo(selection.typeCondition.name.value, type)) continue;
           if (!walk(selection.selectionSet, type)) return false;
         } else {
           const fragment = fragments.get(selection.name.value);
-          if (!fragment || fragment.typeCondition.name.value !== type.name || visiting.has(fragment.name.value)) return false;
+          if (!fragment || visiting.has(fragment.name.value)) return false;
+          if (!appliesTo(fragment.typeCondition.name.value, type)) continue;
           visiting.add(fragment.name.value);
           const ok = walk(fragment.selectionSet, type);
           visiting.delete(fragment.name.value);
@@ -107,6 +126,26 @@ export class SingleSubgraphPlanner {
       if (schema && validate(schema, document).length === 0) return name;
     }
     return undefined;
+  }
+
+  /** The subgraphs that define an interface or union (and so resolve its runtime type) themselves. */
+  #ownersOf(type: GraphQLAbstractType): ReadonlySet<string> {
+    const owners = new Set<string>();
+    for (const joinType of type.astNode?.directives?.filter((d) => d.name.value === 'join__type') ?? []) {
+      if (boolArg(joinType, 'isInterfaceObject')) continue;
+      const graph = this.#graphNames.get(enumArg(joinType, 'graph') ?? '');
+      if (graph) owners.add(graph);
+    }
+    // every possible type must live there too, or the subgraph could not produce it
+    for (const possible of this.#schema.getPossibleTypes(type)) {
+      const graphs = new Set<string>();
+      for (const joinType of possible.astNode?.directives?.filter((d) => d.name.value === 'join__type') ?? []) {
+        const graph = this.#graphNames.get(enumArg(joinType, 'graph') ?? '');
+        if (graph) graphs.add(graph);
+      }
+      for (const graph of owners) if (!graphs.has(graph)) owners.delete(graph);
+    }
+    return owners;
   }
 
   /** The subgraphs that resolve `type.field` themselves (see the class comment for what is excluded). */

@@ -1,0 +1,35 @@
+import { parse } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { documents } from '../../rest-compat/documents.js';
+import { buildSubgraphs, composeSupergraph } from '../subgraphs/index.js';
+import { SingleSubgraphPlanner } from './single-subgraph.js';
+
+/** Which operations of the real supergraph skip the federation planner, and which must not. */
+describe('single-subgraph plans over the real supergraph', () => {
+  let planner: SingleSubgraphPlanner;
+  beforeAll(async () => {
+    const subgraphs = await buildSubgraphs();
+    planner = new SingleSubgraphPlanner(
+      composeSupergraph(subgraphs),
+      new Map(Object.entries(subgraphs).map(([name, s]) => [name, s.schema])),
+    );
+  });
+  const plan = (text: string) => planner.plan(parse(text));
+
+  it('runs every REST document on the one subgraph it needs, interface selections included', () => {
+    const planned = Object.fromEntries([...documents].map(([name, text]) => [name, plan(text)]));
+    for (const [name, subgraph] of Object.entries(planned)) {
+      expect({ name, subgraph }).toEqual({ name, subgraph: ['authenticate', 'logout'].includes(name) ? 'admin' : 'content' });
+    }
+  });
+
+  it('keeps fragments for other types of an interface out of the decision', () => {
+    expect(plan('{ home(repository: "r") { entries { id ... on Folder { name } ... on Content { version resource { md5 } } } } }')).toBe('content');
+  });
+
+  it('leaves operations that span subgraphs, introspection and subscriptions to the planner', () => {
+    expect(plan('{ me { userName } home(repository: "r") { count } }')).toBeUndefined();
+    expect(plan('{ __schema { queryType { name } } }')).toBeUndefined();
+    expect(plan('subscription { healthChanges { status } }')).toBeUndefined();
+  });
+});
