@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createMd5Job } from './md5-hasher.js';
+import { createMd5Job, SMALL_UPLOAD_BYTES } from './md5-hasher.js';
 
 const md5 = (...parts: Buffer[]) => {
   const h = createHash('md5');
@@ -28,6 +28,18 @@ describe('createMd5Job', () => {
     await ready;
     job.update(big.subarray(0, 10));
     expect(await job.digest()).toBe(md5(big, big.subarray(0, 10)));
+  });
+
+  it('hashes exactly at, just under and just over the small-upload size, across chunk boundaries', async () => {
+    for (const size of [1, SMALL_UPLOAD_BYTES - 1, SMALL_UPLOAD_BYTES, SMALL_UPLOAD_BYTES + 1, 3 * SMALL_UPLOAD_BYTES + 17]) {
+      const bytes = randomBytes(size);
+      const job = createMd5Job();
+      for (let offset = 0; offset < size; offset += 5000) {
+        job.update(bytes.subarray(offset, offset + 5000));
+        await job.ready();
+      }
+      expect({ size, digest: await job.digest() }).toEqual({ size, digest: md5(bytes) });
+    }
   });
 
   it('does not see later changes to a buffer it was given (data is copied)', async () => {

@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 const STAGING_BYTES = 1024 * 1024;
+/** Uploads up to this size are hashed on the main thread: cheaper than a worker round trip. */
+export const SMALL_UPLOAD_BYTES = 64 * 1024;
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
 const MAX_SPARE_BUFFERS = 4;
 
@@ -31,10 +33,56 @@ export interface Md5Job {
   abort(): void;
 }
 
-/** Starts an MD5 computation (in a worker thread when possible). */
+/** Starts an MD5 computation (in a worker thread once it outgrows SMALL_UPLOAD_BYTES, when possible). */
 export function createMd5Job(): Md5Job {
   const pool = getPool();
-  return pool && pool.usable ? pool.start() : new InlineMd5Job();
+  return pool && pool.usable ? new SmallFirstMd5Job(() => pool.start()) : new InlineMd5Job();
+}
+
+/**
+ * Holds the first bytes; most uploads end before SMALL_UPLOAD_BYTES and are hashed here at once. A
+ * larger one moves to a worker job with what was held (an MD5 state cannot move between threads).
+ */
+class SmallFirstMd5Job implements Md5Job {
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private delegate: Md5Job | undefined;
+  private digested = false;
+
+  constructor(private readonly startWorkerJob: () => Md5Job) {}
+
+  update(chunk: Buffer): void {
+    if (this.digested) throw new Error('md5 job already finished');
+    if (this.delegate) return this.delegate.update(chunk);
+    if (this.heldBytes + chunk.length <= SMALL_UPLOAD_BYTES) {
+      this.held.push(Buffer.from(chunk)); // the caller may reuse its buffer
+      this.heldBytes += chunk.length;
+      return;
+    }
+    this.delegate = this.startWorkerJob();
+    for (const part of this.held) this.delegate.update(part);
+    this.held = [];
+    this.delegate.update(chunk);
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.delegate?.ready();
+  }
+
+  async digest(): Promise<string> {
+    if (this.delegate) return this.delegate.digest();
+    if (this.digested) throw new Error('md5 job already finished');
+    this.digested = true;
+    const hash = createHash('md5');
+    for (const part of this.held) hash.update(part);
+    this.held = [];
+    return hash.digest('hex');
+  }
+
+  abort(): void {
+    this.delegate?.abort();
+    this.held = [];
+  }
 }
 
 class InlineMd5Job implements Md5Job {
