@@ -9,30 +9,32 @@ export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
 export const repositoryIdOf = (name: string) => `svc.repository.${name}`;
 export const partitionOf = (repositoryId: string) => `access.svc.content.${repositoryId.slice('svc.repository.'.length)}`;
 
+/** What operations read of a repository: a snapshot, not a managed entity. */
+export type RepositoryRecord = Readonly<Pick<Repository, 'id' | 'name' | 'technicalName' | 'type' | 'fullTextEnabled' | 'limits' | 'createdAt' | 'createdBy' | 'modifiedAt' | 'modifiedBy'>>;
+
 /**
- * Repository rows read in the last few seconds, by name: every call of the content domain names its
- * repository, and they change rarely. Changes in this process forget the row at once (forgetRepository);
- * other processes see them within the time to live.
+ * Repositories read in the last few seconds, by name: every call of the content domain names its
+ * repository, and they change rarely. Changes in this process forget the record at once
+ * (forgetRepository); other processes see them within the time to live.
  */
-const recentRows = new Map<string, { row: Record<string, unknown>; until: number }>();
-const rowTtlMs = 5_000;
+const recentRecords = new Map<string, { record: RepositoryRecord; until: number }>();
+const recordTtlMs = 5_000;
 
 export function forgetRepository(name: string): void {
-  recentRows.delete(name);
+  recentRecords.delete(name);
 }
 
-export async function findRepositoryByName(em: EntityManager, name: string): Promise<Repository> {
+export async function findRepositoryByName(em: EntityManager, name: string): Promise<RepositoryRecord> {
   if (!repositoryNamePattern.test(name)) throw illegalArguments(`repository name '${name}' is not valid`);
   const now = Date.now();
-  let cached = recentRows.get(name);
-  if (!cached || cached.until <= now) {
-    const [row] = await em.getConnection().execute<Record<string, unknown>[]>('select * from repository where id = ?', [repositoryIdOf(name)]);
-    if (!row) throw notFound(`repository '${name}' not found`);
-    cached = { row, until: now + rowTtlMs };
-    recentRows.set(name, cached);
-  }
-  // a managed entity of this unit of work, made from the row without a query
-  return em.map(Repository, { ...cached.row });
+  const cached = recentRecords.get(name);
+  if (cached && cached.until > now) return cached.record;
+  const repository = await em.findOne(Repository, { id: repositoryIdOf(name) });
+  if (!repository) throw notFound(`repository '${name}' not found`);
+  const { id, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy } = repository;
+  const record = Object.freeze({ id, name, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy });
+  recentRecords.set(name, { record, until: now + recordTtlMs });
+  return record;
 }
 
 export async function createRepository(
