@@ -16,7 +16,10 @@ export async function inTransaction<T>(
   clash: string | (() => string) = 'an active entry with that name exists in that folder',
 ): Promise<T> {
   try {
-    return await scope.em.fork().transactional((em) => work({ ...scope, em }));
+    const result = await scope.em.fork().transactional((em) => work({ ...scope, em }));
+    // what the request loaded before may have changed: later reads (the answer's nested parts) go to the database
+    scope.em.clear();
+    return result;
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(typeof clash === 'string' ? clash : clash());
     if (isForeignKeyViolation(error)) throw notFound('the target folder was deleted meanwhile');

@@ -19,12 +19,22 @@ export async function requireParentFolder(scope: EntryScope, parentId: string | 
   return folder;
 }
 
-export async function loadEntries(scope: Pick<EntryScope, 'em'>, ids: readonly string[]): Promise<Map<string, Entry>> {
-  const rows = ids.length ? await scope.em.find(Entry, { id: { $in: [...new Set(ids)] } }) : [];
-  return new Map(rows.map((row) => [row.id, row]));
+/**
+ * Rows by id: those this request's unit of work already holds (current: a forked transaction clears
+ * it when it commits), the others in one query.
+ */
+async function loadByIds<T extends Entry | Resource>(scope: Pick<EntryScope, 'em'>, type: new () => T, ids: readonly string[]): Promise<Map<string, T>> {
+  const unitOfWork = scope.em.getUnitOfWork();
+  const found = new Map<string, T>();
+  const missing: string[] = [];
+  for (const id of new Set(ids)) {
+    const known = unitOfWork.getById<T>(type, id as never);
+    if (known) found.set(id, known);
+    else missing.push(id);
+  }
+  if (missing.length > 0) for (const row of await scope.em.find(type, { id: { $in: missing } } as never)) found.set(row.id, row as T);
+  return found;
 }
 
-export async function loadResources(scope: Pick<EntryScope, 'em'>, ids: readonly string[]): Promise<Map<string, Resource>> {
-  const rows = ids.length ? await scope.em.find(Resource, { id: { $in: [...new Set(ids)] } }) : [];
-  return new Map(rows.map((row) => [row.id, row]));
-}
+export const loadEntries = (scope: Pick<EntryScope, 'em'>, ids: readonly string[]) => loadByIds(scope, Entry, ids);
+export const loadResources = (scope: Pick<EntryScope, 'em'>, ids: readonly string[]) => loadByIds(scope, Resource, ids);
