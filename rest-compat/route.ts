@@ -27,6 +27,4 @@ export interface GraphqlRoute<Input = unknown> {
 
 export const route = <Input>(definition: GraphqlRoute<Input>): GraphqlRoute<unknown> => definition as GraphqlRoute<unknown>;
 
-/** The content domain of a repository: `access.svc.content.<repository_name>/v1`. */
-export const contentDomain = '/access.svc.content.:repository/v1';
-export const adminDomain = '/access.svc.admin/v1';
+export { adminDomain, contentDomain } from '../src/http/session.js';

@@ -5,20 +5,8 @@ import { errorBody, reasonStatus, type ReasonCode } from '../src/errors.js';
 import type { Services } from '../src/context.js';
 import type { Gateway } from '../src/gateway/gateway.js';
 import { documentFor } from './documents.js';
+import { sessionHeaders } from '../src/http/session.js';
 import type { GraphqlRoute } from './route.js';
-
-/** The session of a REST call: the spec's `sessionId` query parameter, or an Authorization header. */
-export function sessionHeaders(ctx: Context): Headers {
-  const headers = new Headers();
-  const sessionId = ctx.query.sessionId;
-  if (typeof sessionId === 'string' && sessionId !== '') headers.set('authorization', `Bearer ${sessionId}`);
-  else if (ctx.get('authorization')) headers.set('authorization', ctx.get('authorization'));
-  for (const name of ['x-request-id', 'x-client-address']) {
-    const value = ctx.req.headers[name];
-    if (typeof value === 'string') headers.set(name, value);
-  }
-  return headers;
-}
 
 /** GraphQL errors carry the reason code and status the domain gave them (src/errors.ts). */
 function failure(errors: readonly GraphQLFormattedError[]) {
