@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { illegalArguments } from '../../errors.js';
+import { conflict, illegalArguments, isUniqueViolation } from '../../errors.js';
+import { nameClash } from './chronicles.js';
 import { Entry } from './entry.entity.js';
-import { flushNamed } from './folders.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
@@ -90,19 +90,26 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   const parent = await requireParentFolder(scope, input.parentId);
   const tags = validateTags(input.tags);
   const properties = validateProperties(input.properties);
-  const resource = await claimUpload(scope, input.uploadId);
-  const name = validateEntryName(input.name ?? resource.name);
-  if (input.mimeType) resource.mimeType = input.mimeType;
-  const content = firstVersion(scope, scope.em, {
-    name,
-    parentId: parent?.id ?? null,
-    resourceId: resource.id,
-    typeName: input.typeName ?? null,
-    properties,
-    tags,
-  });
-  await flushNamed(scope, name);
-  return content;
+  if (input.name !== undefined && input.name !== null) validateEntryName(input.name);
+  let name = input.name ?? '';
+  try {
+    // the upload is taken over and the entry created together, or neither (the upload stays pending)
+    return await scope.em.transactional(async (em) => {
+      const resource = await claimUpload({ ...scope, em }, input.uploadId, input.mimeType);
+      name = validateEntryName(input.name ?? resource.name);
+      return firstVersion(scope, em, {
+        name,
+        parentId: parent?.id ?? null,
+        resourceId: resource.id,
+        typeName: input.typeName ?? null,
+        properties,
+        tags,
+      });
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(nameClash(name));
+    throw error;
+  }
 }
 
 export async function getContent(scope: EntryScope, id: string): Promise<Entry> {

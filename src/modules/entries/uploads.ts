@@ -68,12 +68,18 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   return resource;
 }
 
-/** The pending upload `uploadId` of this caller in this repository, taken over by a content (same unit of work). */
-export async function claimUpload(scope: EntryScope, uploadId: string): Promise<Resource> {
-  const resource = await scope.em.findOne(Resource, { id: uploadId, repositoryId: scope.repository.id, state: 'pending' });
-  if (!resource || resource.creator !== scope.principal.userName) throw notFound(`upload '${uploadId}' not found (or already used)`);
-  resource.state = 'ready';
-  return resource;
+/**
+ * Takes over the pending upload `uploadId` of this caller in this repository (one statement). Call it
+ * inside the transaction that creates the version using it: a rollback leaves the upload pending.
+ */
+export async function claimUpload(scope: EntryScope, uploadId: string, mimeType?: string | null): Promise<Resource> {
+  const [row] = await scope.em.execute<Record<string, unknown>[]>(
+    `update resource set state = 'ready', mime_type = coalesce(?, mime_type)
+      where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *`,
+    [mimeType || null, uploadId, scope.repository.id, scope.principal.userName],
+  );
+  if (!row) throw notFound(`upload '${uploadId}' not found (or already used)`);
+  return scope.em.map(Resource, row);
 }
 
 /** Drops one pending upload and its bytes (its content could not be created). */

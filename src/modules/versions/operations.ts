@@ -154,8 +154,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     name = workingCopy.name;
     const previousResource = workingCopy.resourceId ?? null;
     if (input.uploadId) {
-      const resource = await claimUpload(tx, input.uploadId);
-      if (input.mimeType) resource.mimeType = input.mimeType;
+      const resource = await claimUpload(tx, input.uploadId, input.mimeType);
       workingCopy.resourceId = resource.id;
     }
     // the unique indexes allow one latest CURRENT version (and one active name) at a time: the old
@@ -260,8 +259,7 @@ export async function replaceResource(scope: EntryScope, id: string, input: Repl
     }
     assertActive(latest);
     assertNotLockedByOther(tx, latest);
-    const resource = await claimUpload(tx, input.uploadId);
-    if (input.mimeType) resource.mimeType = input.mimeType;
+    const resource = await claimUpload(tx, input.uploadId, input.mimeType);
     latest.isLatest = false;
     await tx.em.flush();
     const next = newVersionRow(tx, latest, { ...nextVersion(latest, false), resourceId: resource.id });
