@@ -257,6 +257,15 @@ describe('receive', () => {
     expect(await text(store.openRead(store.pathFor('ok')))).toBe('abc');
   });
 
+  it('makes a directory again when it was removed behind the store', async () => {
+    const first = await store.receive(chunked(Buffer.from('one')), { maxBytes: 10 });
+    await first.commit('fan/out/one');
+    await fsp.rm(path.join(store.root, 'fan'), { recursive: true });
+    const second = await store.receive(chunked(Buffer.from('two')), { maxBytes: 10 });
+    await second.commit('fan/out/two');
+    expect(await text(store.openRead('fan/out/two'))).toBe('two');
+  });
+
   it('rejects a negative or NaN maxBytes', async () => {
     await expect(store.receive(Readable.from([]), { maxBytes: -1 })).rejects.toThrow(RangeError);
     await expect(store.receive(Readable.from([]), { maxBytes: Number.NaN })).rejects.toThrow(RangeError);

@@ -88,6 +88,8 @@ export interface WritableCheck {
 export class FileStore {
   readonly root: string;
   private readonly tempDir: string;
+  /** directories this store made or found while placing files */
+  private readonly knownDirectories = new Set<string>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -279,8 +281,21 @@ export class FileStore {
   private async place(tempPath: string, relativePath: string): Promise<void> {
     const target = this.absolutePath(relativePath);
     const parent = path.dirname(target);
-    const firstCreated = await fsp.mkdir(parent, { recursive: true });
-    await fsp.rename(tempPath, target);
+    // the fan-out directories soon all exist: skip the mkdir for those seen (a missing one is made on ENOENT)
+    let firstCreated: string | undefined;
+    if (this.knownDirectories.has(parent)) {
+      try {
+        await fsp.rename(tempPath, target);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        this.knownDirectories.delete(parent);
+        return this.place(tempPath, relativePath);
+      }
+    } else {
+      firstCreated = await fsp.mkdir(parent, { recursive: true });
+      await fsp.rename(tempPath, target);
+      if (this.knownDirectories.size < 100_000) this.knownDirectories.add(parent);
+    }
     await fsyncDirectory(parent);
     if (firstCreated) {
       // New directories: their entries in their parents must be durable too.
