@@ -44,6 +44,11 @@ export function searchOptions(p: SearchParameters) {
   };
 }
 
+/** Whether the virtual `Folder.children` is wanted: named in includeProperties, or autoExclude=false. */
+export function withChildren(p: SearchParameters): boolean {
+  return (p.includeProperties ?? []).some((name) => name === 'children' || name === 'Folder.children') || p.autoExclude === false;
+}
+
 export function projection(p: SearchParameters) {
   return { includeProperties: p.includeProperties, excludeProperties: p.excludeProperties, autoExclude: p.autoExclude };
 }

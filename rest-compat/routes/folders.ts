@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
-import { parse, projection, searchOptions, searchParameters } from '../params.js';
+import { parse, projection, searchOptions, searchParameters, withChildren } from '../params.js';
 import { contentDomain, route, type GraphqlRoute } from '../route.js';
 import { entriesResponse, entryShape } from '../shapes/entries.js';
 import { node, page } from './results.js';
@@ -15,7 +15,7 @@ export const folderRoutes: GraphqlRoute[] = [
     path: `${contentDomain}/home`,
     operation: 'home',
     input: (ctx, params) => ({ repository: params.repository!, query: parse(searchQuery, ctx.query) }),
-    variables: ({ repository, query }) => ({ repository, options: searchOptions(query) }),
+    variables: ({ repository, query }) => ({ repository, options: searchOptions(query), withChildren: withChildren(query) }),
     reply: (result, { query }) => ({ body: entriesResponse(page(result), projection(query)) }),
   }),
   route({
@@ -39,7 +39,7 @@ export const folderRoutes: GraphqlRoute[] = [
     path: `${contentDomain}/folder/:id/children`,
     operation: 'folder-children',
     input: (ctx, params) => ({ repository: params.repository!, id: params.id!, query: parse(searchQuery, ctx.query) }),
-    variables: ({ repository, id, query }) => ({ repository, id, options: searchOptions(query) }),
+    variables: ({ repository, id, query }) => ({ repository, id, options: searchOptions(query), withChildren: withChildren(query) }),
     reply: (result, { query }) => ({ body: entriesResponse(page(result), projection(query)) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bool, list, parse, projection, searchOptions, searchParameters, text, versionStatus } from '../params.js';
+import { bool, list, parse, projection, searchOptions, searchParameters, withChildren, text, versionStatus } from '../params.js';
 import { contentDomain, route, type GraphqlRoute } from '../route.js';
 import { entriesResponse } from '../shapes/entries.js';
 import { page } from './results.js';
@@ -32,6 +32,7 @@ export const searchRoutes: GraphqlRoute[] = [
         repository,
         filter: { chronicalId, createdBy, isLocked, lastModifiedBy, lockedBy, mimeType, name, owner, parentId, tags, version, versionStatus },
         options: searchOptions(query),
+        withChildren: withChildren(query),
       };
     },
     reply: (result, { query }) => ({ body: entriesResponse(page(result), projection(query)) }),

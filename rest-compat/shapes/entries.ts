@@ -28,13 +28,15 @@ function resourceShape(resource: Node): Record<string, unknown> {
 
 /** A Folder or Content of the GraphQL API in the spec's REST shape: `_type`, dates, nested parts. */
 export function entryShape(node: Node): Record<string, unknown> {
-  const { __typename, parent, predecessor, resource, ...fields } = node;
+  const { __typename, parent, predecessor, resource, children, ...fields } = node;
   const isFolder = __typename === 'Folder' || fields.entryType === 'FOLDER';
   const shaped: Record<string, unknown> = { _type: isFolder ? types.folder : types.content, ...fields };
   for (const field of dateFields) if (field in shaped) shaped[field] = restDate(shaped[field] as string);
   if (parent) shaped.parent = entryShape({ __typename: 'Folder', ...(parent as Node) });
   if (predecessor) shaped.predecessor = entryShape({ __typename: 'Content', ...(predecessor as Node) });
   if (resource) shaped.resource = resourceShape(resource as Node);
+  // the virtual Folder.children: the folder's entries (the first page, folders first)
+  if (children) shaped.children = (children as { entries: Node[] }).entries.map(entryShape);
   return withoutNulls(shaped);
 }
 

@@ -1,5 +1,5 @@
 import { ContentsResolver } from '../modules/entries/contents.resolver.js';
-import { ContentResolver, EntryResolver, FolderResolver } from '../modules/entries/entries.resolver.js';
+import { ContentResolver, EntryResolver, FolderChildrenResolver, FolderResolver } from '../modules/entries/entries.resolver.js';
 import { ContentNode, FolderNode } from '../modules/entries/entry.types.js';
 import { MaintenanceResolver } from '../modules/entries/maintenance.resolver.js';
 import { SearchResolver } from '../modules/search/search.resolver.js';
@@ -8,4 +8,4 @@ import { buildFederatedSchema } from './federated-schema.js';
 
 /** The content domain: folders, contents, versions, search. */
 export const buildContentSubgraph = () =>
-  buildFederatedSchema([EntryResolver, ContentResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver], [ContentNode, FolderNode]);
+  buildFederatedSchema([EntryResolver, ContentResolver, FolderChildrenResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver], [ContentNode, FolderNode]);

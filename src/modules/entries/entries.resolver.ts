@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, ID, InputType, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { partitionOf } from '../repositories/operations.js';
+import { partitionOf, repositoryNameOf } from '../repositories/operations.js';
 import { children, home } from '../search/by-properties.js';
 import type { Entry } from './entry.entity.js';
 import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, SearchOptionsInput } from './entry.types.js';
@@ -42,6 +42,20 @@ export class ContentResolver {
     if (!entry.resourceId) return null;
     const resource = await loadResource(context, entry.resourceId);
     return resource ? resourceView(resource, entry, context.services.config.BASE_PATH) : null;
+  }
+}
+
+@Authorized()
+@Resolver(() => FolderNode)
+export class FolderChildrenResolver {
+  /** The virtual `Folder.children` of the spec: only computed when a client selects it. */
+  @FieldResolver(() => EntriesPageNode, { description: 'the entries of this folder, folders first (the virtual Folder.children)' })
+  async children(
+    @Root() folder: Entry,
+    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    return children(await entryScope(context, repositoryNameOf(folder.repositoryId)), folder.id, options ?? {});
   }
 }
 

@@ -7,7 +7,8 @@ export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Ids and partitions are derived from the repository name (DESIGN §0). */
 export const repositoryIdOf = (name: string) => `svc.repository.${name}`;
-export const partitionOf = (repositoryId: string) => `access.svc.content.${repositoryId.slice('svc.repository.'.length)}`;
+export const repositoryNameOf = (repositoryId: string) => repositoryId.slice('svc.repository.'.length);
+export const partitionOf = (repositoryId: string) => `access.svc.content.${repositoryNameOf(repositoryId)}`;
 
 /** What operations read of a repository: a snapshot, not a managed entity. */
 export type RepositoryRecord = Readonly<Pick<Repository, 'id' | 'name' | 'technicalName' | 'type' | 'fullTextEnabled' | 'limits' | 'createdAt' | 'createdBy' | 'modifiedAt' | 'modifiedBy'>>;

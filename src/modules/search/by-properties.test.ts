@@ -77,6 +77,22 @@ describe('GET C/content/search (spec endpoint 1)', () => {
     expect(without.body.entries[0]).toHaveProperty('owner', 'admin');
   });
 
+  it('leaves out the virtual Folder.children unless it is asked for', async () => {
+    const plain = await search({ name: 'reports' });
+    expect(plain.body.entries[0]).not.toHaveProperty('children');
+    const asks: Record<string, string[] | boolean>[] = [{ includeProperties: ['name', 'children'] }, { includeProperties: ['Folder.children'] }, { autoExclude: false }];
+    for (const asked of asks) {
+      const { body } = await search({ name: 'reports', ...asked });
+      expect(body.entries[0].children.map((child: { name: string }) => child.name)).toEqual(['a.txt', 'b.pdf']);
+      expect(body.entries[0].children[0]).toMatchObject({ _type: 'svc.model.content.Content', version: '1.1' });
+    }
+    // contents have no children, whatever is asked
+    const contents = await search({ entryType: 'CONTENT', autoExclude: false });
+    expect(contents.body.entries.every((entry: object) => !('children' in entry))).toBe(true);
+    const home = await call(contentUrl(service, '/home', { includeProperties: ['name', 'children'] }));
+    expect(home.body.entries.find((e: { name: string }) => e.name === 'reports').children).toHaveLength(2);
+  });
+
   it('refuses bad parameters with a 400 that names them', async () => {
     const cases: [Record<string, string | string[]>, string][] = [
       [{ limit: 'abc' }, 'limit'],
