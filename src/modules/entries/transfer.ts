@@ -4,6 +4,7 @@ import { createRequestContext, type Services } from '../../context.js';
 import { ServiceError } from '../../errors.js';
 import { readMultipart, singleField } from '../../http/multipart.js';
 import { contentDisposition, contentRange, parseRange } from '../../storage/range.js';
+import { sendFile } from '../../storage/send-file.js';
 import { contentDomain, sessionHeaders } from '../../http/session.js';
 import { getContent } from './contents.js';
 import { Resource } from './entry.entity.js';
@@ -90,7 +91,10 @@ export function transferRouter(services: Services): Router {
     if (range) ctx.set('content-range', contentRange(range, size));
     ctx.length = range ? range.end - range.start + 1 : size;
     if (ctx.method === 'HEAD') return;
-    ctx.body = services.contentStore.openRead(resource.storagePath, range ? { start: range.start, end: range.end } : undefined);
+    // the headers Koa set so far go out with the first chunk; Koa does not respond itself
+    ctx.respond = false;
+    ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
+    await sendFile(ctx.res, services.contentStore.absolutePath(resource.storagePath), range?.start ?? 0, range ? range.end : size - 1);
   };
   router.get(`${contentDomain}/content/:id/download`, download);
   router.head(`${contentDomain}/content/:id/download`, download);
