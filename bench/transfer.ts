@@ -1,6 +1,7 @@
 /**
  * Large transfer: a 1 GiB file uploaded through REST (POST C/content, multipart, streamed from a file)
- * and downloaded again (GET C/content/{id}/download, streamed to a file), against plain fs streams
+ * and downloaded again (GET C/content/{id}/download, received and discarded; a second download is
+ * written to a file for the md5 check), against plain fs streams
  * moving the same bytes on the same disk:
  *   write peer: copy source file → new file (pipeline of fs streams) + fsync — the service fsyncs
  *               what it stores, so the peer does too (the copy without fsync is printed as well);
@@ -155,14 +156,25 @@ async function upload(url: string, file: string, name: string, parentId: string)
   return { id: entry.id, md5: entry.resource?.md5, fileSize: entry.resource?.fileSize };
 }
 
-/** GET …/download streamed to `file` (1 MiB writes, no hashing on the way: the client stays cheap). */
-async function download(url: string, file: string): Promise<void> {
+async function get(url: string): Promise<http.IncomingMessage> {
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(url, resolve).once('error', reject));
   if (response.statusCode !== 200) {
     response.resume();
     throw new Error(`download answered ${response.statusCode}`);
   }
-  await pipeline(response, createWriteStream(file, { highWaterMark: CHUNK }));
+  return response;
+}
+
+/** GET …/download streamed to `file`: the copy whose md5 is checked (untimed). */
+async function download(url: string, file: string): Promise<void> {
+  await pipeline(await get(url), createWriteStream(file, { highWaterMark: CHUNK }));
+}
+
+/** GET …/download, read and discarded like its peer (read → discard); answers the bytes received. */
+async function downloadDiscarding(url: string): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of (await get(url)) as AsyncIterable<Buffer>) bytes += chunk.length;
+  return bytes;
 }
 
 async function md5Of(file: string): Promise<{ md5: string; bytes: number }> {
@@ -251,9 +263,14 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
 
     sampler.reset();
     const target = path.join(work, 'download.bin');
-    const down = await timed(() => download(`${C}/content/${up.value.id}/download?sessionId=${session}`, target));
+    const downloadUrl = `${C}/content/${up.value.id}/download?sessionId=${session}`;
+    // timed as its peer is: the bytes are received and discarded (a client writing them to disk
+    // would measure its own disk); the copy checked below is downloaded apart
+    const down = await timed(() => downloadDiscarding(downloadUrl));
     const downRss = sampler.growth;
     const downAnon = sampler.anonGrowth;
+    if (down.value !== SIZE_MIB * MiB) throw new Error(`downloaded ${down.value} bytes`);
+    await download(downloadUrl, target);
     const arrived = await md5Of(target);
     if (arrived.md5 !== sourceMd5 || arrived.bytes !== SIZE_MIB * MiB) {
       throw new Error(`downloaded ${arrived.bytes} bytes with md5 ${arrived.md5}, uploaded md5 ${sourceMd5}`);
@@ -270,9 +287,11 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     const plainUpRss = plainSampler.growth;
     await fs.rm(plainStored);
     plainSampler.reset();
-    const plainDown = await timed(() => download(`${plainBase}/read?path=${encodeURIComponent(stored)}`, target));
+    const plainUrl = `${plainBase}/read?path=${encodeURIComponent(stored)}`;
+    const plainDown = await timed(() => downloadDiscarding(plainUrl));
     const plainDownRss = plainSampler.growth;
     plainSampler.stop();
+    await download(plainUrl, target);
     if ((await md5Of(target)).md5 !== sourceMd5) throw new Error('the bare-HTTP download differs');
     await fs.rm(target);
 
