@@ -40,6 +40,20 @@ describe('hostile input gets a 4xx with the error body', () => {
     expectClientError(cut, 400);
   });
 
+  it('a client that hangs up in the middle of a download', async () => {
+    const big = await newContent(service, { name: 'big.bin', bytes: new Uint8Array(32 * 1024 * 1024).fill(7) });
+    for (let i = 0; i < 3; i++) {
+      const controller = new AbortController();
+      const response = await fetch(contentUrl(service, `/content/${big.id}/download`), { signal: controller.signal });
+      const reader = response.body!.getReader();
+      await reader.read();
+      controller.abort();
+    }
+    // the service is still there, and serves the whole file
+    const whole = await fetch(contentUrl(service, `/content/${big.id}/download`));
+    expect((await whole.arrayBuffer()).byteLength).toBe(32 * 1024 * 1024);
+  });
+
   it('a path that tries to leave the store', async () => {
     expectClientError(await call(contentUrl(service, '/content/..%2F..%2Fetc%2Fpasswd/download')), 404);
   });
