@@ -4,7 +4,7 @@ import { parse, type DefinitionNode, type DocumentNode, type GraphQLSchema } fro
 import { buildSchema, createResolversMap, type AuthChecker, type NonEmptyArray } from 'type-graphql';
 import { accessDenied } from '../errors.js';
 import type { RequestContext } from '../context.js';
-import { mapDatabaseErrors } from '../graphql/database-errors.js';
+import { mapKnownFailures } from '../graphql/known-failures.js';
 import { pubSub } from '../graphql/pubsub.js';
 
 /** `@Authorized()` needs a session; `@Authorized('ADMIN')` needs that role too (403 otherwise). */
@@ -43,7 +43,7 @@ function sortedDocument(document: DocumentNode): DocumentNode {
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export async function buildFederatedSchema(resolvers: NonEmptyArray<Function>, orphanedTypes: Function[] = []): Promise<FederatedSchema> {
-  const schema = await buildSchema({ resolvers, orphanedTypes, authChecker, validate: false, pubSub, globalMiddlewares: [mapDatabaseErrors] });
+  const schema = await buildSchema({ resolvers, orphanedTypes, authChecker, validate: false, pubSub, globalMiddlewares: [mapKnownFailures] });
   const typeDefs = sortedDocument(
     parse(`extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`),
   );

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { errorBody, ServiceError } from '../../errors.js';
-import { clientDataError } from '../../graphql/database-errors.js';
+import { knownFailure } from '../../graphql/known-failures.js';
 import type { RequestState } from './request-id.js';
 
 /** Every failure becomes the error body of DESIGN §3 with its status; a 500 never carries a stack. */
@@ -13,8 +13,8 @@ export function useErrorBody(): Middleware<RequestState> {
         ctx.body = errorBody(404, 'notFound', `no such path: ${ctx.method} ${ctx.path}`);
       }
     } catch (thrown) {
-      // plain HTTP handlers (transfer) meet the database without the resolvers' mapping
-      const error = clientDataError(thrown) ?? thrown;
+      // plain HTTP handlers (transfer) meet the database and the disks without the resolvers' mapping
+      const error = knownFailure(thrown) ?? thrown;
       if (error instanceof ServiceError) {
         ctx.status = error.status;
         ctx.body = errorBody(error.status, error.reasonCode, error.message, error.details);
