@@ -14,6 +14,8 @@ import { ensureAdministrator } from './modules/auth/operations.js';
 import { ensureDefaultRepository } from './modules/repositories/operations.js';
 import { transferRouter } from './modules/entries/transfer.js';
 import { sweepPendingUploads } from './modules/entries/uploads.js';
+import { startWorkers } from '../workers/index.js';
+import { uploadLifetimeMs } from '../workers/upload-sweeper.js';
 import { FileStore } from './storage/file-store.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
 
@@ -41,14 +43,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
   // mode) only old ones are surely abandoned.
-  const abandonedAfterMs = config.ROLE === 'all' ? 0 : 3_600_000;
+  const abandonedAfterMs = config.ROLE === 'all' ? 0 : uploadLifetimeMs;
   await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
   await sweepPendingUploads(em, services, abandonedAfterMs);
-  // an upload id a GraphQL client never used expires after an hour
-  const uploadSweeper = setInterval(() => {
-    sweepPendingUploads(database.orm.em.fork(), services, 3_600_000).catch((error: unknown) => logger.warn({ err: error }, 'upload sweep failed'));
-  }, 600_000);
-  uploadSweeper.unref();
+  const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? startWorkers(services) : [];
 
   await ensureAdministrator(em, config, logger);
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
@@ -109,7 +107,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      clearInterval(uploadSweeper);
+      for (const worker of workers) worker.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // in-flight requests get a moment to finish; then the rest are cut
