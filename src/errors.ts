@@ -54,6 +54,12 @@ export function errorBody(status: number, reasonCode: string, message: string, d
   return { _type: 'svc.model.error.ErrorResponse', status, reasonCode, message, ...(details ? { details } : {}) };
 }
 
+/** Postgres foreign-key violations: a row referred to was deleted meanwhile. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: string; name?: string; cause?: { code?: string } };
+  return e?.code === '23503' || e?.cause?.code === '23503' || e?.name === 'ForeignKeyConstraintViolationException';
+}
+
 /** Postgres unique violations become 409s at the edges that expect them. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; name?: string; cause?: { code?: string } };

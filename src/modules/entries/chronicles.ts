@@ -1,4 +1,4 @@
-import { conflict, isUniqueViolation, notFound } from '../../errors.js';
+import { conflict, isForeignKeyViolation, isUniqueViolation, notFound, type ServiceError } from '../../errors.js';
 import { Entry } from './entry.entity.js';
 import { requireEntry } from './queries.js';
 import type { EntryScope } from './scope.js';
@@ -6,9 +6,8 @@ import type { EntryScope } from './scope.js';
 /**
  * Runs `work` in one database transaction on a fresh fork of the request's entity manager (so a failed
  * attempt leaves nothing behind in the request's unit of work, and rows the request loaded earlier are
- * read afresh). A unique-index violation becomes a 409 saying `clash` (a function when the message is
- * known only once `work` ran), a folder deleted by a concurrent request (a foreign-key violation on
- * `parent_id`) a 404.
+ * read afresh). Failed writes as `entryWriteFailure` says (`clash` is a function when the name is
+ * known only once `work` ran).
  */
 export async function inTransaction<T>(
   scope: EntryScope,
@@ -21,15 +20,18 @@ export async function inTransaction<T>(
     scope.em.clear();
     return result;
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(typeof clash === 'string' ? clash : clash());
-    if (isForeignKeyViolation(error)) throw notFound('the target folder was deleted meanwhile');
-    throw error;
+    throw entryWriteFailure(error, clash) ?? error;
   }
 }
 
-function isForeignKeyViolation(error: unknown): boolean {
-  const e = error as { code?: string; name?: string; cause?: { code?: string } };
-  return e?.code === '23503' || e?.cause?.code === '23503' || e?.name === 'ForeignKeyConstraintViolationException';
+/**
+ * What a failed write of entries means for the caller: a unique-index violation is a name taken (409
+ * saying `clash`), a foreign-key violation a folder deleted by a concurrent request (404).
+ */
+export function entryWriteFailure(error: unknown, clash: string | (() => string)): ServiceError | undefined {
+  if (isUniqueViolation(error)) return conflict(typeof clash === 'string' ? clash : clash());
+  if (isForeignKeyViolation(error)) return notFound('the target folder was deleted meanwhile');
+  return undefined;
 }
 
 /** The 409 of a name taken by another active entry of the folder. */

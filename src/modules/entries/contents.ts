@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { conflict, illegalArguments, isUniqueViolation } from '../../errors.js';
-import { nameClash } from './chronicles.js';
+import { illegalArguments } from '../../errors.js';
+import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
@@ -107,8 +107,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
       });
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(nameClash(name));
-    throw error;
+    throw entryWriteFailure(error, () => nameClash(name)) ?? error;
   }
 }
 

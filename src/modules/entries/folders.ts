@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, isUniqueViolation } from '../../errors.js';
-import { nameClash } from './chronicles.js';
+import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
@@ -28,20 +27,14 @@ export async function createFolder(scope: EntryScope, input: { name: string; par
     properties: {},
     tags: [],
   });
-  await flushNamed(scope, name);
+  try {
+    await scope.em.flush();
+  } catch (error) {
+    throw entryWriteFailure(error, nameClash(name)) ?? error;
+  }
   return folder;
 }
 
 export async function getFolder(scope: EntryScope, id: string): Promise<Entry> {
   return requireEntry(scope, id, 'FOLDER');
-}
-
-/** Flushes the unit of work, turning a clash with the unique-name index into a 409 that names the clash. */
-export async function flushNamed(scope: EntryScope, name: string): Promise<void> {
-  try {
-    await scope.em.flush();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(nameClash(name));
-    throw error;
-  }
 }
