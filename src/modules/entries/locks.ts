@@ -12,12 +12,13 @@ export function assertNotLockedByOther(scope: EntryScope, entry: Entry): void {
   }
 }
 
-/** Locks live on every row of a chronicle, so any version shows who holds it. */
-export async function setChronicleLock(scope: EntryScope, chronicalId: string, lockedBy: string | null): Promise<void> {
-  await scope.em.getConnection().execute(
-    `update entry set locked_by = ?, locked_at = case when ?::text is null then null else now() end where chronical_id = ?`,
-    [lockedBy, lockedBy, chronicalId],
-    'run',
-    scope.em.getTransactionContext(),
-  );
+/**
+ * Locks live on every row of a chronicle, so any version shows who holds it. `rows`: the chronicle as
+ * `lockChronicle` loaded it; the caller's flush writes the change.
+ */
+export function setChronicleLock(rows: Entry[], lockedBy: string | null, now = new Date()): void {
+  for (const row of rows) {
+    row.lockedBy = lockedBy;
+    row.lockedAt = lockedBy ? now : null;
+  }
 }

@@ -51,10 +51,6 @@ async function inChronicle<T>(
   return result;
 }
 
-/** Re-reads rows changed by plain SQL (the chronicle's lock columns) in the transaction. */
-async function reread(tx: EntryScope, ...entries: Entry[]): Promise<void> {
-  await tx.em.find(Entry, { id: { $in: entries.map((e) => e.id) } }, { refresh: true });
-}
 
 function assertActive(latest: Entry): void {
   if (!latest.active) throw conflict(`content '${latest.name}' is deactivated: restore it first`);
@@ -111,15 +107,14 @@ function newVersionRow(tx: EntryScope, latest: Entry, fields: Partial<Entry>): E
  * version, same resource and version label) and a lock on the chronicle for the caller.
  */
 export async function checkOut(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' is already checked out`, async (tx, { latest, workingCopy }) => {
+  return inChronicle(scope, id, `content '${id}' is already checked out`, async (tx, { rows, latest, workingCopy }) => {
     if (workingCopy) throw conflict(`'${latest.name}' is already checked out by ${holderOf(workingCopy)}`);
     assertActive(latest);
     assertNotLockedByOther(tx, latest);
-    const user = tx.principal.userName;
-    const copy = newVersionRow(tx, latest, { versionStatus: 'WORKING_COPY', lockedBy: user, lockedAt: new Date() });
+    // the working copy takes the lock over from `latest`
+    setChronicleLock(rows, tx.principal.userName);
+    const copy = newVersionRow(tx, latest, { versionStatus: 'WORKING_COPY' });
     await tx.em.flush();
-    await setChronicleLock(tx, latest.chronicalId, user);
-    await reread(tx, copy, latest);
     return { result: copy };
   });
 }
@@ -145,7 +140,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
   if (comment !== null && comment.length > maxCommentLength) throw illegalArguments(`comment is longer than ${maxCommentLength} characters`);
   let name = '';
   const clash = () => `${nameClash(name)}: rename the working copy, then check in`;
-  return inChronicle(scope, id, clash, async (tx, { latest, workingCopy }) => {
+  return inChronicle(scope, id, clash, async (tx, { rows, latest, workingCopy }) => {
     if (!workingCopy) throw conflict(`'${latest.name}' is not checked out: check it out before checking in`);
     const holder = holderOf(workingCopy);
     if (holder !== tx.principal.userName) throw conflict(`'${latest.name}' is checked out by ${holder}`);
@@ -169,9 +164,8 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
       lastModifiedAt: now,
       lastModifiedBy: tx.principal.userName,
     });
+    setChronicleLock(rows, null);
     await tx.em.flush();
-    await setChronicleLock(tx, latest.chronicalId, null);
-    await reread(tx, workingCopy, latest);
     const replaced = previousResource !== workingCopy.resourceId && previousResource !== latest.resourceId;
     return { result: workingCopy, released: replaced ? [previousResource] : [] };
   });
@@ -179,27 +173,26 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
 
 /** Cancel check-out: the working copy is deleted and the chronicle unlocked (its holder or an ADMIN). Answers the latest version. */
 export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { latest, workingCopy }) => {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { rows, latest, workingCopy }) => {
     if (!workingCopy) throw conflict(`'${latest.name}' is not checked out`);
     const holder = holderOf(workingCopy);
     if (holder !== tx.principal.userName && !isAdmin(tx.principal)) throw conflict(`'${latest.name}' is checked out by ${holder}`);
     const resource = workingCopy.resourceId ?? null;
     tx.em.remove(workingCopy);
+    setChronicleLock(rows.filter((row) => row !== workingCopy), null);
     await tx.em.flush();
-    await setChronicleLock(tx, latest.chronicalId, null);
-    await reread(tx, latest);
     return { result: latest, released: resource !== latest.resourceId ? [resource] : [] };
   });
 }
 
 /** Locks the chronicle for the caller (idempotent for the holder; 409 when another user holds it). */
 export async function lock(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { entry, latest }) => {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { rows, entry, latest }) => {
     if (latest.lockedBy === tx.principal.userName) return { result: entry };
     assertActive(latest);
     assertNotLockedByOther(tx, latest);
-    await setChronicleLock(tx, latest.chronicalId, tx.principal.userName);
-    await reread(tx, entry);
+    setChronicleLock(rows, tx.principal.userName);
+    await tx.em.flush();
     return { result: entry };
   });
 }
@@ -209,14 +202,14 @@ export async function lock(scope: EntryScope, id: string): Promise<Entry> {
  * is released by check-in or cancel-check-out only (409).
  */
 export async function unlock(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { entry, latest, workingCopy }) => {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { rows, entry, latest, workingCopy }) => {
     if (!latest.lockedBy) return { result: entry };
     if (workingCopy) {
       throw conflict(`'${latest.name}' is checked out by ${holderOf(workingCopy)}: check it in or cancel the check-out to release the lock`);
     }
     if (latest.lockedBy !== tx.principal.userName && !isAdmin(tx.principal)) throw conflict(`'${latest.name}' is locked by ${latest.lockedBy}`);
-    await setChronicleLock(tx, latest.chronicalId, null);
-    await reread(tx, entry);
+    setChronicleLock(rows, null);
+    await tx.em.flush();
     return { result: entry };
   });
 }
