@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { conflict, notFound, ServiceError } from '../../errors.js';
 import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
 import { firstVersion } from './contents.js';
@@ -6,7 +5,7 @@ import { Resource, type Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
-import { discardUpload } from './uploads.js';
+import { claimUpload, discardUpload, insertPendingResource } from './uploads.js';
 
 export interface CopyContentInput {
   /** undefined: the folder of the original; null or '': the root */
@@ -28,35 +27,19 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
   const name = validateEntryName(input.name ?? source.name);
   const parent = await requireParentFolder(scope, input.parentId === undefined ? source.parentId : input.parentId);
   const parentId = parent?.id ?? null;
-  const clash = () => conflict(`an active entry named '${name}' exists in ${parent ? `folder '${parent.name}'` : 'the root folder'}`);
   // cheap before copying the bytes; the unique index decides in the end
-  if (await nameTaken(scope, parentId, name)) throw clash();
+  if (await nameTaken(scope, parentId, name)) throw conflict(nameClash(name));
   const original = source.resourceId ? await scope.em.findOne(Resource, { id: source.resourceId }) : null;
   if (!original) throw notFound(`content '${source.id}' has no resource to copy`);
 
   const { contentStore } = scope.services;
-  const em = scope.em.fork();
-  const resourceId = randomUUID();
-  const now = new Date();
-  const user = scope.principal.userName;
-  em.create(Resource, {
-    id: resourceId,
-    repositoryId: scope.repository.id,
-    name: original.name,
-    mimeType: original.mimeType,
-    fileSize: original.fileSize,
-    md5: original.md5,
-    storagePath: contentStore.pathFor(resourceId),
-    state: 'pending',
-    createdAt: now,
-    creator: user,
-  });
-  // the row first: bytes in place without a row could never be found again
-  await em.flush();
+  // the copy's bytes are handled like an upload: a pending resource the new version claims
+  const { name: fileName, mimeType, fileSize, md5 } = original;
+  const resource = await insertPendingResource(scope, { name: fileName, mimeType, fileSize, md5 });
   let copyId = '';
   try {
     try {
-      await contentStore.copy(original.storagePath, contentStore.pathFor(resourceId));
+      await contentStore.copy(original.storagePath, resource.storagePath);
     } catch (error) {
       if ((error as { code?: string }).code === 'ENOENT') {
         throw new ServiceError('unavailable', `the bytes of content '${source.id}' are missing from the content store`);
@@ -66,13 +49,11 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
     await inTransaction(
       scope,
       async (tx) => {
-        const resource = await tx.em.findOne(Resource, { id: resourceId, state: 'pending' });
-        if (!resource) throw notFound(`the copy of '${source.name}' lost its resource`);
-        resource.state = 'ready';
+        await claimUpload(tx, resource.id);
         copyId = firstVersion(scope, tx.em, {
           name,
           parentId,
-          resourceId,
+          resourceId: resource.id,
           typeName: source.typeName ?? null,
           properties: { ...(source.properties ?? {}) },
           tags: [...(source.tags ?? [])],
@@ -82,7 +63,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
       () => nameClash(name),
     );
   } catch (error) {
-    await discardUpload(scope.em.fork(), scope.services, resourceId);
+    await discardUpload(scope.em.fork(), scope.services, resource.id);
     throw error;
   }
   return reloaded(scope, copyId);

@@ -16,56 +16,66 @@ export interface UploadInput {
   declaredLength?: number;
 }
 
-/**
- * Streams bytes into the content store and records them as a *pending* resource (the upload id). A
- * content takes it over in the same transaction that creates the entry (`claimUpload`), so a crash at
- * any point leaves either nothing visible or a pending resource that `sweepPendingUploads` removes.
- */
 /** A pending resource as recorded (its id is the upload id). */
 export type StagedUpload = Pick<Resource, 'id' | 'repositoryId' | 'name' | 'mimeType' | 'fileSize' | 'md5' | 'storagePath' | 'state' | 'createdAt' | 'creator'>;
 
+const tooLarge = (maxBytes: number) => new ServiceError('tooLarge', `the upload is larger than the maximum of ${maxBytes} bytes`);
+
+/**
+ * Records bytes about to be placed in the content store as a *pending* resource of the caller (one
+ * insert, no unit of work). The row comes first: bytes in place without a row could never be found
+ * again, while a pending row without bytes is swept like any abandoned upload.
+ */
+export async function insertPendingResource(scope: EntryScope, fields: Pick<Resource, 'name' | 'mimeType' | 'fileSize' | 'md5'>): Promise<StagedUpload> {
+  const id = randomUUID();
+  const resource: StagedUpload = {
+    ...fields,
+    id,
+    repositoryId: scope.repository.id,
+    storagePath: scope.services.contentStore.pathFor(id),
+    state: 'pending',
+    createdAt: new Date(),
+    creator: scope.principal.userName,
+  };
+  await scope.em.insert(Resource, resource);
+  return resource;
+}
+
+/**
+ * Streams bytes into the content store as a pending resource (the upload id). A content takes it
+ * over in the transaction that creates its version (`claimUpload`), so a crash at any point leaves
+ * either nothing visible or a pending resource that `sweepPendingUploads` removes.
+ */
 export async function stageUpload(scope: EntryScope, input: UploadInput): Promise<StagedUpload> {
   const { contentStore, config } = scope.services;
   const maxBytes = config.MAX_UPLOAD_BYTES;
   if (input.declaredLength !== undefined && input.declaredLength > maxBytes + 64 * 1024) {
     input.source.resume();
-    throw new ServiceError('tooLarge', `the upload is larger than the maximum of ${maxBytes} bytes`);
+    throw tooLarge(maxBytes);
   }
   let staged;
   try {
     staged = await contentStore.receive(input.source, { maxBytes });
   } catch (error) {
-    if (error instanceof TooLargeError) throw new ServiceError('tooLarge', `the upload is larger than the maximum of ${maxBytes} bytes`);
-    throw error;
+    throw error instanceof TooLargeError ? tooLarge(maxBytes) : error;
   }
   if (staged.size === 0) {
     await staged.discard();
     throw illegalArguments('file: the uploaded file is empty');
   }
-  const id = randomUUID();
-  const storagePath = contentStore.pathFor(id);
-  const resource: StagedUpload = {
-    id,
-    repositoryId: scope.repository.id,
-    name: input.fileName,
-    mimeType: input.mimeType || sniffMimeType(staged.head, input.fileName),
-    fileSize: staged.size,
-    md5: staged.md5,
-    storagePath,
-    state: 'pending',
-    createdAt: new Date(),
-    creator: scope.principal.userName,
-  };
   try {
-    // the row first: bytes in place without a row could never be found again (one statement, no
-    // unit of work: the upload is claimed by a later transaction)
-    await scope.em.insert(Resource, resource);
-    await staged.commit(storagePath);
+    const resource = await insertPendingResource(scope, {
+      name: input.fileName,
+      mimeType: input.mimeType || sniffMimeType(staged.head, input.fileName),
+      fileSize: staged.size,
+      md5: staged.md5,
+    });
+    await staged.commit(resource.storagePath);
+    return resource;
   } catch (error) {
     await staged.discard();
     throw error;
   }
-  return resource;
 }
 
 /**
