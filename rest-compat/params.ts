@@ -31,7 +31,7 @@ export const searchParameters = {
   autoExclude: bool.optional(),
 };
 
-type SearchParameters = z.infer<z.ZodObject<typeof searchParameters>>;
+export type SearchParameters = z.infer<z.ZodObject<typeof searchParameters>>;
 
 export function searchOptions(p: SearchParameters) {
   return {

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import { errorBody, reasonStatus, type ReasonCode } from '../src/errors.js';
 import type { Services } from '../src/context.js';

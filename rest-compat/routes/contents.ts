@@ -5,8 +5,7 @@ import { singleField } from '../../src/http/multipart.js';
 import { receiveMultipartUpload, scopeOfHttpRequest } from '../../src/modules/entries/transfer.js';
 import { discardUpload } from '../../src/modules/entries/uploads.js';
 import { contentDomain, route, type GraphqlRoute } from '../route.js';
-import { entryShape } from '../shapes/entries.js';
-import { node } from './results.js';
+import { createdEntryReply, entryReply } from './results.js';
 
 /** `properties` is sent as one JSON object text field. */
 export function propertiesField(fields: Record<string, string[]>): Record<string, unknown> | undefined {
@@ -61,7 +60,7 @@ export const contentRoutes: GraphqlRoute[] = [
       }
     },
     variables: ({ repository, input }) => ({ repository, input }),
-    reply: (result) => ({ status: 201, body: entryShape(node(result)) }),
+    reply: createdEntryReply,
     onFailure: dropUpload,
   }),
   route({
@@ -70,6 +69,6 @@ export const contentRoutes: GraphqlRoute[] = [
     operation: 'get-content',
     input: (_ctx, params) => ({ repository: params.repository!, id: params.id! }),
     variables: (input) => input,
-    reply: (result) => ({ body: entryShape(node(result)) }),
+    reply: entryReply,
   }),
 ];

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
-import { parse, projection, searchOptions, searchParameters, withChildren } from '../params.js';
+import { parse, searchOptions, searchParameters, withChildren } from '../params.js';
 import { contentDomain, route, type GraphqlRoute } from '../route.js';
-import { entriesResponse, entryShape } from '../shapes/entries.js';
-import { node, page } from './results.js';
+import { createdEntryReply, entryReply, pageReply } from './results.js';
 
 const searchQuery = z.object(searchParameters);
 const folderBody = z.object({ name: z.string({ message: 'must be a string' }), parentId: z.string().nullish() }).strict();
@@ -16,7 +15,7 @@ export const folderRoutes: GraphqlRoute[] = [
     operation: 'home',
     input: (ctx, params) => ({ repository: params.repository!, query: parse(searchQuery, ctx.query) }),
     variables: ({ repository, query }) => ({ repository, options: searchOptions(query), withChildren: withChildren(query) }),
-    reply: (result, { query }) => ({ body: entriesResponse(page(result), projection(query)) }),
+    reply: pageReply,
   }),
   route({
     method: 'POST',
@@ -24,7 +23,7 @@ export const folderRoutes: GraphqlRoute[] = [
     operation: 'create-folder',
     input: async (ctx, params) => ({ repository: params.repository!, body: parse(folderBody, await readJsonObject(ctx), 'body') }),
     variables: ({ repository, body }) => ({ repository, input: { name: body.name, parentId: body.parentId ?? null } }),
-    reply: (result) => ({ status: 201, body: entryShape(node(result)) }),
+    reply: createdEntryReply,
   }),
   route({
     method: 'GET',
@@ -32,7 +31,7 @@ export const folderRoutes: GraphqlRoute[] = [
     operation: 'get-folder',
     input: (_ctx, params) => ({ repository: params.repository!, id: params.id! }),
     variables: (input) => input,
-    reply: (result) => ({ body: entryShape(node(result)) }),
+    reply: entryReply,
   }),
   route({
     method: 'GET',
@@ -40,6 +39,6 @@ export const folderRoutes: GraphqlRoute[] = [
     operation: 'folder-children',
     input: (ctx, params) => ({ repository: params.repository!, id: params.id!, query: parse(searchQuery, ctx.query) }),
     variables: ({ repository, id, query }) => ({ repository, id, options: searchOptions(query), withChildren: withChildren(query) }),
-    reply: (result, { query }) => ({ body: entriesResponse(page(result), projection(query)) }),
+    reply: pageReply,
   }),
 ];

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
 import { bool, list, parse } from '../params.js';
 import { contentDomain, route, type GraphqlRoute } from '../route.js';
-import { entryShape } from '../shapes/entries.js';
-import { node } from './results.js';
+import { createdEntryReply, entryReply } from './results.js';
 
 const string = (what = 'must be a string') => z.string({ message: what });
 /** null (or '') moves to the root; absent leaves the folder as it is */
@@ -26,8 +25,6 @@ const tagsQuery = z.object({ tags: list });
 /** Only the fields the client sent: an absent field is "leave it", a null one is "clear it". */
 const sent = <T extends Record<string, unknown>>(body: T) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 
-const entry = (result: unknown) => ({ body: entryShape(node(result)) });
-
 /** Maintenance of folders and contents (DESIGN §4): update, move, delete, restore, copy, tags. */
 export const maintenanceRoutes: GraphqlRoute[] = [
   route({
@@ -36,7 +33,7 @@ export const maintenanceRoutes: GraphqlRoute[] = [
     operation: 'update-folder',
     input: async (ctx, params) => ({ repository: params.repository!, id: params.id!, input: sent(parse(folderPatch, await readJsonObject(ctx), 'body')) }),
     variables: (input) => input,
-    reply: entry,
+    reply: entryReply,
   }),
   route({
     method: 'DELETE',
@@ -52,7 +49,7 @@ export const maintenanceRoutes: GraphqlRoute[] = [
     operation: 'update-content',
     input: async (ctx, params) => ({ repository: params.repository!, id: params.id!, input: sent(parse(contentPatch, await readJsonObject(ctx), 'body')) }),
     variables: (input) => input,
-    reply: entry,
+    reply: entryReply,
   }),
   route({
     method: 'DELETE',
@@ -68,7 +65,7 @@ export const maintenanceRoutes: GraphqlRoute[] = [
     operation: 'restore-content',
     input: (_ctx, params) => ({ repository: params.repository!, id: params.id! }),
     variables: (input) => input,
-    reply: entry,
+    reply: entryReply,
   }),
   route({
     method: 'POST',
@@ -76,7 +73,7 @@ export const maintenanceRoutes: GraphqlRoute[] = [
     operation: 'copy-content',
     input: async (ctx, params) => ({ repository: params.repository!, id: params.id!, input: sent(parse(copyBody, await readJsonObject(ctx), 'body')) }),
     variables: (input) => input,
-    reply: (result) => ({ status: 201, body: entryShape(node(result)) }),
+    reply: createdEntryReply,
   }),
   route({
     method: 'POST',
@@ -84,7 +81,7 @@ export const maintenanceRoutes: GraphqlRoute[] = [
     operation: 'add-tags',
     input: (ctx, params) => ({ repository: params.repository!, id: params.id!, tags: parse(tagsQuery, ctx.query).tags }),
     variables: (input) => input,
-    reply: entry,
+    reply: entryReply,
   }),
   route({
     method: 'DELETE',
@@ -92,6 +89,6 @@ export const maintenanceRoutes: GraphqlRoute[] = [
     operation: 'remove-tags',
     input: (ctx, params) => ({ repository: params.repository!, id: params.id!, tags: parse(tagsQuery, ctx.query).tags }),
     variables: (input) => input,
-    reply: entry,
+    reply: entryReply,
   }),
 ];

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { bool, list, parse, projection, searchOptions, searchParameters, withChildren, text, versionStatus } from '../params.js';
+import { bool, list, parse, searchOptions, searchParameters, withChildren, text, versionStatus } from '../params.js';
 import { contentDomain, route, type GraphqlRoute } from '../route.js';
-import { entriesResponse } from '../shapes/entries.js';
-import { page } from './results.js';
+import { pageReply } from './results.js';
 
 /** Spec endpoint 1: the property filters. */
 const propertySearchQuery = z.object(searchParameters).extend({
@@ -35,6 +34,6 @@ export const searchRoutes: GraphqlRoute[] = [
         withChildren: withChildren(query),
       };
     },
-    reply: (result, { query }) => ({ body: entriesResponse(page(result), projection(query)) }),
+    reply: pageReply,
   }),
 ];

@@ -4,11 +4,10 @@ import type { Services } from '../../src/context.js';
 import { ServiceError } from '../../src/errors.js';
 import { readForm } from '../../src/http/body.js';
 import { singleField } from '../../src/http/multipart.js';
-import { bool, parse, projection, searchOptions, searchParameters, text } from '../params.js';
+import { bool, parse, searchOptions, searchParameters, text } from '../params.js';
 import { contentDomain, route, type GraphqlRoute } from '../route.js';
-import { entriesResponse, entryShape } from '../shapes/entries.js';
 import { dropUpload, multipartUpload } from './contents.js';
-import { node, page } from './results.js';
+import { entryReply, pageReply } from './results.js';
 
 const searchQuery = z.object(searchParameters);
 const checkInFields = z.object({ major: bool.optional(), comment: text.optional(), mimeType: text.optional() });
@@ -69,7 +68,7 @@ export const versionRoutes: GraphqlRoute[] = [
     operation: 'check-out',
     input: byId,
     variables: (input) => input,
-    reply: (result) => ({ body: entryShape(node(result)) }),
+    reply: entryReply,
   }),
   route({
     method: 'POST',
@@ -86,7 +85,7 @@ export const versionRoutes: GraphqlRoute[] = [
       };
     },
     variables: ({ repository, id, input }) => ({ repository, id, input }),
-    reply: (result) => ({ body: entryShape(node(result)) }),
+    reply: entryReply,
     onFailure: dropUpload,
   }),
   route({
@@ -103,7 +102,7 @@ export const versionRoutes: GraphqlRoute[] = [
     operation: 'lock',
     input: byId,
     variables: (input) => input,
-    reply: (result) => ({ body: entryShape(node(result)) }),
+    reply: entryReply,
   }),
   route({
     method: 'DELETE',
@@ -111,7 +110,7 @@ export const versionRoutes: GraphqlRoute[] = [
     operation: 'unlock',
     input: byId,
     variables: (input) => input,
-    reply: (result) => ({ body: entryShape(node(result)) }),
+    reply: entryReply,
   }),
   route({
     method: 'GET',
@@ -119,7 +118,7 @@ export const versionRoutes: GraphqlRoute[] = [
     operation: 'versions',
     input: (ctx, params) => ({ repository: params.repository!, id: params.id!, query: parse(searchQuery, ctx.query) }),
     variables: ({ repository, id, query }) => ({ repository, id, options: searchOptions(query) }),
-    reply: (result, { query }) => ({ body: entriesResponse(page(result), projection(query)) }),
+    reply: pageReply,
   }),
   route({
     method: 'PUT',
@@ -131,7 +130,7 @@ export const versionRoutes: GraphqlRoute[] = [
       return { repository: params.repository!, id: params.id!, uploadId: upload!.id, input: { uploadId: upload!.id, mimeType: mimeType || null } };
     },
     variables: ({ repository, id, input }) => ({ repository, id, input }),
-    reply: (result) => ({ body: entryShape(node(result)) }),
+    reply: entryReply,
     onFailure: dropUpload,
   }),
 ];

@@ -66,6 +66,15 @@ export async function lockChronicle(tx: EntryScope, id: string): Promise<LockedC
   return { entry, rows, latest, workingCopy };
 }
 
+/**
+ * Folder moves and deletions of one repository run one at a time (a transaction-scoped advisory
+ * lock): two crossing moves (a into b, b into a) would each pass the cycle check alone, and nothing
+ * may move into a subtree being deleted.
+ */
+export async function lockFolderTree(tx: EntryScope): Promise<void> {
+  await tx.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`folder-tree:${tx.repository.id}`]);
+}
+
 /** Earlier versions are read-only (DESIGN §5): only the latest version and the working copy change. */
 export function assertLatestOrWorkingCopy(entry: Entry): void {
   if (!entry.isLatest) {

@@ -1,5 +1,5 @@
 import { conflict, notFound } from '../../errors.js';
-import { inTransaction, lockChronicle, nameClash, reloaded } from './chronicles.js';
+import { inTransaction, lockChronicle, lockFolderTree, nameClash, reloaded } from './chronicles.js';
 import { Entry } from './entry.entity.js';
 import { assertNotLockedByOther } from './locks.js';
 import { requireEntry } from './queries.js';
@@ -86,8 +86,7 @@ interface SubtreeRow {
  */
 export async function deleteFolder(scope: EntryScope, id: string, options: { recursive?: boolean | null } = {}): Promise<void> {
   const resourceIds = await inTransaction(scope, async (tx) => {
-    // no folder moves into the subtree while it is being deleted
-    await tx.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`folder-tree:${tx.repository.id}`]);
+    await lockFolderTree(tx);
     const folder = await requireEntry(tx, id, 'FOLDER');
     const subtree = await tx.em.execute<{ id: string }[]>(
       `with recursive subtree(id) as (

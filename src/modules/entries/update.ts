@@ -1,5 +1,5 @@
 import { conflict } from '../../errors.js';
-import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
+import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { validateProperties } from './contents.js';
 import { Entry } from './entry.entity.js';
 import { assertNotLockedByOther } from './locks.js';
@@ -44,7 +44,7 @@ function mergedProperties(stored: Record<string, unknown>, patch: Record<string,
  */
 export async function updateContent(scope: EntryScope, id: string, input: UpdateContentInput): Promise<Entry> {
   const name = input.name === undefined || input.name === null ? undefined : validateEntryName(input.name);
-  const patch = input.properties === undefined ? undefined : input.properties;
+  const patch = input.properties;
   if (patch) validateProperties(patch);
   const typeName = input.typeName === undefined ? undefined : input.typeName || null;
   let finalName = name ?? '';
@@ -90,9 +90,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
   await inTransaction(
     scope,
     async (tx) => {
-      // folder moves of one repository run one at a time: two crossing moves (a into b, b into a)
-      // would each pass the cycle check alone
-      await tx.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`folder-tree:${tx.repository.id}`]);
+      await lockFolderTree(tx);
       const folder = await requireEntry(tx, id, 'FOLDER');
       finalName = folder.name;
       if (name === undefined && !given(input.parentId)) return;
