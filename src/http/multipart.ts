@@ -58,16 +58,20 @@ export async function readMultipart<T>(
     parser.once('close', resolve);
     // `on`, not `once`: busboy may emit several errors for one broken body, and an unheard one would crash the process
     parser.on('error', (error: Error) => reject(illegalArguments(`malformed multipart body: ${error.message}`)));
-    ctx.req.once('aborted', () => reject(illegalArguments('the client aborted the upload')));
+    ctx.req.once('close', () => {
+      if (!ctx.req.complete) reject(illegalArguments('the client went away during the upload'));
+    });
   });
   ctx.req.pipe(parser);
   try {
     await finished;
   } catch (error) {
     ctx.req.unpipe(parser);
+    // ends the part stream too, so the file consumer fails and removes what it wrote; without it a
+    // client that went away would leave the consumer waiting for bytes forever
+    parser.destroy(error as Error);
     // the rest of the body is not read: close the connection after answering
     ctx.set('connection', 'close');
-    // the file consumer sees the aborted stream too; wait for it to clean up before answering
     await file?.catch(() => undefined);
     throw error;
   }

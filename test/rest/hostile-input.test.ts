@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent } from '../helpers/entries.js';
+import { contentUrl, newContent, uploadContent } from '../helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../helpers/service.js';
 
 let service: TestService;
@@ -38,6 +38,25 @@ describe('hostile input gets a 4xx with the error body', () => {
     expectClientError(noBoundary, 400);
     const cut = await call(contentUrl(service, '/content'), { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=zzz' }, body: '--zzz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc' });
     expectClientError(cut, 400);
+  });
+
+  it('a client that hangs up in the middle of a multipart upload', async () => {
+    const http = await import('node:http');
+    const { readdirSync } = await import('node:fs');
+    const temp = `${service.config.contentStoragePath}/.tmp`;
+    const url = new URL(contentUrl(service, '/content'));
+    const request = http.request(url, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=cut', 'content-length': '10000000' } });
+    request.on('error', () => undefined);
+    request.write('--cut\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n\r\n');
+    request.write(Buffer.alloc(256 * 1024, 1));
+    const until = Date.now() + 5_000;
+    while (readdirSync(temp).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(readdirSync(temp)).toHaveLength(1);
+    request.destroy();
+    // the service notices, and removes the partial file
+    while (readdirSync(temp).length > 0 && Date.now() < until + 5_000) await new Promise((r) => setTimeout(r, 20));
+    expect(readdirSync(temp)).toEqual([]);
+    expect((await uploadContent(service, { name: 'after-the-cut.txt' })).status).toBe(201);
   });
 
   it('a client that hangs up in the middle of a download', async () => {
