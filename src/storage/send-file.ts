@@ -1,17 +1,44 @@
-import fsp from 'node:fs/promises';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { IO_CHUNK_BYTES } from './file-store.js';
+
+/** Chunk size of downloads. */
+const CHUNK_BYTES = 1024 * 1024;
+
+export class StoredFileUnavailableError extends Error {
+  override name = 'StoredFileUnavailableError';
+}
 
 /**
- * Sends bytes `start`..`end` (inclusive) of a file to a response through two reused buffers: the next
- * chunk is read while the previous one is written. A read stream would allocate a new buffer per chunk,
- * and on a large heap that garbage costs more than the copy (measured: about half the throughput).
- * Resolves when everything was handed to the socket, or when the client went away (a failed write
- * means that too: there is nobody left to tell, and a rejection nobody awaits yet would end the process).
+ * Opens a stored file for sending, checking it has the size its record says — before any header goes
+ * out, so that a missing or truncated file can still be answered properly.
  */
-export async function sendFile(res: ServerResponse, absolutePath: string, start: number, end: number): Promise<void> {
-  const file = await fsp.open(absolutePath, 'r');
-  const buffers = [Buffer.allocUnsafeSlow(IO_CHUNK_BYTES), Buffer.allocUnsafeSlow(IO_CHUNK_BYTES)];
+export async function openStoredFile(absolutePath: string, expectedSize: number): Promise<FileHandle> {
+  let file: FileHandle;
+  try {
+    file = await fsp.open(absolutePath, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new StoredFileUnavailableError('missing');
+    throw error;
+  }
+  const { size } = await file.stat();
+  if (size !== expectedSize) {
+    await file.close();
+    throw new StoredFileUnavailableError(`${size} bytes where ${expectedSize} were stored`);
+  }
+  return file;
+}
+
+/**
+ * Sends bytes `start`..`end` (inclusive) of an open file to a response through two buffers used in
+ * turn: the next chunk is read while the previous one is written. A read stream allocates a new buffer
+ * per chunk, and on a large heap that garbage costs more than the copy (measured: about half the
+ * throughput). Resolves when everything was handed to the socket, or when the client went away (a
+ * failed write means that too: there is nobody left to tell, and a rejection nobody awaits yet would
+ * end the process). A failed read destroys the response, so the client sees the transfer fail.
+ */
+export async function sendFile(res: ServerResponse, file: FileHandle, start: number, end: number): Promise<void> {
+  const chunk = Math.min(CHUNK_BYTES, end - start + 1);
+  const buffers = [Buffer.allocUnsafeSlow(chunk), Buffer.allocUnsafeSlow(chunk)];
   const written: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
   let closed = false;
   const onClose = () => (closed = true);
@@ -21,8 +48,8 @@ export async function sendFile(res: ServerResponse, absolutePath: string, start:
     for (let turn = 0; position <= end && !closed; turn ^= 1) {
       // this buffer's previous chunk must be on the socket before it is filled again
       await written[turn];
-      const { bytesRead } = await file.read(buffers[turn]!, 0, Math.min(IO_CHUNK_BYTES, end - position + 1), position);
-      if (bytesRead === 0) throw new Error(`${absolutePath} ended at ${position}, before ${end + 1} bytes`);
+      const { bytesRead } = await file.read(buffers[turn]!, 0, Math.min(chunk, end - position + 1), position);
+      if (bytesRead === 0) throw new StoredFileUnavailableError(`ended at byte ${position}, before ${end + 1}`);
       position += bytesRead;
       written[turn] = new Promise<void>((resolve) => {
         res.write(buffers[turn]!.subarray(0, bytesRead), (error) => {
@@ -33,8 +60,10 @@ export async function sendFile(res: ServerResponse, absolutePath: string, start:
     }
     await Promise.all(written);
     if (!closed) await new Promise<void>((resolve) => res.end(resolve));
+  } catch (error) {
+    res.destroy(error as Error);
+    throw error;
   } finally {
     res.off('close', onClose);
-    await file.close();
   }
 }

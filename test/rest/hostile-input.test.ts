@@ -8,36 +8,36 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-/** Each answer must be a 4xx with the error body: never a 500, never a hang. */
-function expectClientError(answer: { status: number; body: any }, status: number) {
+/** The answer must carry the error body with this status: never a 500, never a hang. */
+function expectErrorBody(answer: { status: number; body: any }, status: number) {
   expect(answer.status).toBe(status);
   expect(answer.body).toMatchObject({ _type: 'svc.model.error.ErrorResponse', status });
 }
 
 describe('hostile input gets a 4xx with the error body', () => {
   it('a NUL character in an id, a filter, a tag or a name', async () => {
-    expectClientError(await call(contentUrl(service, '/content/a%00b')), 400);
-    expectClientError(await call(contentUrl(service, '/content/a%00b/download')), 400);
-    expectClientError(await call(contentUrl(service, '/content/search', { name: 'x\u0000y' })), 400);
+    expectErrorBody(await call(contentUrl(service, '/content/a%00b')), 400);
+    expectErrorBody(await call(contentUrl(service, '/content/a%00b/download')), 400);
+    expectErrorBody(await call(contentUrl(service, '/content/search', { name: 'x\u0000y' })), 400);
     const content = await newContent(service, { name: 'nul-target.txt' });
-    expectClientError(await call(contentUrl(service, `/content/${content.id}/tags`, { tags: 'bad\u0000tag' }), { method: 'POST' }), 400);
-    expectClientError(await call(contentUrl(service, '/folder'), json('POST', { name: 'a\u0000b' })), 400);
-    expectClientError(await call(contentUrl(service, `/content/${content.id}`), json('PATCH', { properties: { note: 'a\u0000b' } })), 400);
+    expectErrorBody(await call(contentUrl(service, `/content/${content.id}/tags`, { tags: 'bad\u0000tag' }), { method: 'POST' }), 400);
+    expectErrorBody(await call(contentUrl(service, '/folder'), json('POST', { name: 'a\u0000b' })), 400);
+    expectErrorBody(await call(contentUrl(service, `/content/${content.id}`), json('PATCH', { properties: { note: 'a\u0000b' } })), 400);
   });
 
   it('properties nested thousands of levels deep', async () => {
     const content = await newContent(service, { name: 'deep.txt' });
     const deep = `{"properties":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`;
     const answer = await call(contentUrl(service, `/content/${content.id}`), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: deep });
-    expectClientError(answer, 400);
+    expectErrorBody(answer, 400);
     expect(answer.body.message).toMatch(/nested|deep/);
   });
 
   it('a multipart request without a boundary, and one cut short', async () => {
     const noBoundary = await call(contentUrl(service, '/content'), { method: 'POST', headers: { 'content-type': 'multipart/form-data' }, body: 'garbage' });
-    expectClientError(noBoundary, 400);
+    expectErrorBody(noBoundary, 400);
     const cut = await call(contentUrl(service, '/content'), { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=zzz' }, body: '--zzz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc' });
-    expectClientError(cut, 400);
+    expectErrorBody(cut, 400);
   });
 
   it('a client that hangs up in the middle of a multipart upload', async () => {
@@ -73,7 +73,21 @@ describe('hostile input gets a 4xx with the error body', () => {
     expect((await whole.arrayBuffer()).byteLength).toBe(32 * 1024 * 1024);
   });
 
+  it('bytes missing from or truncated in the content store: a 503 before any byte is sent', async () => {
+    const fs = await import('node:fs/promises');
+    const truncated = await newContent(service, { name: 'truncated.bin', bytes: 'twelve bytes' });
+    const missing = await newContent(service, { name: 'missing.bin', bytes: 'twelve bytes' });
+    const store = service.services.contentStore;
+    await fs.truncate(store.absolutePath(truncated.resource.resourceSource.path), 5);
+    await fs.rm(store.absolutePath(missing.resource.resourceSource.path));
+    for (const content of [truncated, missing]) {
+      const answer = await call(contentUrl(service, `/content/${content.id}/download`));
+      expectErrorBody(answer, 503);
+      expect(answer.body).toMatchObject({ reasonCode: 'unavailable', message: expect.stringContaining('not in the content store') });
+    }
+  });
+
   it('a path that tries to leave the store', async () => {
-    expectClientError(await call(contentUrl(service, '/content/..%2F..%2Fetc%2Fpasswd/download')), 404);
+    expectErrorBody(await call(contentUrl(service, '/content/..%2F..%2Fetc%2Fpasswd/download')), 404);
   });
 });

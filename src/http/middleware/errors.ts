@@ -13,6 +13,13 @@ export function useErrorBody(): Middleware<RequestState> {
         ctx.body = errorBody(404, 'notFound', `no such path: ${ctx.method} ${ctx.path}`);
       }
     } catch (thrown) {
+      if (ctx.headerSent) {
+        // too late for an error body (a download or stream failed halfway): end the connection, so
+        // the client sees the transfer fail instead of waiting for bytes that never come
+        ctx.state.log.error({ err: thrown }, 'failed after the response started');
+        ctx.res.destroy();
+        return;
+      }
       // plain HTTP handlers (transfer) meet the database and the disks without the resolvers' mapping
       const error = knownFailure(thrown) ?? thrown;
       if (error instanceof ServiceError) {

@@ -4,7 +4,7 @@ import { createRequestContext, type Services } from '../../context.js';
 import { ServiceError } from '../../errors.js';
 import { readMultipart, singleField } from '../../http/multipart.js';
 import { contentDisposition, contentRange, parseRange } from '../../storage/range.js';
-import { sendFile } from '../../storage/send-file.js';
+import { openStoredFile, sendFile, StoredFileUnavailableError } from '../../storage/send-file.js';
 import { contentDomain, sessionHeaders } from '../../http/session.js';
 import { getContent } from './contents.js';
 import { Resource } from './entry.entity.js';
@@ -68,33 +68,41 @@ export function transferRouter(services: Services): Router {
     const content = await getContent(scope, ctx.params.id!);
     const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
     if (!resource) throw new ServiceError('notFound', `content '${content.id}' has no resource`);
-    const stat = await services.contentStore.stat(resource.storagePath);
-    if (!stat) throw new ServiceError('unavailable', `the bytes of content '${content.id}' are missing from the content store`);
-    const etag = `"${resource.md5}"`;
-    ctx.set('etag', etag);
-    ctx.set('accept-ranges', 'bytes');
-    ctx.set('last-modified', resource.createdAt.toUTCString());
-    ctx.set('content-disposition', contentDisposition(resource.name || content.name, 'attachment'));
-    ctx.type = resource.mimeType;
-    if (ctx.get('if-none-match') === etag) {
-      ctx.status = 304;
-      return;
+    const file = await openStoredFile(services.contentStore.absolutePath(resource.storagePath), resource.fileSize).catch((error: unknown) => {
+      if (error instanceof StoredFileUnavailableError) {
+        throw new ServiceError('unavailable', `the bytes of content '${content.id}' are not in the content store as stored (${error.message})`);
+      }
+      throw error;
+    });
+    try {
+      const etag = `"${resource.md5}"`;
+      ctx.set('etag', etag);
+      ctx.set('accept-ranges', 'bytes');
+      ctx.set('last-modified', resource.createdAt.toUTCString());
+      ctx.set('content-disposition', contentDisposition(resource.name || content.name, 'attachment'));
+      ctx.type = resource.mimeType;
+      if (ctx.get('if-none-match') === etag) {
+        ctx.status = 304;
+        return;
+      }
+      const size = resource.fileSize;
+      const ifRange = ctx.get('if-range');
+      const range = !ifRange || ifRange === etag ? parseRange(ctx.get('range') || undefined, size) : undefined;
+      if (range === 'unsatisfiable') {
+        ctx.set('content-range', contentRange(range, size));
+        throw new ServiceError('rangeNotSatisfiable', `range '${ctx.get('range')}' is outside the ${size} bytes of the content`);
+      }
+      ctx.status = range ? 206 : 200;
+      if (range) ctx.set('content-range', contentRange(range, size));
+      ctx.length = range ? range.end - range.start + 1 : size;
+      if (ctx.method === 'HEAD') return;
+      // Koa set the headers on the response; it does not respond itself
+      ctx.respond = false;
+      ctx.res.writeHead(ctx.status);
+      await sendFile(ctx.res, file, range?.start ?? 0, range ? range.end : size - 1);
+    } finally {
+      await file.close();
     }
-    const size = resource.fileSize;
-    const ifRange = ctx.get('if-range');
-    const range = !ifRange || ifRange === etag ? parseRange(ctx.get('range') || undefined, size) : undefined;
-    if (range === 'unsatisfiable') {
-      ctx.set('content-range', contentRange(range, size));
-      throw new ServiceError('rangeNotSatisfiable', `range '${ctx.get('range')}' is outside the ${size} bytes of the content`);
-    }
-    ctx.status = range ? 206 : 200;
-    if (range) ctx.set('content-range', contentRange(range, size));
-    ctx.length = range ? range.end - range.start + 1 : size;
-    if (ctx.method === 'HEAD') return;
-    // the headers Koa set so far go out with the first chunk; Koa does not respond itself
-    ctx.respond = false;
-    ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
-    await sendFile(ctx.res, services.contentStore.absolutePath(resource.storagePath), range?.start ?? 0, range ? range.end : size - 1);
   };
   router.get(`${contentDomain}/content/:id/download`, download);
   router.head(`${contentDomain}/content/:id/download`, download);
