@@ -187,10 +187,11 @@ export function httpExecutor(subgraphName: string, url: string, fetchFn: FetchFn
   const wsUrl = url.replace(/^http/, 'ws');
   return async (request) => {
     const headers = forwardedHeaders(request.context);
-    const body = JSON.stringify({ query: print(request.document), variables: request.variables, operationName: request.operationName });
+    const payload = { query: print(request.document), variables: request.variables, operationName: request.operationName };
     if (request.operationType === 'subscription') {
-      return subscribeOverWebSocket(subgraphName, wsUrl, headers, body);
+      return subscribeOverWebSocket(subgraphName, wsUrl, headers, payload);
     }
+    const body = JSON.stringify(payload);
     headers.set('content-type', 'application/json');
     headers.set('accept', 'application/graphql-response+json, application/json');
     let response: Response;
@@ -211,8 +212,12 @@ export function httpExecutor(subgraphName: string, url: string, fetchFn: FetchFn
   };
 }
 
-function subscribeOverWebSocket(subgraphName: string, url: string, headers: Headers, body: string): AsyncIterable<ExecutionResult> {
-  const payload = JSON.parse(body) as { query: string; variables?: Record<string, unknown>; operationName?: string };
+function subscribeOverWebSocket(
+  subgraphName: string,
+  url: string,
+  headers: Headers,
+  payload: { query: string; variables?: Record<string, unknown>; operationName?: string },
+): AsyncIterable<ExecutionResult> {
   const connectionParams: Record<string, string> = {};
   for (const [name, value] of headers) connectionParams[name] = value;
   const client = createClient({
@@ -220,13 +225,17 @@ function subscribeOverWebSocket(subgraphName: string, url: string, headers: Head
     webSocketImpl: WebSocket,
     lazy: true,
     retryAttempts: 0,
+    // a subgraph that accepts the socket but never acknowledges must not hold the subscriber forever
+    connectionAckWaitTimeout: 10_000,
     connectionParams,
   });
   const iterator = client.iterate(payload);
   let finished = false;
   const close = () => {
     finished = true;
-    void client.dispose();
+    // dispose waits for a pending connection, which may then fail: nobody awaits that (and Node exits
+    // on an unhandled rejection)
+    Promise.resolve(client.dispose()).catch(() => undefined);
   };
   return {
     [Symbol.asyncIterator]() {
