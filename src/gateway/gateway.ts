@@ -33,8 +33,9 @@ import { getOperationAST, getVariableValues, GraphQLError } from './graphql.js';
 import { fastPathMediaType, serveFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
 import { SingleSubgraphPlanner } from './single-subgraph.js';
 import { boundedParse, createLimitsRule, type QueryLimits } from './limits.js';
+import { clientAddressHeader } from '../context.js';
+import { requestIdPattern } from '../http/middleware/request-id.js';
 import {
-  CLIENT_ADDRESS_HEADER,
   httpExecutor,
   internalError,
   isGraphQLErrorLike,
@@ -119,7 +120,7 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined):
 
 /** a client's x-request-id is kept when it is sane (the rule of src/http/middleware/request-id.ts), else replaced */
 function saneRequestId(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(value) ? value : undefined;
+  return typeof value === 'string' && requestIdPattern.test(value) ? value : undefined;
 }
 
 /** largest GraphQL request body the fast path reads (the runtime's own limit applies to the other requests) */
@@ -305,7 +306,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     async handle(req, res) {
       // the address subgraphs rate-limit on comes from the socket, never from the client
-      req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? 'unknown';
+      req.headers[clientAddressHeader] = req.socket.remoteAddress ?? 'unknown';
       const id = saneRequestId(req.headers['x-request-id']) ?? randomUUID();
       req.headers['x-request-id'] = id;
       const mediaType = fastPathMediaType(req, graphqlEndpoint);
@@ -336,7 +337,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         const upgrade = ctx.extra.request;
         const headers: Record<string, string> = {
           'x-request-id': randomUUID(),
-          [CLIENT_ADDRESS_HEADER]: upgrade.socket.remoteAddress ?? 'unknown',
+          [clientAddressHeader]: upgrade.socket.remoteAddress ?? 'unknown',
         };
         for (const name of ['user-agent', 'accept-language'] as const) {
           const value = upgrade.headers[name];

@@ -10,7 +10,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import Koa from 'koa';
 import { WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
-import { CLIENT_ADDRESS_HEADER, isGraphQLErrorLike } from './transport.js';
+import { clientAddressHeader } from '../context.js';
+import { isGraphQLErrorLike } from './transport.js';
 
 export interface SubgraphServerOptions {
   /** the subgraph schema (buildSubgraphSchema) */
@@ -162,7 +163,7 @@ function toHeaders(raw: IncomingMessage['headers']): Headers {
     if (value === undefined) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  if (!headers.has(CLIENT_ADDRESS_HEADER)) headers.set(CLIENT_ADDRESS_HEADER, 'unknown');
+  if (!headers.has(clientAddressHeader)) headers.set(clientAddressHeader, 'unknown');
   return headers;
 }
 

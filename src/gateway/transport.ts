@@ -7,9 +7,6 @@ import { execute, GraphQLError, print, subscribe } from './graphql.js';
 /** Headers a subgraph receives from the gateway (whatever the client sent besides is dropped). */
 export const FORWARDED_HEADERS = ['authorization', 'x-request-id', 'x-client-address', 'accept-language', 'user-agent'] as const;
 
-/** Same name as `clientAddressHeader` in src/context.ts: set from the socket, a client's own value is overwritten. */
-export const CLIENT_ADDRESS_HEADER = 'x-client-address';
-
 export interface InProcessSubgraph {
   name: string;
   schema: GraphQLSchema;

@@ -24,7 +24,7 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
   const base = services.config.BASE_PATH;
   const app = new Koa<RequestState>({ proxy: false });
   app.silent = true;
-  app.use(useRequestId(services.logger));
+  app.use(useRequestId(services.logger, { behindGateway: parts.subgraphMiddleware !== undefined }));
   app.use(useMetrics());
   app.use(useErrorBody());
 

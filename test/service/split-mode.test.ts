@@ -65,6 +65,22 @@ describe('split mode (ROLE)', () => {
     expect(statuses).toEqual(['ok', 'ok']);
   });
 
+  it('counts failed logins per client behind the gateway, not per gateway', async () => {
+    const admin = services[1]!;
+    const authenticate = (client: string, user: string) =>
+      fetch(`${admin.baseUrl}/graphql`, {
+        method: 'POST',
+        // what the gateway forwards: the caller's address, taken from its socket
+        headers: { 'content-type': 'application/json', 'x-client-address': client },
+        body: JSON.stringify({ query: `mutation { authenticate(user: "${user}", password: "wrong-password") }` }),
+      }).then(async (r) => ((await r.json()) as { errors: { extensions: { status: number } }[] }).errors[0]!.extensions.status);
+    const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => authenticate('198.51.100.7', `guess-${i}`)));
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    expect(await authenticate('198.51.100.7', 'guess-30')).toBe(429);
+    // another client behind the same gateway is not locked out
+    expect(await authenticate('203.0.113.9', 'guess-31')).toBe(401);
+  });
+
   it('does not serve the gateway from a subgraph process', async () => {
     const rest = await call(`${services[0]!.contentBase}/home?sessionId=${gateway.adminSession}`);
     expect(rest.status).toBe(404);

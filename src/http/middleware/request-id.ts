@@ -8,18 +8,25 @@ export interface RequestState {
   log: Logger;
 }
 
+/** A request id a client may choose (anything else is replaced). */
+export const requestIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
+
 /**
  * Gives every call a request id (the client's `x-request-id` when it is sane), a child logger carrying
- * it, and one structured access-log line. The caller's address comes from the socket, never a header.
+ * it, and one structured access-log line. The caller's address comes from the socket, never from a
+ * client's header — except behind the gateway (`behindGateway`: a subgraph process in split mode, not
+ * reachable by clients), where the gateway's `x-client-address` is the caller's.
  */
-export function useRequestId(logger: Logger): Middleware<RequestState> {
+export function useRequestId(logger: Logger, options: { behindGateway?: boolean } = {}): Middleware<RequestState> {
   return async (ctx, next) => {
     const offered = ctx.get('x-request-id');
-    const requestId = /^[A-Za-z0-9._-]{1,128}$/.test(offered) ? offered : randomUUID();
+    const requestId = requestIdPattern.test(offered) ? offered : randomUUID();
     ctx.state.requestId = requestId;
     ctx.state.log = logger.child({ requestId });
     ctx.req.headers['x-request-id'] = requestId;
-    ctx.req.headers[clientAddressHeader] = ctx.req.socket.remoteAddress ?? 'unknown';
+    if (!options.behindGateway || !ctx.req.headers[clientAddressHeader]) {
+      ctx.req.headers[clientAddressHeader] = ctx.req.socket.remoteAddress ?? 'unknown';
+    }
     ctx.set('x-request-id', requestId);
     const started = performance.now();
     try {
