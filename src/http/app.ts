@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Services } from '../context.js';
-import { errorBody } from '../errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { checkHealth } from '../modules/health/operations.js';
 import { useErrorBody } from './middleware/errors.js';
@@ -60,9 +59,5 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
       }),
     );
   }
-  app.use((ctx) => {
-    ctx.status = 404;
-    ctx.body = errorBody(404, 'notFound', `no such path: ${ctx.method} ${ctx.path}`);
-  });
   return app;
 }

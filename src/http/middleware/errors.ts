@@ -8,8 +8,9 @@ export function useErrorBody(): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
       await next();
+      // no route answered
       if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
+        ctx.status = 404; // Koa would turn it into 200 when the body is set
         ctx.body = errorBody(404, 'notFound', `no such path: ${ctx.method} ${ctx.path}`);
       }
     } catch (thrown) {
