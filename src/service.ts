@@ -107,7 +107,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      for (const worker of workers) worker.stop();
+      await Promise.all(workers.map((worker) => worker.stop()));
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // in-flight requests get a moment to finish; then the rest are cut

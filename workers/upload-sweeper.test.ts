@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 describe('the upload sweeper', () => {
-  it('removes uploads older than their lifetime, with their bytes, and keeps young ones', async () => {
+  it('removes uploads and temp files older than an upload may live, and keeps young ones', async () => {
     const stage = async (text: string) => {
       const form = new FormData();
       form.append('file', new Blob([Buffer.from(text)]), `${text}.txt`);
@@ -21,6 +21,14 @@ describe('the upload sweeper', () => {
     await connection.execute(`update resource set created_at = now() - interval '2 hours' where id = ?`, [old]);
     const [oldRow] = await connection.execute<{ storage_path: string }[]>('select storage_path from resource where id = ?', [old]);
 
+    // a temp file left two hours ago by a request that failed, and one being written now
+    const fs = await import('node:fs/promises');
+    const temp = `${service.config.contentStoragePath}/.tmp`;
+    await fs.writeFile(`${temp}/left-behind`, 'x');
+    const twoHoursAgo = new Date(Date.now() - 7_200_000);
+    await fs.utimes(`${temp}/left-behind`, twoHoursAgo, twoHoursAgo);
+    await fs.writeFile(`${temp}/in-flight`, 'y');
+
     const job = startUploadSweeper(service.services, 50);
     try {
       const until = Date.now() + 5_000;
@@ -28,10 +36,11 @@ describe('the upload sweeper', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     } finally {
-      job.stop();
+      await job.stop();
     }
     expect(await connection.execute('select id from resource where id = ?', [old])).toEqual([]);
     expect(await service.services.contentStore.exists(oldRow!.storage_path)).toBe(false);
     expect(await connection.execute('select id from resource where id = ?', [young])).toEqual([{ id: young }]);
+    expect((await fs.readdir(temp)).sort()).toEqual(['in-flight']);
   });
 });
