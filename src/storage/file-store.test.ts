@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileStore, HEAD_BYTES, InvalidStoragePathError, TooLargeError } from './file-store.js';
 
@@ -101,7 +100,6 @@ describe('pathFor and path validation', () => {
     'rejects the relative path %j',
     async (rel) => {
       expect(() => store.absolutePath(rel)).toThrow(InvalidStoragePathError);
-      expect(() => store.openRead(rel)).toThrow(InvalidStoragePathError);
       await expect(store.exists(rel)).rejects.toThrow(InvalidStoragePathError);
       await expect(store.remove(rel)).rejects.toThrow(InvalidStoragePathError);
     },
@@ -254,7 +252,7 @@ describe('receive', () => {
     const staged = await store.receive(chunked(Buffer.from('abc')), { maxBytes: 10 });
     await expect(staged.commit('../escape')).rejects.toThrow(InvalidStoragePathError);
     await staged.commit(store.pathFor('ok'));
-    expect(await text(store.openRead(store.pathFor('ok')))).toBe('abc');
+    expect(await fsp.readFile(store.absolutePath(store.pathFor('ok')), 'utf8')).toBe('abc');
   });
 
   it('makes a directory again when it was removed behind the store', async () => {
@@ -263,7 +261,7 @@ describe('receive', () => {
     await fsp.rm(path.join(store.root, 'fan'), { recursive: true });
     const second = await store.receive(chunked(Buffer.from('two')), { maxBytes: 10 });
     await second.commit('fan/out/two');
-    expect(await text(store.openRead('fan/out/two'))).toBe('two');
+    expect(await fsp.readFile(store.absolutePath('fan/out/two'), 'utf8')).toBe('two');
   });
 
   it('rejects a negative or NaN maxBytes', async () => {
@@ -272,7 +270,7 @@ describe('receive', () => {
   });
 });
 
-describe('remove, exists, stat, copy, openRead', () => {
+describe('remove, exists, stat, copy', () => {
   async function put(id: string, data: Buffer | string): Promise<string> {
     const staged = await store.receive(Readable.from([Buffer.from(data)]), { maxBytes: 1e9 });
     const rel = store.pathFor(id);
@@ -310,20 +308,6 @@ describe('remove, exists, stat, copy, openRead', () => {
     await expect(store.copy(store.pathFor('nope'), store.pathFor('dst'))).rejects.toThrow(/ENOENT/);
     expect(await tempEntries()).toEqual([]);
     expect(await store.exists(store.pathFor('dst'))).toBe(false);
-  });
-
-  it('openRead streams the whole file or an inclusive range', async () => {
-    const rel = await put('r', '0123456789');
-    expect(await text(store.openRead(rel))).toBe('0123456789');
-    expect(await text(store.openRead(rel, { start: 2, end: 4 }))).toBe('234');
-    expect(await text(store.openRead(rel, { start: 9, end: 9 }))).toBe('9');
-    const stream = store.openRead(rel);
-    expect(stream.readableHighWaterMark).toBe(1024 * 1024);
-    stream.destroy();
-  });
-
-  it('openRead of a missing file errors with ENOENT', async () => {
-    await expect(text(store.openRead(store.pathFor('missing')))).rejects.toThrow(/ENOENT/);
   });
 });
 

@@ -12,7 +12,7 @@
  * so a crash never leaves a half-written file at a final path.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants as fsConstants, createReadStream, type ReadStream, type Stats } from 'node:fs';
+import { constants as fsConstants, type Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,8 +22,6 @@ import { createMd5Job, warmUpMd5Workers, type Md5Job } from './md5-hasher.js';
 
 /** Bytes kept from the start of an upload for content sniffing. */
 export const HEAD_BYTES = 4100;
-/** Chunk size of read streams. */
-export const IO_CHUNK_BYTES = 1024 * 1024;
 /**
  * Buffer of the upload sink: larger than the source's chunks so that reading continues while a
  * batch is written and hashed (with 1 MiB the source stalls on every batch: -30 % throughput).
@@ -71,13 +69,6 @@ export interface StagedFile {
   commit(relativePath: string): Promise<void>;
   /** Deletes the temp file. A no-op after commit or a previous discard. */
   discard(): Promise<void>;
-}
-
-export interface ByteRange {
-  /** First byte, inclusive. */
-  start: number;
-  /** Last byte, inclusive. */
-  end: number;
 }
 
 export interface WritableCheck {
@@ -229,19 +220,6 @@ export class FileStore {
     }
   }
 
-  /**
-   * A read stream of a stored file (or of `range`, both ends inclusive). A missing file surfaces
-   * as the stream's 'error' (ENOENT); check with stat() first to answer 404.
-   */
-  openRead(relativePath: string, range?: ByteRange): ReadStream {
-    const abs = this.absolutePath(relativePath);
-    return createReadStream(abs, {
-      highWaterMark: IO_CHUNK_BYTES,
-      ...(range ? { start: range.start, end: range.end } : {}),
-    });
-  }
-
-  /** Writes, fsyncs, reads back and removes a probe file. For health / connection checks. */
   async checkWritable(): Promise<WritableCheck> {
     const probe = path.join(this.tempDir, `probe-${process.pid}-${randomBytes(6).toString('hex')}`);
     const payload = `probe ${new Date().toISOString()}`;
