@@ -1,3 +1,4 @@
+import { BodyTooLargeError, readBoundedText } from '../http/body.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { GraphQLError } from './graphql.js';
@@ -68,16 +69,11 @@ class HttpError extends Error {
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) throw new HttpError(413, 'Request body is too large.');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, 'Request body is too large.');
-    chunks.push(chunk as Buffer);
+  try {
+    return await readBoundedText(req, limit);
+  } catch (error) {
+    throw error instanceof BodyTooLargeError ? new HttpError(413, 'Request body is too large.') : error;
   }
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

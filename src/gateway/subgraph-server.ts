@@ -11,6 +11,7 @@ import Koa from 'koa';
 import { WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
 import { clientAddressHeader } from '../context.js';
+import { BodyTooLargeError, readBoundedText } from '../http/body.js';
 import { isGraphQLErrorLike } from './transport.js';
 
 export interface SubgraphServerOptions {
@@ -171,14 +172,13 @@ async function readJson(
   req: IncomingMessage,
   limit: number,
 ): Promise<{ value: unknown; error?: undefined } | { error: string; status: number }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return { error: 'request body too large', status: 413 };
-    chunks.push(chunk as Buffer);
+  let text: string;
+  try {
+    text = await readBoundedText(req, limit);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return { error: 'request body too large', status: 413 };
+    throw error;
   }
-  const text = Buffer.concat(chunks).toString('utf8');
   if (text === '') return { value: {} };
   try {
     return { value: JSON.parse(text) };

@@ -1,17 +1,37 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { illegalArguments, ServiceError } from '../errors.js';
 
 const maxBodyBytes = 1024 * 1024;
 
-async function readText(ctx: Context): Promise<string> {
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`request body is larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * A request body as text, at most `limit` bytes (JSON and form bodies, GraphQL operations): a declared
+ * Content-Length over the limit is refused before anything is read.
+ */
+export async function readBoundedText(req: IncomingMessage, limit: number): Promise<string> {
+  if (Number(req.headers['content-length']) > limit) throw new BodyTooLargeError(limit);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
+  for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) throw new ServiceError('tooLarge', `request body is larger than ${maxBodyBytes} bytes`);
+    if (size > limit) throw new BodyTooLargeError(limit);
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+}
+
+async function readText(ctx: Context): Promise<string> {
+  try {
+    return await readBoundedText(ctx.req, maxBodyBytes);
+  } catch (error) {
+    throw error instanceof BodyTooLargeError ? new ServiceError('tooLarge', error.message) : error;
+  }
 }
 
 /** A JSON object body (empty body = {}); malformed JSON is a 400 that says so. */
@@ -19,6 +39,7 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   const type = ctx.request.type;
   const text = await readText(ctx);
   if (text.trim() === '') return {};
+  // checked after reading: an empty body of any type is an empty object
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new ServiceError('unsupportedMediaType', `expected a JSON body (Content-Type: application/json), got '${type}'`);
   }

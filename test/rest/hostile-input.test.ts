@@ -87,6 +87,17 @@ describe('hostile input gets a 4xx with the error body', () => {
     }
   });
 
+  it('JSON bodies over 1 MiB, on the REST layer and on GraphQL', async () => {
+    const huge = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
+    expectErrorBody(await call(contentUrl(service, '/folder'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: huge }), 413);
+    const graphql = await fetch(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${service.adminSession}` },
+      body: JSON.stringify({ query: `{ me { userName } }`, variables: { pad: 'x'.repeat(2 * 1024 * 1024) } }),
+    });
+    expect(graphql.status).toBe(413);
+  });
+
   it('a path that tries to leave the store', async () => {
     expectErrorBody(await call(contentUrl(service, '/content/..%2F..%2Fetc%2Fpasswd/download')), 404);
   });
