@@ -149,12 +149,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const log = options.logger.child({ module: 'gateway' });
   const hiveLog = hiveLogger(log);
   const inProcess = new Map((options.subgraphs ?? []).map((s) => [s.name.toLowerCase(), s]));
+  // one executor per in-process subgraph, for the planner's delegation and the shortcut alike
+  const inProcessExecutors = new Map([...inProcess].map(([name, s]) => [name, inProcessExecutor(s, log)]));
 
   const transports = {
     http: {
       getSubgraphExecutor({ subgraphName, transportEntry, fetch }: { subgraphName: string; transportEntry: { location?: string }; fetch?: unknown }): SubgraphExecutor {
-        const local = inProcess.get(subgraphName.toLowerCase());
-        if (local) return inProcessExecutor(local, log);
+        const local = inProcessExecutors.get(subgraphName.toLowerCase());
+        if (local) return local;
         if (!transportEntry.location) throw new Error(`subgraph ${subgraphName} has no URL in the supergraph`);
         if (options.subgraphs) log.warn({ subgraph: subgraphName, url: transportEntry.location }, 'subgraph not given in-process: calling it over HTTP');
         return httpExecutor(subgraphName, transportEntry.location, fetch as never);
@@ -166,14 +168,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     inProcess.size > 0 && options.singleSubgraphShortcut !== false
       ? new SingleSubgraphPlanner(options.supergraphSdl, new Map([...inProcess].map(([name, s]) => [name, s.schema])))
       : undefined;
-  const shortcutExecutors = new Map([...inProcess].map(([name, s]) => [name, inProcessExecutor(s, log)]));
 
   /** single-subgraph operations skip delegation (the answers are the ones the planner would produce) */
   const shortcutPlugin: GatewayPlugin = {
     onExecute({ args, executeFn, setExecuteFn }) {
       const target = planner?.plan(args.document, args.operationName);
       if (!target) return;
-      const executor = shortcutExecutors.get(target)!;
+      const executor = inProcessExecutors.get(target)!;
       const variableDefinitions = getOperationAST(args.document, args.operationName)?.variableDefinitions ?? [];
       setExecuteFn(async (execArgs) => {
         // variables the supergraph rejects: the planner's path reports them exactly as for any operation

@@ -14,7 +14,7 @@ import { GraphQLError } from './graphql.js';
  * coercion); with `application/json`, 200.
  */
 
-export type ResponseMediaType = 'application/json' | 'application/graphql-response+json';
+type ResponseMediaType = 'application/json' | 'application/graphql-response+json';
 
 export interface OperationParams {
   query: string;
@@ -126,7 +126,7 @@ function send(res: ServerResponse, status: number, mediaType: ResponseMediaType,
   res.end(body);
 }
 
-export interface FastPathOptions {
+interface FastPathOptions {
   maxBodyBytes: number;
   run: (req: IncomingMessage, res: ServerResponse, params: OperationParams) => Promise<OperationOutcome>;
   onUnexpected: (error: unknown) => void;

@@ -31,7 +31,7 @@ export interface QueryLimits {
   maxIntrospectionDepth?: number;
 }
 
-export interface OperationMeasure {
+interface OperationMeasure {
   depth: number;
   introspectionDepth: number;
   aliases: number;
@@ -41,7 +41,7 @@ export interface OperationMeasure {
 type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens' | 'introspectionDepth';
 
 /** The error a client gets when an operation exceeds a bound (HTTP 400, `illegalArguments` on the REST layer). */
-export function limitError(limit: LimitName, actual: number | undefined, max: number, message: string): GraphQLError {
+function limitError(limit: LimitName, actual: number | undefined, max: number, message: string): GraphQLError {
   return new GraphQLError(message, {
     extensions: {
       code: 'GRAPHQL_VALIDATION_FAILED',
@@ -60,7 +60,7 @@ const ZERO: OperationMeasure = { depth: 0, introspectionDepth: 0, aliases: 0, co
  * Measures every operation of a document. Linear in the document size: each fragment is measured
  * once (memoized) whatever the number of its spreads, so a "fragment bomb" cannot make this slow.
  */
-export function measureDocument(
+function measureDocument(
   schema: GraphQLSchema,
   definitions: readonly { kind: Kind; selectionSet?: SelectionSetNode; operation?: string; name?: { value: string }; typeCondition?: { name: { value: string } } }[],
   listFactor = 10,

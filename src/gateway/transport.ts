@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { execute, GraphQLError, print, subscribe } from './graphql.js';
 
 /** Headers a subgraph receives from the gateway (whatever the client sent besides is dropped). */
-export const FORWARDED_HEADERS = ['authorization', 'x-request-id', 'x-client-address', 'accept-language', 'user-agent'] as const;
+const FORWARDED_HEADERS = ['authorization', 'x-request-id', 'x-client-address', 'accept-language', 'user-agent'] as const;
 
 export interface InProcessSubgraph {
   name: string;
@@ -15,7 +15,7 @@ export interface InProcessSubgraph {
 }
 
 /** What the gateway runtime hands an executor (the subset of @graphql-tools/utils ExecutionRequest used here). */
-export interface SubgraphRequest {
+interface SubgraphRequest {
   document: DocumentNode;
   variables?: Record<string, unknown>;
   operationName?: string;
@@ -27,20 +27,20 @@ export interface SubgraphRequest {
 }
 
 /** The parts of the gateway (yoga) context the transports read. */
-export interface GatewayRequestContext {
+interface GatewayRequestContext {
   headers?: Record<string, string | undefined>;
   request?: Request;
   [key: string]: unknown;
 }
 
-export type SubgraphResult = ExecutionResult | AsyncIterable<ExecutionResult>;
+type SubgraphResult = ExecutionResult | AsyncIterable<ExecutionResult>;
 export type SubgraphExecutor = (request: SubgraphRequest) => Promise<SubgraphResult>;
 
 /** Request ids assigned to HTTP requests that came without `x-request-id` (filled by the gateway's request-id plugin). */
 export const requestIds = new WeakMap<object, string>();
 
 /** The headers forwarded to a subgraph for one gateway operation. */
-export function forwardedHeaders(context: GatewayRequestContext | undefined): Headers {
+function forwardedHeaders(context: GatewayRequestContext | undefined): Headers {
   const headers = new Headers();
   const source = context?.headers;
   if (source) {
@@ -88,7 +88,7 @@ export function internalError(path?: readonly (string | number)[]): GraphQLError
   return new GraphQLError('Unexpected error.', { path, extensions: { code: 'INTERNAL_SERVER_ERROR', reasonCode: 'internal', status: 500 } });
 }
 
-export interface ErrorLogger {
+interface ErrorLogger {
   error(obj: object, msg?: string): void;
 }
 
