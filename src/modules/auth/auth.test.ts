@@ -75,10 +75,11 @@ describe('sessions', () => {
     expect((await call(`${service.contentBase}/home?sessionId=${old}`)).status).toBe(401);
   });
 
-  it('stores only a hash of the session id', async () => {
+  it('stores only a SHA-256 of the session id', async () => {
+    const { createHash } = await import('node:crypto');
     const rows = await service.services.orm.em.getConnection().execute<{ token_hash: string }[]>('select token_hash from user_session');
-    expect(rows.length).toBeGreaterThan(0);
     expect(rows.map((r) => r.token_hash)).not.toContain(service.adminSession);
+    expect(rows.map((r) => r.token_hash)).toContain(createHash('sha256').update(service.adminSession).digest('base64url'));
   });
 });
 
@@ -104,5 +105,26 @@ describe('roles', () => {
   it('never returns a password or its hash', async () => {
     const result = await service.graphql('{ users { userName roles createdAt } }');
     expect(JSON.stringify(result)).not.toMatch(/scrypt|password/i);
+    // the hash is not even a field a client could ask for
+    for (const field of ['password', 'passwordHash']) {
+      const asked = await service.graphql(`{ users { userName ${field} } }`);
+      expect(asked.data).toBeUndefined();
+      expect(asked.errors?.[0]?.message).toContain(`Cannot query field "${field}" on type "User"`);
+    }
+  });
+
+  it('keeps user and repository administration to administrators over GraphQL', async () => {
+    const userSession = await service.createUserSession('no-admin');
+    for (const mutation of [
+      'mutation { createUser(userName: "x-user", password: "long-enough-1") { userName } }',
+      'mutation { deleteUser(userName: "admin") }',
+      'mutation { createRepository(name: "not-mine") { id } }',
+      '{ repositories { id } }',
+    ]) {
+      const result = await service.graphql(mutation, {}, userSession);
+      expect({ mutation, extensions: result.errors?.[0]?.extensions }).toMatchObject({ mutation, extensions: { reasonCode: 'accessDenied', status: 403 } });
+    }
+    const repositories = await service.graphql<{ repositories: { id: string }[] }>('{ repositories { id } }');
+    expect(repositories.data!.repositories.map((r) => r.id)).toEqual(['svc.repository.default']);
   });
 });
