@@ -1,8 +1,6 @@
-import { createClient } from 'graphql-ws';
 import { serverAudits } from 'graphql-http';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -30,19 +28,9 @@ describe('GraphQL through the gateway at {base_url}/graphql', () => {
   });
 
   it('delivers a subscription over graphql-ws with the session in connection_init', async () => {
-    const client = createClient({
-      url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${service.adminSession}` },
-      retryAttempts: 0,
-    });
-    const events: { status: string; database: boolean }[] = [];
-    for await (const event of client.iterate<{ healthChanges: { status: string; database: boolean } }>({ query: healthSubscription })) {
-      expect(event.errors).toBeUndefined();
-      events.push(event.data!.healthChanges);
-      if (events.length === 3) break;
-    }
-    await client.dispose();
+    const { events: received } = await subscriptionEvents<{ healthChanges: { status: string; database: boolean } }>(service, healthSubscription, 3);
+    expect(received.every((event) => event.errors === undefined)).toBe(true);
+    const events = received.map((event) => event.data!.healthChanges);
     expect(events).toEqual([
       expect.objectContaining({ status: 'ok', database: true }),
       expect.objectContaining({ status: 'ok', database: true }),
@@ -51,16 +39,8 @@ describe('GraphQL through the gateway at {base_url}/graphql', () => {
   });
 
   it('refuses a graphql-ws connection without a valid session', async () => {
-    const client = createClient({
-      url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: 'Bearer not-a-session' },
-      retryAttempts: 0,
-    });
-    const outcome = await new Promise<unknown>((resolve) => {
-      client.subscribe({ query: healthSubscription }, { next: () => resolve('data'), error: (e) => resolve(e), complete: () => resolve('complete') });
-    });
-    await client.dispose();
+    const { events, error: outcome } = await subscriptionEvents(service, healthSubscription, 1, { session: 'not-a-session' });
+    expect(events).toEqual([]);
     expect(outcome).toMatchObject({ code: 4403 });
   });
 

@@ -110,3 +110,43 @@ export const json = (method: string, body: unknown): RequestInit => ({
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify(body),
 });
+
+/**
+ * The first `count` events of a subscription over graphql-ws (the session in connection_init), or
+ * what ended it early; gives up after `timeoutMs` so a broken server fails the test instead of hanging it.
+ */
+export async function subscriptionEvents<T>(
+  service: Pick<TestService, 'baseUrl' | 'adminSession'>,
+  query: string,
+  count: number,
+  { session = service.adminSession, timeoutMs = 10_000 }: { session?: string; timeoutMs?: number } = {},
+): Promise<{ events: { data?: T; errors?: readonly unknown[] }[]; error?: unknown }> {
+  const { createClient } = await import('graphql-ws');
+  const { default: WebSocket } = await import('ws');
+  const client = createClient({
+    url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${session}` },
+    retryAttempts: 0,
+  });
+  const events: { data?: T; errors?: readonly unknown[] }[] = [];
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${count} events within ${timeoutMs} ms (got ${events.length})`)), timeoutMs);
+      const done = (outcome: { error?: unknown }) => {
+        clearTimeout(timer);
+        resolve({ events, ...outcome });
+      };
+      client.subscribe<T>({ query }, {
+        next: (event) => {
+          events.push(event as { data?: T; errors?: readonly unknown[] });
+          if (events.length === count) done({});
+        },
+        error: (error) => done({ error }),
+        complete: () => done({}),
+      });
+    });
+  } finally {
+    await client.dispose();
+  }
+}

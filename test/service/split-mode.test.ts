@@ -1,8 +1,6 @@
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newContent, newFolder } from '../helpers/entries.js';
-import { call, createTestDatabase, startTestService, type TestService } from '../helpers/service.js';
+import { call, createTestDatabase, startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
 
 /**
  * Production topology in one test process: three subgraph servers (ROLE=content|admin|health) and a
@@ -50,18 +48,8 @@ describe('split mode (ROLE)', () => {
   });
 
   it('relays a subscription from the health subgraph', async () => {
-    const client = createClient({
-      url: `${gateway.baseUrl.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${gateway.adminSession}` },
-      retryAttempts: 0,
-    });
-    const statuses: string[] = [];
-    for await (const event of client.iterate<{ healthChanges: { status: string } }>({ query: 'subscription { healthChanges(intervalMs: 100) { status } }' })) {
-      statuses.push(event.data!.healthChanges.status);
-      if (statuses.length === 2) break;
-    }
-    await client.dispose();
+    const { events } = await subscriptionEvents<{ healthChanges: { status: string } }>(gateway, 'subscription { healthChanges(intervalMs: 100) { status } }', 2);
+    const statuses = events.map((event) => event.data!.healthChanges.status);
     expect(statuses).toEqual(['ok', 'ok']);
   });
 
@@ -83,6 +71,6 @@ describe('split mode (ROLE)', () => {
 
   it('does not serve the gateway from a subgraph process', async () => {
     const rest = await call(`${services[0]!.contentBase}/home?sessionId=${gateway.adminSession}`);
-    expect(rest.status).toBe(404);
+    expect(rest).toMatchObject({ status: 404, body: { _type: 'svc.model.error.ErrorResponse', reasonCode: 'notFound' } });
   });
 });
