@@ -14,6 +14,25 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+describe('split-mode queries to a subgraph that never answers', () => {
+  it('are given up at the deadline with an unavailable error', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket)); // accepts, reads, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/graphql`;
+      const execute = httpExecutor('content', url, undefined, 300);
+      const started = Date.now();
+      const result = (await execute({ document: parse('{ __typename }'), operationType: 'query' as never })) as ExecutionResult;
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(result.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'unavailable', status: 503 });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});
+
 describe('split-mode subscriptions to a subgraph that fails', () => {
   it('a subscriber who leaves while the connection is still pending leaves nothing unhandled', async () => {
     const execute = httpExecutor('health', `http://127.0.0.1:${port}/graphql`);

@@ -180,7 +180,13 @@ function unavailable(subgraphName: string, detail: string): ExecutionResult {
  * request-id headers of the client operation are forwarded (over graphql-ws: in the connection_init
  * payload, one connection per subscription because each may carry another session).
  */
-export function httpExecutor(subgraphName: string, url: string, fetchFn: FetchFn = (u, init) => fetch(u, init)): SubgraphExecutor {
+export function httpExecutor(
+  subgraphName: string,
+  url: string,
+  fetchFn: FetchFn = (u, init) => fetch(u, init),
+  /** a subgraph that accepts the request but never answers is given up after this long */
+  timeoutMs = 30_000,
+): SubgraphExecutor {
   const wsUrl = url.replace(/^http/, 'ws');
   return async (request) => {
     const headers = forwardedHeaders(request.context);
@@ -193,11 +199,18 @@ export function httpExecutor(subgraphName: string, url: string, fetchFn: FetchFn
     headers.set('accept', 'application/graphql-response+json, application/json');
     let response: Response;
     try {
-      response = await fetchFn(url, { method: 'POST', headers, body, signal: request.signal }, request.context, request.info);
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+      response = await fetchFn(url, { method: 'POST', headers, body, signal }, request.context, request.info);
     } catch (error) {
       return unavailable(subgraphName, (error as Error).message);
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      return unavailable(subgraphName, (error as Error).message);
+    }
     try {
       const result = JSON.parse(text) as ExecutionResult;
       if (result && (result.data !== undefined || result.errors)) return result;
