@@ -18,6 +18,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { noteReceivedBytes } from './garbage-pacer.js';
 import { createMd5Job, warmUpMd5Workers, type Md5Job } from './md5-hasher.js';
 
 /** Bytes kept from the start of an upload for content sniffing. */
@@ -375,6 +376,7 @@ class HashingFileSink extends Writable {
     }
     const position = this.size;
     this.size += total;
+    noteReceivedBytes(total);
     const write = writeFully(this.handle, buffers, position);
     this.inFlight = write;
     for (const b of buffers) {
