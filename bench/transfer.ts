@@ -1,6 +1,6 @@
 /**
  * Large transfer: a 1 GiB file uploaded through REST (POST C/content, multipart, streamed from a file)
- * and downloaded again (GET C/content/{id}/download, received and discarded; a second download is
+ * and downloaded again (GET C/content/{id}/download, received into one reused buffer and discarded; a second download is
  * written to a file for the md5 check), against plain fs streams
  * moving the same bytes on the same disk:
  *   write peer: copy source file → new file (pipeline of fs streams) + fsync — the service fsyncs
@@ -23,7 +23,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { fork } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable, Writable } from 'node:stream';
@@ -170,11 +170,52 @@ async function download(url: string, file: string): Promise<void> {
   await pipeline(await get(url), createWriteStream(file, { highWaterMark: CHUNK }));
 }
 
-/** GET …/download, read and discarded like its peer (read → discard); answers the bytes received. */
-async function downloadDiscarding(url: string): Promise<number> {
-  let bytes = 0;
-  for await (const chunk of (await get(url)) as AsyncIterable<Buffer>) bytes += chunk.length;
-  return bytes;
+/**
+ * GET …/download, read and discarded like its peer (read → discard); answers the bytes received.
+ * The client reads the socket into one reused 1 MiB buffer (`onread`), as curl does: node:http's
+ * client allocates a buffer per chunk and its JavaScript loop, not the server, was the limit
+ * (≈ 1.6 GB/s against ≈ 3 GB/s with curl for the same service).
+ */
+function downloadDiscarding(url: string): Promise<number> {
+  const target = new URL(url);
+  return new Promise<number>((resolve, reject) => {
+    let head = '';
+    let length = -1;
+    let received = 0;
+    const socket = net.connect({
+      host: target.hostname,
+      port: Number(target.port),
+      onread: {
+        buffer: Buffer.allocUnsafe(CHUNK),
+        callback: (bytes: number, buffer: Uint8Array) => {
+          if (length < 0) {
+            head += Buffer.from(buffer.buffer, buffer.byteOffset, bytes).toString('latin1');
+            const end = head.indexOf('\r\n\r\n');
+            if (end < 0) return true;
+            const headers = head.slice(0, end);
+            const declared = /\r\ncontent-length: *(\d+)/i.exec(headers);
+            if (!headers.startsWith('HTTP/1.1 200 ') || !declared) {
+              socket.destroy();
+              reject(new Error(`download answered ${headers.slice(0, headers.indexOf('\r\n'))}`));
+              return false;
+            }
+            length = Number(declared[1]);
+            received = head.length - (end + 4);
+          } else {
+            received += bytes;
+          }
+          if (received >= length) {
+            socket.destroy();
+            resolve(received);
+          }
+          return true;
+        },
+      },
+    });
+    socket.once('connect', () => socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: close\r\n\r\n`));
+    socket.once('error', reject);
+    socket.once('close', () => reject(new Error(`connection closed after ${received} of ${length} bytes`)));
+  });
 }
 
 async function md5Of(file: string): Promise<{ md5: string; bytes: number }> {
