@@ -264,6 +264,30 @@ describe('receive', () => {
     expect(await fsp.readFile(store.absolutePath('fan/out/two'), 'utf8')).toBe('two');
   });
 
+  it('stores uploads around the one-call write size (64 KiB) byte for byte, in one chunk or many', async () => {
+    for (const size of [1, 65_535, 65_536, 65_537, 200_000]) {
+      const data = randomBytes(size);
+      for (const source of [Readable.from([data]), chunked(data)]) {
+        const staged = await store.receive(source, { maxBytes: 1e6 });
+        expect([staged.size, staged.md5]).toEqual([size, md5(data)]);
+        const rel = store.pathFor(`size-${size}-${staged.tempPath.slice(-6)}`);
+        await staged.commit(rel);
+        expect((await fsp.readFile(store.absolutePath(rel))).equals(data)).toBe(true);
+      }
+    }
+    expect(await tempEntries()).toEqual([]);
+  });
+
+  it('makes .tmp again when it was removed behind the store, for small and large uploads', async () => {
+    for (const size of [10, 300_000]) {
+      await fsp.rm(path.join(store.root, '.tmp'), { recursive: true });
+      const data = randomBytes(size);
+      const staged = await store.receive(chunked(data), { maxBytes: 1e6 });
+      expect((await fsp.readFile(staged.tempPath)).equals(data)).toBe(true);
+      await staged.discard();
+    }
+  });
+
   it('rejects a negative or NaN maxBytes', async () => {
     await expect(store.receive(Readable.from([]), { maxBytes: -1 })).rejects.toThrow(RangeError);
     await expect(store.receive(Readable.from([]), { maxBytes: Number.NaN })).rejects.toThrow(RangeError);

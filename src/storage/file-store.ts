@@ -9,7 +9,8 @@
  *   xx/yy/<id>         committed files; xx/yy = first 4 hex digits of sha256(id)
  *
  * Uploads stream into `.tmp`, are fsynced, then renamed into place and the directory is fsynced,
- * so a crash never leaves a half-written file at a final path.
+ * so a crash never leaves a half-written file at a final path. The blocking sequences (a small
+ * upload's write + fsync + close; rename + directory fsyncs) run in durable-io worker threads.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
@@ -18,6 +19,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { placeFile, warmUpDurableIo, writeNewFile } from './durable-io.js';
 import { noteReceivedBytes } from './garbage-pacer.js';
 import { createMd5Job, warmUpMd5Workers, type Md5Job } from './md5-hasher.js';
 
@@ -28,6 +30,8 @@ export const HEAD_BYTES = 4100;
  * batch is written and hashed (with 1 MiB the source stalls on every batch: -30 % throughput).
  */
 const SINK_BUFFER_BYTES = 4 * 1024 * 1024;
+/** Uploads up to this size are held in memory and written, fsynced and closed in one worker call. */
+const WHOLE_WRITE_BYTES = 64 * 1024;
 const TEMP_DIR = '.tmp';
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 const SEGMENT_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/; // no '.', '..', '.tmp'
@@ -92,6 +96,7 @@ export class FileStore {
   async init(): Promise<void> {
     await fsp.mkdir(this.tempDir, { recursive: true });
     warmUpMd5Workers();
+    warmUpDurableIo();
   }
 
   /**
@@ -158,17 +163,20 @@ export class FileStore {
   async receive(source: Readable, options: ReceiveOptions): Promise<StagedFile> {
     const maxBytes = options.maxBytes;
     if (!(maxBytes >= 0)) throw new RangeError('maxBytes must be a non-negative number');
-    const { path: tempPath, handle } = await this.createTemp();
-    const sink = new HashingFileSink(handle, maxBytes);
+    const tempPath = this.tempName();
+    const sink = new HashingFileSink(maxBytes, {
+      open: () => this.inTempDirectory(() => fsp.open(tempPath, 'wx')),
+      writeWhole: (parts) => this.inTempDirectory(() => writeNewFile(tempPath, parts)),
+    });
     let md5: string;
     try {
       await pipeline(source, sink, options.signal ? { signal: options.signal } : {});
-      await handle.close();
+      await sink.close();
       md5 = await sink.digest();
     } catch (error) {
       sink.abort();
       await sink.settled();
-      await handle.close().catch(() => undefined);
+      await sink.close().catch(() => undefined);
       await fsp.rm(tempPath, { force: true }).catch(() => undefined);
       throw error;
     }
@@ -243,47 +251,24 @@ export class FileStore {
     return path.join(this.tempDir, `${Date.now()}-${process.pid}-${randomBytes(8).toString('hex')}`);
   }
 
-  private async createTemp(): Promise<{ path: string; handle: FileHandle }> {
-    const tempPath = this.tempName();
-    let handle: FileHandle;
+  /** Runs `create` (which makes a file in `.tmp`) again after re-making `.tmp` if it was missing. */
+  private async inTempDirectory<T>(create: () => Promise<T>): Promise<T> {
     try {
-      handle = await fsp.open(tempPath, 'wx');
+      return await create();
     } catch (error) {
       if (!isNotFound(error)) throw error;
       await fsp.mkdir(this.tempDir, { recursive: true });
-      handle = await fsp.open(tempPath, 'wx');
+      return create();
     }
-    return { path: tempPath, handle };
   }
 
   /** Renames a synced temp file to its final path and makes the new directory entries durable. */
   private async place(tempPath: string, relativePath: string): Promise<void> {
     const target = this.absolutePath(relativePath);
     const parent = path.dirname(target);
-    // the fan-out directories soon all exist: skip the mkdir for those seen (a missing one is made on ENOENT)
-    let firstCreated: string | undefined;
-    if (this.knownDirectories.has(parent)) {
-      try {
-        await fsp.rename(tempPath, target);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        this.knownDirectories.delete(parent);
-        return this.place(tempPath, relativePath);
-      }
-    } else {
-      firstCreated = await fsp.mkdir(parent, { recursive: true });
-      await fsp.rename(tempPath, target);
-      if (this.knownDirectories.size < 100_000) this.knownDirectories.add(parent);
-    }
-    await fsyncDirectory(parent);
-    if (firstCreated) {
-      // New directories: their entries in their parents must be durable too.
-      const stop = path.dirname(firstCreated);
-      for (let dir = path.dirname(parent); ; dir = path.dirname(dir)) {
-        await fsyncDirectory(dir);
-        if (dir === stop || dir === path.dirname(dir)) break;
-      }
-    }
+    // the fan-out directories soon all exist: the worker skips the mkdir for those seen (and makes one that went missing)
+    await placeFile(tempPath, target, this.knownDirectories.has(parent));
+    if (this.knownDirectories.size < 100_000) this.knownDirectories.add(parent);
   }
 
   private staged(tempPath: string, size: number, md5: string, head: Buffer): StagedFile {
@@ -313,21 +298,31 @@ export class FileStore {
   }
 }
 
+/** How a sink makes its temp file: opened for streaming, or written whole (small uploads). */
+interface TempFileTarget {
+  open(): Promise<FileHandle>;
+  writeWhole(parts: Buffer[]): Promise<void>;
+}
+
 /**
- * Writable that writes to a file handle, hashes and counts in the same pass: the file write runs
+ * Writable that writes to the temp file, hashes and counts in the same pass: the file write runs
  * in the libuv pool and MD5 in a worker thread (md5-hasher.ts), both overlapping the next read.
  * A batch is acknowledged once it is written and the hasher's backlog is small (backpressure).
+ * The first WHOLE_WRITE_BYTES are held: an upload that ends within them is written with one call.
  */
 class HashingFileSink extends Writable {
   size = 0;
   private readonly md5: Md5Job = createMd5Job();
   private readonly headParts: Buffer[] = [];
   private headLength = 0;
+  private handle: FileHandle | undefined;
+  /** the bytes so far while the upload is small; undefined once the file is open */
+  private held: Buffer[] | undefined = [];
   private inFlight: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly handle: FileHandle,
     private readonly maxBytes: number,
+    private readonly target: TempFileTarget,
   ) {
     super({ highWaterMark: SINK_BUFFER_BYTES });
   }
@@ -347,12 +342,21 @@ class HashingFileSink extends Writable {
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    this.handle.sync().then(() => callback(), callback);
+    const done = this.handle ? this.handle.sync() : this.target.writeWhole(this.held ?? []);
+    this.inFlight = done;
+    done.then(() => callback(), callback);
   }
 
   /** Resolves once no file write is pending (so the handle can be closed). */
   async settled(): Promise<void> {
     await this.inFlight.catch(() => undefined);
+  }
+
+  /** Closes the temp file if it was opened for streaming. */
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
   }
 
   digest(): Promise<string> {
@@ -377,8 +381,13 @@ class HashingFileSink extends Writable {
     const position = this.size;
     this.size += total;
     noteReceivedBytes(total);
-    const write = writeFully(this.handle, buffers, position);
-    this.inFlight = write;
+    let write: Promise<void> | undefined;
+    if (this.held && this.size <= WHOLE_WRITE_BYTES) {
+      for (const b of buffers) this.held.push(Buffer.from(b)); // copy: the source may reuse its buffers
+    } else {
+      write = this.writeToFile(buffers, position);
+      this.inFlight = write;
+    }
     for (const b of buffers) {
       this.md5.update(b);
       if (this.headLength < HEAD_BYTES) {
@@ -387,8 +396,20 @@ class HashingFileSink extends Writable {
         this.headLength += part.length;
       }
     }
-    const hashed = this.md5.ready();
-    (hashed ? Promise.all([write, hashed]) : write).then(() => callback(), callback);
+    const waits = [write, this.md5.ready()].filter((wait) => wait !== undefined);
+    if (waits.length === 0) callback();
+    else Promise.all(waits).then(() => callback(), callback);
+  }
+
+  /** Writes at `position`, opening the file first (with the held bytes) when the upload outgrew them. */
+  private async writeToFile(buffers: Buffer[], position: number): Promise<void> {
+    if (!this.handle) {
+      this.handle = await this.target.open();
+      const held = this.held ?? [];
+      this.held = undefined;
+      await writeFully(this.handle, held, 0);
+    }
+    await writeFully(this.handle, buffers, position);
   }
 }
 
@@ -412,29 +433,6 @@ async function writeFully(handle: FileHandle, buffers: Buffer[], position: numbe
     if (rest.length > 0 && bytesWritten === 0) throw new Error('Short write: no progress writing to the file');
     pending = rest;
   }
-}
-
-/** fsync of a directory (makes renames / new entries durable). Skipped where unsupported. */
-async function fsyncDirectory(dir: string): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await fsp.open(dir, 'r');
-  } catch (error) {
-    if (isUnsupportedDirectorySync(error)) return; // e.g. Windows cannot open a directory
-    throw error;
-  }
-  try {
-    await handle.sync();
-  } catch (error) {
-    if (!isUnsupportedDirectorySync(error)) throw error; // some network file systems: EINVAL
-  } finally {
-    await handle.close();
-  }
-}
-
-function isUnsupportedDirectorySync(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'ENOTSUP' || code === 'EBADF';
 }
 
 function isNotFound(error: unknown): boolean {
