@@ -61,6 +61,25 @@ describe('the GraphQL client upload path: POST C/uploads, then createContent', (
     expect(unknown.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notFound', status: 404 });
   });
 
+  it('keeps an upload pending when its content cannot be created: a name clash, a bad file name, a mime type', async () => {
+    const taken = await stage('first', 'taken.txt');
+    expect((await service.graphql(createContent, { input: { uploadId: taken.body.uploadId } })).errors).toBeUndefined();
+    const second = await stage('second', 'taken.txt');
+    const clash = await service.graphql(createContent, { input: { uploadId: second.body.uploadId } });
+    expect(clash.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'conflict', status: 409 });
+    const renamed = await service.graphql<{ createContent: { name: string; resource: { md5: string; mimeType: string } } }>(createContent, {
+      input: { uploadId: second.body.uploadId, name: 'not-taken.txt', mimeType: 'text/x-custom' },
+    });
+    expect(renamed.errors).toBeUndefined();
+    expect(renamed.data!.createContent).toMatchObject({ name: 'not-taken.txt', resource: { md5: second.body.md5, mimeType: 'text/x-custom' } });
+
+    const badName = await stage('bytes', 'tab\tname.txt');
+    const refused = await service.graphql(createContent, { input: { uploadId: badName.body.uploadId } });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+    const named = await service.graphql(createContent, { input: { uploadId: badName.body.uploadId, name: 'good name.txt' } });
+    expect(named.errors).toBeUndefined();
+  });
+
   it('refuses uploads without a session and empty ones', async () => {
     expect((await stage('x', 'x.txt', 'not-a-session')).status).toBe(401);
     const empty = await call(`${service.contentBase}/uploads?sessionId=${service.adminSession}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: '' });

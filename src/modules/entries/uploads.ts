@@ -79,17 +79,35 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
 }
 
 /**
+ * The statement that takes over a pending upload of the caller (parameters: claimParameters); it
+ * returns the resource row, or none when there is no such pending upload.
+ */
+export const claimStatement = `update resource set state = 'ready', mime_type = coalesce(?, mime_type)
+  where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *`;
+
+export const claimParameters = (scope: EntryScope, uploadId: string, mimeType?: string | null) =>
+  [mimeType || null, uploadId, scope.repository.id, scope.principal.userName];
+
+export const uploadNotFound = (uploadId: string) => notFound(`upload '${uploadId}' not found (or already used)`);
+
+/**
  * Takes over the pending upload `uploadId` of this caller in this repository (one statement). Call it
  * inside the transaction that creates the version using it: a rollback leaves the upload pending.
  */
 export async function claimUpload(scope: EntryScope, uploadId: string, mimeType?: string | null): Promise<Resource> {
-  const [row] = await scope.em.execute<Record<string, unknown>[]>(
-    `update resource set state = 'ready', mime_type = coalesce(?, mime_type)
-      where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *`,
-    [mimeType || null, uploadId, scope.repository.id, scope.principal.userName],
-  );
-  if (!row) throw notFound(`upload '${uploadId}' not found (or already used)`);
+  const [row] = await scope.em.execute<Record<string, unknown>[]>(claimStatement, claimParameters(scope, uploadId, mimeType));
+  if (!row) throw uploadNotFound(uploadId);
   return scope.em.map(Resource, row);
+}
+
+/** The file name of the caller's pending upload `uploadId` (the name of a content created without one). */
+export async function pendingUploadName(scope: EntryScope, uploadId: string): Promise<string> {
+  const [row] = await scope.em.execute<{ name: string }[]>(
+    `select name from resource where id = ? and repository_id = ? and state = 'pending' and creator = ?`,
+    [uploadId, scope.repository.id, scope.principal.userName],
+  );
+  if (!row) throw uploadNotFound(uploadId);
+  return row.name;
 }
 
 /** Drops one pending upload and its bytes (its content could not be created). */
