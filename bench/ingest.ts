@@ -124,15 +124,18 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     return { node: cpuSecondsOf(self!), nodeSystem: cpuTimesOf(self!).system, pg: descendants.reduce((s, p) => s + cpuSecondsOf(p), 0) };
   };
   const cpu0 = cpu();
+  const client0 = process.cpuUsage();
   const rest = await drive(SECONDS, (w, n) => post(`file-${w}-${n}.bin`));
+  const client = process.cpuUsage(client0);
   const cpu1 = cpu();
   const restRate = rest.done / rest.seconds;
   const nodeMs = ((cpu1.node - cpu0.node) * 1000) / rest.done;
   const pgMs = ((cpu1.pg - cpu0.pg) * 1000) / rest.done;
   const nodeSystemMs = ((cpu1.nodeSystem - cpu0.nodeSystem) * 1000) / rest.done;
+  const clientMs = (client.user + client.system) / 1000 / rest.done;
   console.log(
     `REST ingest: ${rest.done} contents in ${fmt(rest.seconds)} s = ${fmt(restRate)} contents/s; latency p50 ${fmt(percentile(rest.latencies, 50))} ms, ` +
-      `p99 ${fmt(percentile(rest.latencies, 99))} ms; CPU per content: node ${fmt(nodeMs, 2)} ms (of it kernel ${fmt(nodeSystemMs, 2)}) + postgres ${fmt(pgMs, 2)} ms; all 201`,
+      `p99 ${fmt(percentile(rest.latencies, 99))} ms; CPU per content: node ${fmt(nodeMs, 2)} ms (of it kernel ${fmt(nodeSystemMs, 2)}) + postgres ${fmt(pgMs, 2)} ms, load generator ${fmt(clientMs, 2)} ms; all 201`,
   );
 
   const content = randomBytes(FILE_BYTES);

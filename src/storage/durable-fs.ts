@@ -7,23 +7,24 @@
 import * as fs from 'node:fs';
 import path from 'node:path';
 
-/** Writes `parts` to a new file (EEXIST if it exists, ENOENT if its directory is missing), fsyncs and closes it. */
-export function writeNewFileSync(file: string, parts: readonly Uint8Array[]): void {
-  const fd = fs.openSync(file, 'wx');
+/**
+ * Writes `data` to a new file (EEXIST if it exists; its directory is made if missing), fsyncs and
+ * closes it. The bytes are not in the caller's hands any more, hence the mkdir here and not there.
+ */
+export function writeNewFileSync(file: string, data: Uint8Array): void {
+  let fd: number;
   try {
-    let pending = parts.filter((part) => part.length > 0);
-    while (pending.length > 0) {
-      let written = fs.writevSync(fd, pending);
+    fd = fs.openSync(file, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fd = fs.openSync(file, 'wx');
+  }
+  try {
+    for (let offset = 0; offset < data.length; ) {
+      const written = fs.writeSync(fd, data, offset);
       if (written === 0) throw new Error(`Short write: no progress writing ${file}`);
-      const rest: Uint8Array[] = [];
-      for (const part of pending) {
-        if (written >= part.length) written -= part.length;
-        else {
-          rest.push(written > 0 ? part.subarray(written) : part);
-          written = 0;
-        }
-      }
-      pending = rest;
+      offset += written;
     }
     fs.fsyncSync(fd);
   } finally {

@@ -1,7 +1,7 @@
 /**
  * Worker thread of durable-io.ts: runs one durable file-system sequence (durable-fs.ts) per message.
  *
- * In:  {id, op:'write', file, parts: Uint8Array[]} · {id, op:'place', tempPath, target, parentKnown}
+ * In:  {id, op:'write', file, data: Uint8Array} · {id, op:'place', tempPath, target, parentKnown}
  * Out: {id} when done · {id, error: {message, code, syscall, path}} when it failed.
  */
 import { parentPort } from 'node:worker_threads';
@@ -14,7 +14,7 @@ if (!port) throw new Error('durable-io-worker must run in a worker thread');
 port.on('message', (request: DurableIoRequest) => {
   let reply: DurableIoReply;
   try {
-    if (request.op === 'write') writeNewFileSync(request.file, request.parts);
+    if (request.op === 'write') writeNewFileSync(request.file, request.data);
     else placeFileSync(request.tempPath, request.target, request.parentKnown);
     reply = { id: request.id };
   } catch (error) {

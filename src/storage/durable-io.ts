@@ -15,7 +15,7 @@ const MAX_WORKERS = 4;
 const MAX_FAILURES = 3;
 
 type Operation =
-  | { op: 'write'; file: string; parts: Uint8Array[] }
+  | { op: 'write'; file: string; data: Uint8Array }
   | { op: 'place'; tempPath: string; target: string; parentKnown: boolean };
 export type DurableIoRequest = Operation & { id: number };
 export interface DurableIoReply {
@@ -23,9 +23,13 @@ export interface DurableIoReply {
   error?: { message: string; code?: string; syscall?: string; path?: string };
 }
 
-/** writeNewFileSync in a worker: a new file with `parts`, fsynced and closed. */
-export function writeNewFile(file: string, parts: Uint8Array[]): Promise<void> {
-  return run({ op: 'write', file, parts });
+/**
+ * writeNewFileSync in a worker: a new file with `data`, fsynced and closed. A `data` that is the
+ * whole of its ArrayBuffer (Buffer.allocUnsafeSlow) is moved to the worker, not copied: it is
+ * empty afterwards.
+ */
+export function writeNewFile(file: string, data: Uint8Array): Promise<void> {
+  return run({ op: 'write', file, data });
 }
 
 /** placeFileSync in a worker: rename into place, then fsync the directories that changed. */
@@ -43,7 +47,7 @@ function run(operation: Operation): Promise<void> {
   const current = getPool();
   if (current?.usable) return current.run(operation);
   return new Promise<void>((resolve) => {
-    if (operation.op === 'write') writeNewFileSync(operation.file, operation.parts);
+    if (operation.op === 'write') writeNewFileSync(operation.file, operation.data);
     else placeFileSync(operation.tempPath, operation.target, operation.parentKnown);
     resolve();
   });
@@ -75,7 +79,8 @@ class DurableIoPool {
     return new Promise<void>((resolve, reject) => {
       if (slot.pending.size === 0) slot.worker.ref(); // keep the process alive until it answers
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ ...operation, id } satisfies DurableIoRequest);
+      const message: DurableIoRequest = { ...operation, id };
+      slot.worker.postMessage(message, operation.op === 'write' && ownsItsBuffer(operation.data) ? [operation.data.buffer as ArrayBuffer] : []);
     });
   }
 
@@ -112,6 +117,11 @@ class DurableIoPool {
     this.slots.push(slot);
     return slot;
   }
+}
+
+/** A transfer moves the whole ArrayBuffer: only done when the view covers all of it. */
+function ownsItsBuffer(data: Uint8Array): boolean {
+  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer;
 }
 
 let pool: DurableIoPool | null | undefined;

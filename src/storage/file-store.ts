@@ -166,7 +166,7 @@ export class FileStore {
     const tempPath = this.tempName();
     const sink = new HashingFileSink(maxBytes, {
       open: () => this.inTempDirectory(() => fsp.open(tempPath, 'wx')),
-      writeWhole: (parts) => this.inTempDirectory(() => writeNewFile(tempPath, parts)),
+      writeWhole: (data) => writeNewFile(tempPath, data), // it makes `.tmp` again if it has to
     });
     let md5: string;
     try {
@@ -301,7 +301,7 @@ export class FileStore {
 /** How a sink makes its temp file: opened for streaming, or written whole (small uploads). */
 interface TempFileTarget {
   open(): Promise<FileHandle>;
-  writeWhole(parts: Buffer[]): Promise<void>;
+  writeWhole(data: Buffer): Promise<void>;
 }
 
 /**
@@ -342,7 +342,7 @@ class HashingFileSink extends Writable {
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    const done = this.handle ? this.handle.sync() : this.target.writeWhole(this.held ?? []);
+    const done = this.handle ? this.handle.sync() : this.target.writeWhole(this.wholeUpload());
     this.inFlight = done;
     done.then(() => callback(), callback);
   }
@@ -399,6 +399,14 @@ class HashingFileSink extends Writable {
     const waits = [write, this.md5.ready()].filter((wait) => wait !== undefined);
     if (waits.length === 0) callback();
     else Promise.all(waits).then(() => callback(), callback);
+  }
+
+  /** The held bytes in a buffer of its own, so that it moves to the durable-io worker instead of being copied. */
+  private wholeUpload(): Buffer {
+    const whole = Buffer.allocUnsafeSlow(this.size);
+    let offset = 0;
+    for (const part of this.held ?? []) offset += part.copy(whole, offset);
+    return whole;
   }
 
   /** Writes at `position`, opening the file first (with the held bytes) when the upload outgrew them. */
