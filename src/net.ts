@@ -1,7 +1,17 @@
 import net from 'node:net';
 
-/** A TCP port on loopback that nothing listens on right now. */
-export async function freePort(): Promise<number> {
+/**
+ * A TCP port on loopback that nothing listens on right now, other than those in `reserved` (ports
+ * promised to a listener that has not started yet, such as the service's own PORT).
+ */
+export async function freePort(reserved: readonly number[] = []): Promise<number> {
+  for (;;) {
+    const port = await unusedPort();
+    if (!reserved.includes(port)) return port;
+  }
+}
+
+function unusedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -11,7 +11,11 @@ export interface Database {
 
 /** `DATABASE_URL` → that server; otherwise a real Postgres from the embedded binaries in $DATA_DIR/pg. */
 export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
-  const embedded = config.DATABASE_URL ? undefined : await startEmbeddedPostgres({ directory: path.join(config.dataDir, 'pg'), logger });
+  const embedded = config.DATABASE_URL ? undefined : await startEmbeddedPostgres({
+        directory: path.join(config.dataDir, 'pg'),
+        logger,
+        reservedPorts: [config.PORT],
+      });
   const url = config.DATABASE_URL ?? embedded!.url;
   try {
     const orm = await createOrm(url, logger);

@@ -19,6 +19,8 @@ export interface EmbeddedOptions {
   logger: Logger;
   /** trade durability for speed (tests only) */
   ephemeral?: boolean;
+  /** ports the cluster must not take: the service's HTTP port, which it listens on only later */
+  reservedPorts?: number[];
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -73,7 +75,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const password = existsSync(passwordFile)
     ? (await fs.readFile(passwordFile, 'utf8')).trim()
     : randomBytes(18).toString('base64url');
-  const port = await freePort();
+  const port = await freePort(options.reservedPorts);
   const logTail: string[] = [];
   const remember = (message: unknown) => {
     logTail.push(String(message).trim());
