@@ -80,6 +80,22 @@ describe('the GraphQL client upload path: POST C/uploads, then createContent', (
     expect(named.errors).toBeUndefined();
   });
 
+  it('stores quotes, question marks, backslashes and non-ASCII in names, tags and properties as given', async () => {
+    const staged = await stage('odd', 'odd.txt');
+    const properties = { quote: `it's "quoted" ? \\ $1 ü 🎉`, nested: { list: [1, '?', null, { deep: "'" }] } };
+    const tags = ["it's", '?', '$1', 'ü'];
+    const created = await service.graphql<{ createContent: { id: string; name: string } }>(createContent, {
+      input: { uploadId: staged.body.uploadId, name: `what's ? $1 ü.txt`, tags, properties, typeName: "type'?" },
+    });
+    expect(created.errors).toBeUndefined();
+    const read = await service.graphql<{ entry: { name: string; tags: string[]; properties: unknown; typeName: string } }>(
+      `query($id: ID!) { entry(repository: "default", id: $id) { name tags properties typeName } }`,
+      { id: created.data!.createContent.id },
+    );
+    expect(read.errors).toBeUndefined();
+    expect(read.data!.entry).toEqual({ name: `what's ? $1 ü.txt`, tags, properties, typeName: "type'?" });
+  });
+
   it('refuses uploads without a session and empty ones', async () => {
     expect((await stage('x', 'x.txt', 'not-a-session')).status).toBe(401);
     const empty = await call(`${service.contentBase}/uploads?sessionId=${service.adminSession}`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: '' });
