@@ -2,7 +2,8 @@ import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { placeFile, writeNewFile } from './durable-io.js';
+import { pathToFileURL } from 'node:url';
+import { DurableIoPool, placeFile, writeNewFile } from './durable-io.js';
 
 let dir: string;
 
@@ -82,5 +83,19 @@ describe('placeFile (in a worker thread)', () => {
     const target = path.join(dir, 'd', 'file');
     await expect(placeFile(path.join(dir, 'no-such-temp'), target, false)).rejects.toMatchObject({ code: 'ENOENT', syscall: 'rename' });
     await expect(fsp.stat(target)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('DurableIoPool when its workers die', () => {
+  it('rejects what a dead worker held, starts another for the next call, and stops using workers after three deaths', async () => {
+    const script = path.join(dir, 'dying-worker.mjs');
+    await fsp.writeFile(script, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(3));\n");
+    const pool = new DurableIoPool(pathToFileURL(script));
+    const operation = { op: 'place', tempPath: path.join(dir, 'a'), target: path.join(dir, 'b'), parentKnown: true } as const;
+    for (let death = 1; death <= 3; death++) {
+      expect(pool.usable).toBe(true);
+      await expect(pool.run(operation)).rejects.toThrow('durable-io worker exited with code 3');
+    }
+    expect(pool.usable).toBe(false); // the callers (writeNewFile, placeFile) then run the sequences on their own thread
   });
 });

@@ -58,7 +58,8 @@ interface Slot {
   pending: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
 }
 
-class DurableIoPool {
+/** Exported for its tests; the service uses the one pool behind writeNewFile and placeFile. */
+export class DurableIoPool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private failures = 0;
