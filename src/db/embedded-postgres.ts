@@ -21,6 +21,8 @@ export interface EmbeddedOptions {
   ephemeral?: boolean;
   /** ports the cluster must not take: the service's HTTP port, which it listens on only later */
   reservedPorts?: number[];
+  /** the port to try first (by default a free one); another is chosen if it is taken */
+  port?: number;
 }
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -75,37 +77,39 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const password = existsSync(passwordFile)
     ? (await fs.readFile(passwordFile, 'utf8')).trim()
     : randomBytes(18).toString('base64url');
-  const port = await freePort(options.reservedPorts);
   const logTail: string[] = [];
   const remember = (message: unknown) => {
     logTail.push(String(message).trim());
     if (logTail.length > 20) logTail.shift();
   };
-  const cluster = new EmbeddedPostgres({
-    databaseDir: directory,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: isRoot(),
-    initdbFlags: ['--encoding=UTF8', '--no-locale', ...(options.ephemeral ? ['--no-sync'] : [])],
-    postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=200',
-      ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
-    ],
-    onLog: (message) => {
-      remember(message);
-      logger.trace({ postgres: String(message).trim() }, 'postgres');
-    },
-    onError: (error) => {
-      remember(error);
-      logger.debug({ postgres: String(error) }, 'postgres');
-    },
-  });
+  const clusterOn = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: directory,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: isRoot(),
+      initdbFlags: ['--encoding=UTF8', '--no-locale', ...(options.ephemeral ? ['--no-sync'] : [])],
+      postgresFlags: [
+        '-c', 'listen_addresses=127.0.0.1',
+        '-c', 'unix_socket_directories=',
+        '-c', 'max_connections=200',
+        ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ],
+      onLog: (message) => {
+        remember(message);
+        logger.trace({ postgres: String(message).trim() }, 'postgres');
+      },
+      onError: (error) => {
+        remember(error);
+        logger.debug({ postgres: String(error) }, 'postgres');
+      },
+    });
 
+  let port = options.port ?? (await freePort(options.reservedPorts));
+  let cluster = clusterOn(port);
   if (!existsSync(path.join(directory, 'PG_VERSION'))) {
     await fs.rm(directory, { recursive: true, force: true });
     await fs.writeFile(passwordFile, password, { mode: 0o600 });
@@ -114,10 +118,22 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   } else {
     await clearStalePostmaster(directory, logger);
   }
-  try {
-    await cluster.start();
-  } catch (error) {
-    throw new Error(`embedded postgres did not start: ${error instanceof Error ? error.message : ''}\n${logTail.join('\n')}`);
+  // the port was free when chosen; another process may bind it before the postmaster does
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await cluster.start();
+      break;
+    } catch (error) {
+      const portTaken = logTail.some((line) => line.includes('Address already in use'));
+      if (portTaken && attempt < 3) {
+        logger.warn({ port }, 'the port chosen for embedded postgres was taken meanwhile: trying another');
+        logTail.length = 0;
+        port = await freePort([...(options.reservedPorts ?? []), port]);
+        cluster = clusterOn(port);
+        continue;
+      }
+      throw new Error(`embedded postgres did not start: ${error instanceof Error ? error.message : ''}\n${logTail.join('\n')}`);
+    }
   }
   const urlFor = (database: string) => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   logger.info({ port, directory }, 'embedded postgres started');
