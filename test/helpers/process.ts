@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { freePort } from '../../src/net.js';
 import { projectRoot } from '../../src/paths.js';
 
 export interface ServiceProcess {
@@ -16,12 +17,27 @@ export interface ServiceProcess {
 
 /**
  * Starts `node dist/src/main.js` as a user would (env must name PORT), and waits until it answers
- * /readyz. Used by the tests that kill and restart the service, and by the benchmarks.
+ * /readyz. Used by the tests that kill and restart the service, and by the benchmarks. PORT was free
+ * when the caller chose it; when another process took it meanwhile, the service starts again on
+ * another free port (`baseUrl` tells which).
  */
 export async function startServiceProcess(
   env: Record<string, string>,
   options: { timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, options);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+      env = { ...env, PORT: String(await freePort()) };
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnce(env: Record<string, string>, options: { timeoutMs?: number; nodeArgs?: string[] }): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(projectRoot, 'dist/src/main.js')], {
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +60,10 @@ export async function startServiceProcess(
   const baseUrl = `http://127.0.0.1:${env.PORT}${env.BASE_PATH ?? ''}`;
   const until = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited early (${child.exitCode}):\n${text}`);
+    if (child.exitCode !== null) {
+      const message = `service exited early (${child.exitCode}):\n${text}`;
+      throw text.includes('EADDRINUSE') ? new PortTakenError(message) : new Error(message);
+    }
     const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.status === 200, () => false);
     if (ready) break;
     if (Date.now() > until) {
