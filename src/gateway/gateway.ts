@@ -15,7 +15,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
 import {
   createGatewayRuntime,
   getGraphQLWSOptions,
@@ -26,12 +25,11 @@ import {
 } from '@graphql-hive/gateway-runtime';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { DocumentNode, ExecutionResult } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
-import { WebSocketServer } from 'ws';
 import { getOperationAST, getVariableValues, GraphQLError } from './graphql.js';
 import { fastPathMediaType, serveFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
 import { SingleSubgraphPlanner } from './single-subgraph.js';
+import { attachGraphqlWs } from './websockets.js';
 import { boundedParse, createLimitsRule, type QueryLimits } from './limits.js';
 import { clientAddressHeader } from '../context.js';
 import { requestIdPattern } from '../http/middleware/request-id.js';
@@ -258,7 +256,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       },
     ));
 
-  const sockets: { server: Server; listener: (req: IncomingMessage, socket: Duplex, head: Buffer) => void; wss: WebSocketServer; stop: () => Promise<void> }[] = [];
+  const detachers: (() => Promise<void>)[] = [];
 
   const unexpected = (error: unknown) => log.error({ err: error }, 'unexpected error while serving a GraphQL request');
   const requestError = (message: string): OperationOutcome => ({ result: { errors: [new GraphQLError(message)] }, requestError: true });
@@ -333,7 +331,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     attachWebSockets(server) {
-      const wss = new WebSocketServer({ noServer: true });
       const graphqlWs = getGraphQLWSOptions<Record<string, unknown>, { request: IncomingMessage }>(runtime as never, (ctx) => {
         const upgrade = ctx.extra.request;
         const headers: Record<string, string> = {
@@ -349,8 +346,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         // connectionParams are merged into the headers by the runtime: keep only the session
         return { req: upgrade, headers, connectionParams: authorization ? { authorization } : {} };
       });
-      const disposer = useServer(
-        {
+      detachers.push(
+        attachGraphqlWs(server, graphqlEndpoint, {
           ...graphqlWs,
           onConnect: async (ctx) => {
             try {
@@ -360,33 +357,14 @@ export function createGateway(options: GatewayOptions): Gateway {
               return false;
             }
           },
-        },
-        wss,
+        }),
       );
-      const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-        const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-        if (pathname !== graphqlEndpoint) return; // another upgrade handler may own it
-        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
-      };
-      server.on('upgrade', listener);
-      sockets.push({
-        server,
-        listener,
-        wss,
-        stop: async () => {
-          await disposer.dispose();
-          await new Promise<void>((resolve) => wss.close(() => resolve()));
-        },
-      });
     },
 
     ready: ensureReady,
 
     async dispose() {
-      for (const s of sockets.splice(0)) {
-        s.server.off('upgrade', s.listener);
-        await s.stop();
-      }
+      for (const detach of detachers.splice(0)) await detach();
       await runtime.dispose();
     },
   };

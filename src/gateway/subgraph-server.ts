@@ -1,18 +1,16 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
 import type { GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
 import Koa from 'koa';
-import { WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
 import { clientAddressHeader } from '../context.js';
 import { BodyTooLargeError, readBoundedText } from '../http/body.js';
 import { isGraphQLErrorLike } from './transport.js';
+import { attachGraphqlWs } from './websockets.js';
 
 export interface SubgraphServerOptions {
   /** the subgraph schema (buildSubgraphSchema) */
@@ -81,14 +79,13 @@ export async function createSubgraphServer(options: SubgraphServerOptions): Prom
     await graphql(ctx as never, async () => {});
   };
 
-  const sockets: { server: Server; listener: (req: IncomingMessage, socket: Duplex, head: Buffer) => void; stop: () => Promise<void> }[] = [];
+  const detachers: (() => Promise<void>)[] = [];
 
   return {
     middleware,
     attachWebSockets(server) {
-      const wss = new WebSocketServer({ noServer: true });
-      const disposer = useServer(
-        {
+      detachers.push(
+        attachGraphqlWs(server, path, {
           schema,
           context: async (ctx) => {
             const headers = new Headers();
@@ -97,28 +94,11 @@ export async function createSubgraphServer(options: SubgraphServerOptions): Prom
             }
             return createContext(headers) as Promise<Record<string, unknown>>;
           },
-        },
-        wss,
+        }),
       );
-      const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-        if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return;
-        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
-      };
-      server.on('upgrade', listener);
-      sockets.push({
-        server,
-        listener,
-        stop: async () => {
-          await disposer.dispose();
-          await new Promise<void>((resolve) => wss.close(() => resolve()));
-        },
-      });
     },
     async stop() {
-      for (const s of sockets.splice(0)) {
-        s.server.off('upgrade', s.listener);
-        await s.stop();
-      }
+      for (const detach of detachers.splice(0)) await detach();
       await apollo.stop();
     },
   };
