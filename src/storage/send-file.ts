@@ -20,7 +20,13 @@ export async function openStoredFile(absolutePath: string, expectedSize: number)
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new StoredFileUnavailableError('missing');
     throw error;
   }
-  const { size } = await file.stat();
+  let size: number;
+  try {
+    ({ size } = await file.stat());
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
   if (size !== expectedSize) {
     await file.close();
     throw new StoredFileUnavailableError(`${size} bytes where ${expectedSize} were stored`);
