@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentUrl, uploadContent } from '../../../test/helpers/entries.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -20,7 +21,7 @@ const uniqueName = (prefix: string) => `${prefix}-${++counter}-${Date.now()}.txt
 
 /** `C/<path>?sessionId=…&<query>` of the default repository. */
 const url = (path: string, session: string, query: Record<string, string> = {}, base = service.contentBase) =>
-  `${base}/${path}?${new URLSearchParams({ sessionId: session, ...query })}`;
+  contentUrl(service, `/${path}`, query, session, base);
 
 function form(fields: Record<string, string>, file?: { text: string; name: string }): FormData {
   const body = new FormData();
@@ -30,7 +31,7 @@ function form(fields: Record<string, string>, file?: { text: string; name: strin
 }
 
 async function upload(text: string, session = alice, name = uniqueName('doc')) {
-  const created = await call(url('content', session), { method: 'POST', body: form({ name }, { text, name }) });
+  const created = await uploadContent(service, { name, bytes: text, session });
   expect(created.status).toBe(201);
   expect(created.body).toMatchObject({ version: '1.0', versionStatus: 'CURRENT', name });
   return created.body as Content;
