@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createMd5Job, SMALL_UPLOAD_BYTES } from './md5-hasher.js';
+import { createMd5Job, Md5Pool, SMALL_UPLOAD_BYTES } from './md5-hasher.js';
 
 const md5 = (...parts: Buffer[]) => {
   const h = createHash('md5');
@@ -65,5 +69,25 @@ describe('createMd5Job', () => {
     const job = createMd5Job();
     expect(await job.digest()).toBe('d41d8cd98f00b204e9800998ecf8427e');
     await expect(job.digest()).rejects.toThrow();
+  });
+});
+
+describe('Md5Pool when its workers die', () => {
+  it('fails the jobs of a dead worker, starts another for the next job, and stops using workers after three deaths', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'md5-pool-test-'));
+    try {
+      const script = path.join(dir, 'dying-worker.mjs');
+      await fs.writeFile(script, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(5));\n");
+      const pool = new Md5Pool(pathToFileURL(script), 2);
+      for (let death = 1; death <= 3; death++) {
+        expect(pool.usable).toBe(true);
+        const job = pool.start();
+        job.update(randomBytes(2 * 1024 * 1024)); // a full staging buffer goes to the worker at once
+        await expect(job.digest()).rejects.toThrow('md5 worker exited with code 5');
+      }
+      expect(pool.usable).toBe(false); // createMd5Job then hashes on the main thread
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -104,7 +104,8 @@ interface Slot {
   jobs: Map<number, WorkerMd5Job>;
 }
 
-class Md5Pool {
+/** Exported for its tests; uploads use the one pool behind createMd5Job. */
+export class Md5Pool {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private failures = 0;
