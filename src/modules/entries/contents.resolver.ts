@@ -1,20 +1,9 @@
-import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { JSONObject } from '../../graphql/scalars.js';
 import { createContent, getContent } from './contents.js';
 import { ContentNode } from './entry.types.js';
+import { CreateContentInput } from './inputs.js';
 import { entryScope } from './scope-of-request.js';
-
-@InputType('CreateContentInput')
-export class CreateContentInput {
-  @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
-  @Field(() => String, { nullable: true, description: "default: the uploaded file's name" }) name?: string;
-  @Field(() => ID, { nullable: true }) parentId?: string;
-  @Field(() => String, { nullable: true, description: 'default: sniffed from the bytes' }) mimeType?: string;
-  @Field(() => String, { nullable: true }) typeName?: string;
-  @Field(() => [String], { nullable: true }) tags?: string[];
-  @Field(() => JSONObject, { nullable: true }) properties?: Record<string, unknown>;
-}
 
 @Authorized()
 @Resolver()

@@ -4,20 +4,11 @@ import { z } from 'zod';
 import { illegalArguments } from '../../errors.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
+import type { CreateContentInput } from './inputs.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimParameters, claimStatement, pendingUploadName, uploadNotFound } from './uploads.js';
-
-export interface CreateContentInput {
-  uploadId: string;
-  name?: string | null;
-  parentId?: string | null;
-  mimeType?: string | null;
-  typeName?: string | null;
-  tags?: string[] | null;
-  properties?: Record<string, unknown> | null;
-}
 
 const tagSchema = z.string().min(1, 'a tag must not be empty').max(128, 'a tag is at most 128 characters');
 const propertyName = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
@@ -113,7 +104,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
         name,
         ...Array<string>(3).fill(scope.principal.userName),
         parent?.id ?? null,
-        input.typeName ?? null,
+        input.typeName || null,
         JSON.stringify(properties),
         JSON.stringify(tags),
         randomUUID(),

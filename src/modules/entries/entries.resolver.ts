@@ -1,19 +1,14 @@
-import { Arg, Authorized, Ctx, Field, FieldResolver, ID, InputType, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { partitionOf, repositoryNameOf } from '../repositories/operations.js';
 import { children, home } from '../search/by-properties.js';
 import type { Entry } from './entry.entity.js';
 import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, SearchOptionsInput } from './entry.types.js';
 import { createFolder, getFolder } from './folders.js';
+import { CreateFolderInput } from './inputs.js';
 import { requireEntry } from './queries.js';
 import { entryScope, loadEntry, loadResource } from './scope-of-request.js';
 import { resourceView } from './views.js';
-
-@InputType('CreateFolderInput')
-class CreateFolderInput {
-  @Field(() => String) name!: string;
-  @Field(() => ID, { nullable: true }) parentId?: string;
-}
 
 @Authorized()
 @Resolver(() => EntryNode)

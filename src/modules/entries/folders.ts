@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry } from './entry.entity.js';
+import type { CreateFolderInput } from './inputs.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
 
-export async function createFolder(scope: EntryScope, input: { name: string; parentId?: string | null }): Promise<Entry> {
+export async function createFolder(scope: EntryScope, input: CreateFolderInput): Promise<Entry> {
   const name = validateEntryName(input.name);
   const parent = await requireParentFolder(scope, input.parentId);
   const id = randomUUID();

@@ -1,36 +1,12 @@
-import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { JSONObject } from '../../graphql/scalars.js';
 import { copyContent } from './copy.js';
 import { deleteContent, deleteFolder, restoreContent } from './deletion.js';
 import { ContentNode, FolderNode } from './entry.types.js';
+import { CopyContentInput, UpdateContentInput, UpdateFolderInput } from './inputs.js';
 import { entryScope } from './scope-of-request.js';
 import { addTags, removeTags } from './tags.js';
 import { updateContent, updateFolder } from './update.js';
-
-@InputType('UpdateFolderInput', { description: 'absent fields stay as they are' })
-export class UpdateFolderInput {
-  @Field(() => String, { nullable: true }) name?: string | null;
-  @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
-}
-
-@InputType('UpdateContentInput', { description: 'absent fields stay as they are; the version does not change' })
-export class UpdateContentInput {
-  @Field(() => String, { nullable: true }) name?: string | null;
-  @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
-  @Field(() => String, { nullable: true, description: 'null or "" = no type' }) typeName?: string | null;
-  @Field(() => JSONObject, {
-    nullable: true,
-    description: 'merged into the stored properties: a key set to null is removed; null removes them all',
-  })
-  properties?: Record<string, unknown> | null;
-}
-
-@InputType('CopyContentInput')
-export class CopyContentInput {
-  @Field(() => ID, { nullable: true, description: "absent: the original's folder; null or \"\" = the root" }) parentId?: string | null;
-  @Field(() => String, { nullable: true, description: "default: the original's name" }) name?: string | null;
-}
 
 /** Maintenance of folders and contents: update, move, delete, restore, copy, tags. */
 @Authorized()

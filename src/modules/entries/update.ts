@@ -3,26 +3,10 @@ import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, lockFolderTree
 import { validateProperties } from './contents.js';
 import { Entry } from './entry.entity.js';
 import { assertNotLockedByOther } from './locks.js';
+import type { UpdateContentInput, UpdateFolderInput } from './inputs.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
-
-/**
- * What PATCH may change. `undefined` = leave as is. `parentId` null or '' = move to the root.
- * `typeName` null or '' = no type. `properties` is merged into the stored ones (RFC 7396 at the top
- * level: a key given `null` is removed; `properties: null` removes them all).
- */
-export interface UpdateContentInput {
-  name?: string | null;
-  parentId?: string | null;
-  typeName?: string | null;
-  properties?: Record<string, unknown> | null;
-}
-
-export interface UpdateFolderInput {
-  name?: string | null;
-  parentId?: string | null;
-}
 
 const given = <T>(value: T | null | undefined): value is T | null => value !== undefined;
 

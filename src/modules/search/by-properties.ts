@@ -1,22 +1,6 @@
-import type { VersionStatus } from '../entries/entry.entity.js';
 import type { EntryScope } from '../entries/scope.js';
+import type { PropertyFilter } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions, type SqlPredicate } from './entry-query.js';
-
-/** Spec endpoint 1's property filters: an entry matches when it matches every given one. */
-export interface PropertyFilter {
-  chronicalId?: string;
-  createdBy?: string;
-  isLocked?: boolean;
-  lastModifiedBy?: string;
-  lockedBy?: string;
-  mimeType?: string;
-  name?: string;
-  owner?: string;
-  parentId?: string;
-  tags?: string[];
-  version?: string;
-  versionStatus?: VersionStatus;
-}
 
 const equalityColumns: Partial<Record<keyof PropertyFilter, string>> = {
   chronicalId: 'e.chronical_id',

@@ -1,5 +1,6 @@
 import { illegalArguments } from '../../errors.js';
-import { Entry, type EntryType, type VersionStatus } from '../entries/entry.entity.js';
+import { Entry, type VersionStatus } from '../entries/entry.entity.js';
+import type { SearchOptionsInput } from '../entries/entry.types.js';
 import type { EntryScope } from '../entries/scope.js';
 
 /** A parameterised SQL predicate over `e` (entry) and `r` (its resource). Never string-built from input. */
@@ -8,17 +9,11 @@ export interface SqlPredicate {
   params: unknown[];
 }
 
-/** The search parameters the spec's three searches share. */
-export interface SearchOptions {
-  entryType?: EntryType;
-  includeVersions?: boolean;
+/** The search parameters the spec's three searches share, and what the operations add to them. */
+export interface SearchOptions extends SearchOptionsInput {
   /** deactivated entries too (a content's version history); searches never set it */
   includeInactive?: boolean;
   versionStatus?: VersionStatus;
-  orderBy?: string;
-  orderingDirection?: 'asc' | 'desc';
-  limit?: number;
-  offset?: number;
 }
 
 export interface EntriesPage {

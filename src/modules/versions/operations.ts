@@ -3,10 +3,12 @@ import { conflict, illegalArguments } from '../../errors.js';
 import { isAdmin } from '../auth/principal.js';
 import { inTransaction, lockChronicle, nameClash, type LockedChronicle } from '../entries/chronicles.js';
 import { Entry } from '../entries/entry.entity.js';
+import { OrderingDirection } from '../entries/entry.types.js';
 import { assertNotLockedByOther, setChronicleLock } from '../entries/locks.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { claimUpload, removeUnreferencedResources } from '../entries/uploads.js';
+import type { CheckInInput, ReplaceResourceInput } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/entry-query.js';
 
 /*
@@ -119,15 +121,6 @@ export async function checkOut(scope: EntryScope, id: string): Promise<Entry> {
   });
 }
 
-export interface CheckInInput {
-  /** default true: the next major version (2.0); false: the next minor one (1.1) */
-  major?: boolean | null;
-  comment?: string | null;
-  /** new bytes: a pending upload of the caller */
-  uploadId?: string | null;
-  mimeType?: string | null;
-}
-
 const maxCommentLength = 4000;
 
 /**
@@ -225,15 +218,10 @@ export async function versions(scope: EntryScope, id: string, options: SearchOpt
       includeVersions: true,
       includeInactive: true,
       versionStatus: 'CURRENT',
-      orderingDirection: options.orderingDirection ?? (options.orderBy === undefined ? 'desc' : undefined),
+      orderingDirection: options.orderingDirection ?? (options.orderBy === undefined ? OrderingDirection.desc : undefined),
     },
     'e.version_major {dir}, e.version_minor {dir}, e.created_at {dir}, e.id',
   );
-}
-
-export interface ReplaceResourceInput {
-  uploadId: string;
-  mimeType?: string | null;
 }
 
 /**

@@ -1,24 +1,9 @@
-import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { ContentNode, EntriesPageNode, SearchOptionsInput } from '../entries/entry.types.js';
 import { entryScope } from '../entries/scope-of-request.js';
+import { CheckInInput, ReplaceResourceInput } from './inputs.js';
 import { cancelCheckOut, checkIn, checkOut, lock, replaceResource, unlock, versions } from './operations.js';
-
-@InputType('CheckInInput')
-export class CheckInInput {
-  @Field(() => Boolean, { nullable: true, defaultValue: true, description: 'true: the next major version (2.0); false: the next minor one (1.1)' })
-  major?: boolean;
-  @Field(() => String, { nullable: true, description: 'stored as the new version\'s comment' }) comment?: string;
-  @Field(() => ID, { nullable: true, description: 'new bytes: the id answered by POST …/uploads; without it the version keeps its bytes' })
-  uploadId?: string;
-  @Field(() => String, { nullable: true, description: 'default: sniffed from the new bytes' }) mimeType?: string;
-}
-
-@InputType('ReplaceResourceInput')
-export class ReplaceResourceInput {
-  @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
-  @Field(() => String, { nullable: true, description: 'default: sniffed from the bytes' }) mimeType?: string;
-}
 
 /** Versioning (DESIGN §5): every `id` may name any version of the content. */
 @Authorized()

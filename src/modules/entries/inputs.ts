@@ -1,0 +1,57 @@
+import { Field, ID, InputType } from 'type-graphql';
+import { JSONObject } from '../../graphql/scalars.js';
+
+/*
+ * The one declaration of each verb's input: TypeGraphQL makes the GraphQL input type of it, the
+ * operations take it as their parameter type, and the REST layer derives its parsing from the GraphQL
+ * type (rest-compat/inputs.ts) and its TypeScript types from the generated contract.
+ */
+
+@InputType('CreateFolderInput')
+export class CreateFolderInput {
+  @Field(() => String) name!: string;
+  @Field(() => ID, { nullable: true }) parentId?: string | null;
+}
+
+@InputType('CreateContentInput')
+export class CreateContentInput {
+  @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
+  @Field(() => String, { nullable: true, description: "default: the uploaded file's name" }) name?: string | null;
+  @Field(() => ID, { nullable: true }) parentId?: string | null;
+  @Field(() => String, { nullable: true, description: 'default: sniffed from the bytes' }) mimeType?: string | null;
+  @Field(() => String, { nullable: true }) typeName?: string | null;
+  @Field(() => [String], { nullable: true }) tags?: string[] | null;
+  @Field(() => JSONObject, { nullable: true }) properties?: Record<string, unknown> | null;
+}
+
+/** `parentId` null or '' = move to the root. */
+@InputType('UpdateFolderInput', { description: 'absent fields stay as they are' })
+export class UpdateFolderInput {
+  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
+}
+
+/**
+ * What PATCH may change. `undefined` = leave as is. `parentId` null or '' = move to the root.
+ * `typeName` null or '' = no type. `properties` is merged into the stored ones (RFC 7396 at the top
+ * level: a key given `null` is removed; `properties: null` removes them all).
+ */
+@InputType('UpdateContentInput', { description: 'absent fields stay as they are; the version does not change' })
+export class UpdateContentInput {
+  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
+  @Field(() => String, { nullable: true, description: 'null or "" = no type' }) typeName?: string | null;
+  @Field(() => JSONObject, {
+    nullable: true,
+    description: 'merged into the stored properties: a key set to null is removed; null removes them all',
+  })
+  properties?: Record<string, unknown> | null;
+}
+
+@InputType('CopyContentInput')
+export class CopyContentInput {
+  /** undefined: the folder of the original; null or '': the root */
+  @Field(() => ID, { nullable: true, description: "absent: the original's folder; null or \"\" = the root" }) parentId?: string | null;
+  /** default: the name of the original (so a copy into the same folder needs a new name: 409 otherwise) */
+  @Field(() => String, { nullable: true, description: "default: the original's name" }) name?: string | null;
+}

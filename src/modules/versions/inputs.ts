@@ -1,0 +1,19 @@
+import { Field, ID, InputType } from 'type-graphql';
+
+/* The one declaration of each versioning verb's input (see src/modules/entries/inputs.ts). */
+
+@InputType('CheckInInput')
+export class CheckInInput {
+  @Field(() => Boolean, { nullable: true, defaultValue: true, description: 'true: the next major version (2.0); false: the next minor one (1.1)' })
+  major?: boolean | null;
+  @Field(() => String, { nullable: true, description: "stored as the new version's comment" }) comment?: string | null;
+  @Field(() => ID, { nullable: true, description: 'new bytes: the id answered by POST …/uploads; without it the version keeps its bytes' })
+  uploadId?: string | null;
+  @Field(() => String, { nullable: true, description: 'default: sniffed from the new bytes' }) mimeType?: string | null;
+}
+
+@InputType('ReplaceResourceInput')
+export class ReplaceResourceInput {
+  @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
+  @Field(() => String, { nullable: true, description: 'default: sniffed from the bytes' }) mimeType?: string | null;
+}
