@@ -50,13 +50,13 @@ async function serve(dataDir: string): Promise<void> {
   await import('reflect-metadata');
   const { loadConfig } = await import('../src/config.js');
   const { createLogger } = await import('../src/logger.js');
-  const { startService } = await import('../src/service.js');
+  const { startWholeService } = await import('../app/service.js');
   const { createRequestContext } = await import('../src/context.js');
   const { startSubgraphServer } = await import('../src/gateway/subgraph-server.js');
   const { buildSubgraphs } = await import('../src/subgraphs/index.js');
 
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_PASSWORD, LOG_LEVEL: 'silent' });
-  const running = await startService(config, createLogger('silent'));
+  const running = await startWholeService(config, createLogger('silent'));
   const subgraphs = await buildSubgraphs();
   const subgraph = await startSubgraphServer({
     schema: subgraphs.content.schema,

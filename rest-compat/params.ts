@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { illegalArguments } from '../src/errors.js';
+import type { Context } from 'koa';
+import type { RestInputs } from './inputs.js';
+import type { Projection } from './shapes/entries.js';
 
-/** Query parameters arrive as strings (or lists when repeated); these parse them once, strictly. */
+/*
+ * Query parameters that are not fields of a GraphQL input type (those are parsed by RestInputs, from
+ * the type itself): scalar arguments and REST's own projection. They arrive as strings (or lists when
+ * repeated); these parse them once, strictly.
+ */
 const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
   z
     .union([z.string(), z.array(z.string())])
@@ -9,48 +16,24 @@ const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
     .pipe(z.string())
     .pipe(schema);
 
-export const text = single(z.string());
 export const nonEmptyText = single(z.string().min(1, 'must not be empty'));
 export const bool = single(z.enum(['true', 'false'], { message: "must be 'true' or 'false'" })).transform((v) => v === 'true');
-export const integer = single(z.string().regex(/^-?\d{1,15}$/, 'must be an integer')).transform(Number);
 export const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
-export const entryType = single(z.enum(['CONTENT', 'FOLDER'], { message: "must be 'CONTENT' or 'FOLDER'" }));
-export const versionStatus = single(z.enum(['WORKING_COPY', 'CURRENT'], { message: "must be 'WORKING_COPY' or 'CURRENT'" }));
-export const direction = single(z.string()).transform((v) => v.toLowerCase()).pipe(z.enum(['asc', 'desc'], { message: "must be 'asc' or 'desc'" }));
 
-/** The parameters the three searches share (spec "Search parameters shared by the three searches"). */
-export const searchParameters = {
-  entryType: entryType.optional(),
-  includeVersions: bool.optional(),
-  orderBy: text.optional(),
-  orderingDirection: direction.optional(),
-  limit: integer.optional(),
-  offset: integer.optional(),
-  includeProperties: list.optional(),
-  excludeProperties: list.optional(),
-  autoExclude: bool.optional(),
-};
-
-export type SearchParameters = z.infer<z.ZodObject<typeof searchParameters>>;
-
-export function searchOptions(p: SearchParameters) {
-  return {
-    entryType: p.entryType,
-    includeVersions: p.includeVersions,
-    orderBy: p.orderBy,
-    orderingDirection: p.orderingDirection,
-    limit: p.limit,
-    offset: p.offset,
-  };
-}
+/** includeProperties / excludeProperties / autoExclude: which properties of each entry a search answers. */
+export const projectionParameters = z.object({ includeProperties: list.optional(), excludeProperties: list.optional(), autoExclude: bool.optional() });
 
 /** Whether the virtual `Folder.children` is wanted: named in includeProperties, or autoExclude=false. */
-export function withChildren(p: SearchParameters): boolean {
+export function withChildren(p: Projection): boolean {
   return (p.includeProperties ?? []).some((name) => name === 'children' || name === 'Folder.children') || p.autoExclude === false;
 }
 
-export function projection(p: SearchParameters) {
-  return { includeProperties: p.includeProperties, excludeProperties: p.excludeProperties, autoExclude: p.autoExclude };
+/** The repository and id in the path of a call on one entry. */
+export const byId = (_ctx: Context, params: Record<string, string>) => ({ repository: params.repository!, id: params.id! });
+
+/** The parameters the spec's searches share: the GraphQL `SearchOptions` and REST's projection. */
+export function searchPage(ctx: Context, inputs: RestInputs) {
+  return { options: inputs.fromText('SearchOptions', ctx.query), projection: parse(projectionParameters, ctx.query) };
 }
 
 /** Validates input against a schema; a failure is a 400 naming each parameter and what is wrong. */

@@ -1,51 +1,55 @@
 import Router from '@koa/router';
-import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import { errorBody, reasonStatus, type ReasonCode } from '../src/errors.js';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { Context } from 'koa';
 import type { Services } from '../src/context.js';
+import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
-import { documentFor } from './documents.js';
 import { sessionHeaders } from '../src/http/session.js';
-import type { GraphqlRoute } from './route.js';
+import { RestInputs } from './inputs.js';
+import type { RestRoute } from './route.js';
 
-/** GraphQL errors carry the reason code and status the domain gave them (src/errors.ts). */
-function failure(errors: readonly GraphQLFormattedError[]) {
+const isReasonCode = (code: unknown): code is ReasonCode => typeof code === 'string' && code in reasonStatus;
+
+/**
+ * A GraphQL error as the REST error it stands for, by its extensions only: the reason code the domain
+ * gave it (src/errors.ts), or a GraphQL input error. Anything else is an internal error (logged).
+ */
+function restError(errors: readonly GraphQLFormattedError[], ctx: Context): ServiceError {
   const first = errors[0]!;
-  const extensions = (first.extensions ?? {}) as { reasonCode?: string; status?: number; details?: string; code?: string };
-  if (extensions.reasonCode && extensions.status) {
-    return errorBody(extensions.status, extensions.reasonCode, first.message, extensions.details);
-  }
-  // a variable the document rejects (for example an enum value) is the caller's mistake
-  if (extensions.code === 'BAD_USER_INPUT' || /^Variable "\$/.test(first.message)) {
-    return errorBody(400, 'illegalArguments', first.message);
-  }
-  const known = extensions.code && extensions.code in reasonStatus ? (extensions.code as ReasonCode) : undefined;
-  if (known) return errorBody(reasonStatus[known], known, first.message);
-  return errorBody(500, 'internal', 'internal error');
+  const { reasonCode, code, details } = (first.extensions ?? {}) as { reasonCode?: unknown; code?: unknown; details?: unknown };
+  const reason = [reasonCode, code].find(isReasonCode);
+  if (reason) return new ServiceError(reason, first.message, typeof details === 'string' ? details : undefined);
+  if (code === 'BAD_USER_INPUT') return illegalArguments(first.message);
+  ctx.state.log?.error({ errors }, 'GraphQL operation failed');
+  return new ServiceError('internal', 'internal error');
 }
 
-/** Mounts every row of the table: validate → run its GraphQL document through the gateway → reply. */
-export function restRouter(gateway: Gateway, services: Services, routes: GraphqlRoute[], prefix: string): Router {
+export interface RestRouterOptions {
+  gateway: Gateway;
+  services: Services;
+  /** the schemas whose input types REST fills (the subgraphs': their scalars validate) */
+  schemas: readonly GraphQLSchema[];
+  routes: readonly RestRoute[];
+  prefix: string;
+}
+
+/** Mounts every row of the table: validate → run its typed GraphQL document through the gateway → reply. */
+export function restRouter({ gateway, services, schemas, routes, prefix }: RestRouterOptions): Router {
+  const tools = { services, inputs: new RestInputs(schemas) };
+  const texts = new WeakMap<DocumentNode, string>();
+  async function run<Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables, ctx: Context) {
+    let text = texts.get(document);
+    if (text === undefined) texts.set(document, (text = print(document)));
+    const result = await gateway.execute({ document: text, variables, headers: sessionHeaders(ctx) });
+    if (result.errors?.length) throw restError(result.errors, ctx);
+    // what the document's selection answers, as its generated type states
+    return result.data as Result;
+  }
   const router = new Router({ prefix });
-  for (const definition of routes) {
-    const document = documentFor(definition.operation);
-    router.register(definition.path, [definition.method], async (ctx) => {
-      const input = await definition.input(ctx, ctx.params as Record<string, string>, services);
-      let result: ExecutionResult;
-      try {
-        result = await gateway.execute({ document, variables: definition.variables(input), headers: sessionHeaders(ctx) });
-      } catch (error) {
-        await definition.onFailure?.(input, services);
-        throw error;
-      }
-      if (result.errors?.length) {
-        await definition.onFailure?.(input, services);
-        const body = failure(result.errors);
-        if (body.status === 500) ctx.state.log?.error({ errors: result.errors }, 'GraphQL operation failed');
-        ctx.status = body.status;
-        ctx.body = body;
-        return;
-      }
-      const reply = definition.reply((result.data as { result?: unknown; [key: string]: unknown })?.result ?? Object.values(result.data ?? {})[0], input);
+  for (const row of routes) {
+    router.register(row.path, [row.method], async (ctx) => {
+      const reply = await row.handle(ctx, tools, run);
       ctx.status = reply.status ?? 200;
       if (reply.body !== undefined) {
         ctx.type = 'application/json';

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { restRouter } from '../rest-compat/router.js';
-import { graphqlRoutes } from '../rest-compat/routes/index.js';
+import type Router from '@koa/router';
+import type { GraphQLSchema } from 'graphql';
 import { ConfigError, type Config } from './config.js';
 import { createRequestContext, type Services } from './context.js';
 import { openDatabase } from './db/database.js';
@@ -13,9 +13,7 @@ import type { Logger } from './logger.js';
 import { ensureAdministrator } from './modules/auth/operations.js';
 import { ensureDefaultRepository } from './modules/repositories/operations.js';
 import { transferRouter } from './modules/entries/transfer.js';
-import { sweepPendingUploads } from './modules/entries/uploads.js';
-import { startWorkers } from '../workers/index.js';
-import { uploadLifetimeMs } from '../workers/upload-sweeper.js';
+import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
 import { FileStore } from './storage/file-store.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
 
@@ -27,6 +25,15 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/**
+ * What the composition (app/service.ts) plugs in, so that src/ knows neither the REST layer nor the
+ * workers: routers served beside the gateway, and the background jobs of ROLE=all|worker.
+ */
+export interface ServiceParts {
+  gatewayRouters?: (parts: { gateway: Gateway; services: Services; schemas: readonly GraphQLSchema[] }) => Router[];
+  workers?: (services: Services) => { stop(): Promise<void> }[];
+}
+
 export const graphqlLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
 
 /**
@@ -34,7 +41,7 @@ export const graphqlLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
  * database, storage, the first administrator and repository, the gateway over the three subgraphs (in
  * process, or over HTTP in split mode), the REST layer and the operational endpoints.
  */
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<RunningService> {
   const database = await openDatabase(config, logger);
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
@@ -46,7 +53,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const abandonedAfterMs = config.ROLE === 'all' ? 0 : uploadLifetimeMs;
   await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
   await sweepPendingUploads(em, services, abandonedAfterMs);
-  const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? startWorkers(services) : [];
+  const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? (parts.workers?.(services) ?? []) : [];
 
   await ensureAdministrator(em, config, logger);
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
@@ -88,8 +95,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     services,
     gateway,
     subgraphMiddleware: subgraphServer?.middleware,
-    restRouter: gateway ? restRouter(gateway, services, graphqlRoutes, `${config.BASE_PATH}/api/v1`) : undefined,
-    transferRouter: gateway ? transferRouter(services) : undefined,
+    // binary transfer (shared by both APIs) first, then what the composition adds
+    routers: gateway
+      ? [transferRouter(services), ...(parts.gatewayRouters?.({ gateway, services, schemas: Object.values(subgraphs).map((s) => s.schema) }) ?? [])]
+      : [],
   });
   const server = http.createServer(app.callback());
   // uploads of large files take long: no request timeout, but idle sockets are closed

@@ -1,8 +1,5 @@
 import type { Services } from '../src/context.js';
-import { sweepPendingUploads } from '../src/modules/entries/uploads.js';
-
-/** An upload id nobody turned into a content within this time is abandoned. */
-export const uploadLifetimeMs = 3_600_000;
+import { sweepPendingUploads, uploadLifetimeMs } from '../src/modules/entries/uploads.js';
 
 export interface BackgroundJob {
   name: string;

@@ -1,63 +1,50 @@
 import type { Context } from 'koa';
 import type { Services } from '../../src/context.js';
-import { illegalArguments } from '../../src/errors.js';
-import { singleField } from '../../src/http/multipart.js';
 import { receiveMultipartUpload, scopeOfHttpRequest } from '../../src/modules/entries/transfer.js';
 import { discardUpload } from '../../src/modules/entries/uploads.js';
-import { contentDomain, route, type GraphqlRoute } from '../route.js';
+import { CreateContentDocument, GetContentDocument } from '../operations/documents.generated.js';
+import { byId } from '../params.js';
+import { contentDomain, route, type RestRoute } from '../route.js';
 import { createdEntryReply, entryReply } from './results.js';
 
-/** `properties` is sent as one JSON object text field. */
-export function propertiesField(fields: Record<string, string[]>): Record<string, unknown> | undefined {
-  const text = singleField(fields, 'properties');
-  if (text === undefined || text === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw illegalArguments('properties must be a JSON object');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw illegalArguments('properties must be a JSON object');
-  return value as Record<string, unknown>;
+/** A multipart request's `file` part, staged as a pending upload of the caller, and its text fields. */
+export interface ReceivedUpload {
+  fields: Record<string, string[]>;
+  uploadId?: string;
+  /** drops the staged bytes (the operation failed, or a field was bad) */
+  discard(): Promise<void>;
 }
 
 /** Streams the `file` part into a pending upload and reads the text fields around it. */
-export async function multipartUpload(ctx: Context, services: Services, repository: string, requireFile: boolean) {
+export async function multipartUpload(ctx: Context, services: Services, repository: string, requireFile: boolean): Promise<ReceivedUpload> {
   const scope = await scopeOfHttpRequest(ctx, services, repository);
-  return receiveMultipartUpload(ctx, scope, requireFile);
+  const { fields, upload } = await receiveMultipartUpload(ctx, scope, requireFile);
+  return { fields, uploadId: upload?.id, discard: async () => (upload ? discardUpload(scope, upload.id) : undefined) };
 }
 
-export const dropUpload = async (input: { uploadId?: string }, services: Services) => {
-  if (input.uploadId) await discardUpload(services.orm.em.fork(), services, input.uploadId);
-};
+/** Reads fields that came with an upload: a bad one drops the staged bytes too. */
+export async function uploadFields<T>(upload: ReceivedUpload, read: () => T): Promise<T> {
+  try {
+    return read();
+  } catch (error) {
+    await upload.discard();
+    throw error;
+  }
+}
+
+export const dropUpload = (input: { upload: ReceivedUpload }) => input.upload.discard();
 
 /** Contents of the content domain (DESIGN §4). */
-export const contentRoutes: GraphqlRoute[] = [
+export const contentRoutes: RestRoute[] = [
   route({
     method: 'POST',
     path: `${contentDomain}/content`,
-    operation: 'create-content',
-    input: async (ctx, params, services) => {
-      const { fields, upload } = await multipartUpload(ctx, services, params.repository!, true);
-      try {
-        return {
-          repository: params.repository!,
-          uploadId: upload!.id,
-          input: {
-            uploadId: upload!.id,
-            name: singleField(fields, 'name') ?? null,
-            parentId: singleField(fields, 'parentId') || null,
-            mimeType: singleField(fields, 'mimeType') || null,
-            typeName: singleField(fields, 'typeName') || null,
-            tags: fields.tags ?? [],
-            properties: propertiesField(fields) ?? null,
-          },
-        };
-      } catch (error) {
-        // a bad field (malformed properties, a field given twice): the staged bytes go too
-        await dropUpload({ uploadId: upload!.id }, services);
-        throw error;
-      }
+    document: CreateContentDocument,
+    input: async (ctx, params, { services, inputs }) => {
+      const upload = await multipartUpload(ctx, services, params.repository!, true);
+      // the form fields are CreateContentInput's; `properties` is one JSON object text field
+      const input = await uploadFields(upload, () => inputs.fromText('CreateContentInput', { ...upload.fields, uploadId: upload.uploadId }, 'field'));
+      return { repository: params.repository!, upload, input };
     },
     variables: ({ repository, input }) => ({ repository, input }),
     reply: createdEntryReply,
@@ -66,8 +53,8 @@ export const contentRoutes: GraphqlRoute[] = [
   route({
     method: 'GET',
     path: `${contentDomain}/content/:id`,
-    operation: 'get-content',
-    input: (_ctx, params) => ({ repository: params.repository!, id: params.id! }),
+    document: GetContentDocument,
+    input: byId,
     variables: (input) => input,
     reply: entryReply,
   }),

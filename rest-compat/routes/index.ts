@@ -1,4 +1,4 @@
-import type { GraphqlRoute } from '../route.js';
+import type { RestRoute } from '../route.js';
 import { contentRoutes } from './contents.js';
 import { folderRoutes } from './folders.js';
 import { maintenanceRoutes } from './maintenance.js';
@@ -7,4 +7,4 @@ import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: GraphqlRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes];

@@ -1,24 +1,26 @@
 import { z } from 'zod';
+import { AuthenticateDocument, LogoutDocument } from '../operations/documents.generated.js';
 import { nonEmptyText, parse } from '../params.js';
-import { route, type GraphqlRoute } from '../route.js';
+import { route, type RestRoute } from '../route.js';
+import { noContentReply } from './results.js';
 
 /** Session calls: spec endpoint 14 and logout (DESIGN §4). */
-export const sessionRoutes: GraphqlRoute[] = [
+export const sessionRoutes: RestRoute[] = [
   route({
     method: 'POST',
     path: '/authenticate',
-    operation: 'authenticate',
+    document: AuthenticateDocument,
     input: (ctx) => parse(z.object({ user: nonEmptyText, password: nonEmptyText }), ctx.query),
     variables: (input) => input,
     // the answer is the session id as a JSON string
-    reply: (result) => ({ body: JSON.stringify(result) }),
+    reply: ({ result }) => ({ body: JSON.stringify(result) }),
   }),
   route({
     method: 'POST',
     path: '/logout',
-    operation: 'logout',
+    document: LogoutDocument,
     input: () => ({}),
     variables: () => ({}),
-    reply: () => ({ status: 204 }),
+    reply: noContentReply,
   }),
 ];

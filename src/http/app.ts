@@ -12,9 +12,8 @@ export interface HttpAppParts {
   gateway?: Gateway;
   /** ROLE=content|admin|health: one subgraph over HTTP */
   subgraphMiddleware?: Koa.Middleware;
-  restRouter?: Router;
-  /** binary transfer (upload, download), shared by both APIs */
-  transferRouter?: Router;
+  /** served beside the gateway: binary transfer (upload, download) and the REST layer */
+  routers?: Router[];
 }
 
 /** The Koa app: cross-cutting middleware, then operations endpoints, GraphQL and the REST layer. */
@@ -48,8 +47,7 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
   }
   app.use(operations.routes());
   if (parts.subgraphMiddleware) app.use(parts.subgraphMiddleware);
-  for (const router of [parts.transferRouter, parts.restRouter]) {
-    if (!router) continue;
+  for (const router of parts.routers ?? []) {
     app.use(router.routes());
     app.use(
       router.allowedMethods({

@@ -6,7 +6,8 @@ import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm } from '../../src/db/orm.js';
 import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/service.js';
+import { startWholeService } from '../../app/service.js';
+import type { RunningService } from '../../src/service.js';
 
 export const adminPassword = 'admin-password-for-tests';
 
@@ -45,7 +46,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const running = await startService(config, createLogger(config.LOG_LEVEL));
+  const running = await startWholeService(config, createLogger(config.LOG_LEVEL));
   const base = running.baseUrl;
 
   const login = async (user: string, password: string) => {

@@ -28,7 +28,7 @@ describe('configuration (DESIGN §2)', () => {
   });
 
   it('stops the service at start with a message naming the variable', () => {
-    const run = spawnSync(process.execPath, [path.join(projectRoot, 'dist/src/main.js')], {
+    const run = spawnSync(process.execPath, [path.join(projectRoot, 'dist/app/main.js')], {
       env: { ...process.env, SESSION_IDLE_MINUTES: '-5' },
       encoding: 'utf8',
       timeout: 20_000,

@@ -141,7 +141,7 @@ describe('POST C/content (multipart upload)', () => {
     twice.append('file', new Blob([Buffer.from('twice')]), 'twice.txt');
     const duplicated = await call(contentUrl(service, '/content'), { method: 'POST', body: twice });
     expect(duplicated.status).toBe(400);
-    expect(duplicated.body.message).toContain("'name' must be given once");
+    expect(duplicated.body.message).toContain('name must be given once');
 
     expect(await storedFiles(service)).toEqual(before);
     const pending = await sql<{ n: string }>(service, `select count(*) as n from resource where state = 'pending'`);

@@ -57,7 +57,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
       () => nameClash(name),
     );
   } catch (error) {
-    await discardUpload(scope.em.fork(), scope.services, resource.id);
+    await discardUpload(scope, resource.id);
     throw error;
   }
   return reloaded(scope, copyId);

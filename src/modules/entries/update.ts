@@ -1,4 +1,4 @@
-import { conflict } from '../../errors.js';
+import { conflict, illegalArguments } from '../../errors.js';
 import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { validateProperties } from './contents.js';
 import { Entry } from './entry.entity.js';
@@ -7,6 +7,12 @@ import type { UpdateContentInput, UpdateFolderInput } from './inputs.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
+
+/** A name is changed or left alone (absent), never removed: null is refused in both APIs. */
+function newName(name: string | null | undefined): string | undefined {
+  if (name === null) throw illegalArguments('name must not be null: leave it out to keep the name');
+  return name === undefined ? undefined : validateEntryName(name);
+}
 
 const given = <T>(value: T | null | undefined): value is T | null => value !== undefined;
 
@@ -27,7 +33,7 @@ function mergedProperties(stored: Record<string, unknown>, patch: Record<string,
  * one, or when the name is taken in the target folder; 404 when the target folder does not exist.
  */
 export async function updateContent(scope: EntryScope, id: string, input: UpdateContentInput): Promise<Entry> {
-  const name = input.name === undefined || input.name === null ? undefined : validateEntryName(input.name);
+  const name = newName(input.name);
   const patch = input.properties;
   if (patch) validateProperties(patch);
   const typeName = input.typeName === undefined ? undefined : input.typeName || null;
@@ -69,7 +75,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
  * its own subfolders is a 409 (the request is well-formed; the tree makes it impossible).
  */
 export async function updateFolder(scope: EntryScope, id: string, input: UpdateFolderInput): Promise<Entry> {
-  const name = input.name === undefined || input.name === null ? undefined : validateEntryName(input.name);
+  const name = newName(input.name);
   let finalName = name ?? '';
   await inTransaction(
     scope,

@@ -110,13 +110,17 @@ export async function pendingUploadName(scope: EntryScope, uploadId: string): Pr
   return row.name;
 }
 
-/** Drops one pending upload and its bytes (its content could not be created). */
-export async function discardUpload(em: EntityManager, services: Services, uploadId: string): Promise<void> {
-  const rows = await em.getConnection().execute<{ storage_path: string }[]>(
-    `delete from resource where id = ? and state = 'pending' returning storage_path`,
-    [uploadId],
+/** An upload id nobody turned into a content within this time is abandoned. */
+export const uploadLifetimeMs = 3_600_000;
+
+/** Drops the caller's pending upload `uploadId` and its bytes (its content could not be created). */
+export async function discardUpload(scope: EntryScope, uploadId: string): Promise<void> {
+  // a fork: the caller's transaction may have failed already
+  const rows = await scope.em.fork().getConnection().execute<{ storage_path: string }[]>(
+    `delete from resource where id = ? and repository_id = ? and creator = ? and state = 'pending' returning storage_path`,
+    [uploadId, scope.repository.id, scope.principal.userName],
   );
-  for (const row of rows) await services.contentStore.remove(row.storage_path);
+  for (const row of rows) await scope.services.contentStore.remove(row.storage_path);
 }
 
 /** Removes pending uploads older than `olderThanMs` (all of them at a single-process start) with their bytes. */

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { startService } from './service.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { startWholeService } from './service.js';
 
 /** Start: config → database → gateway → HTTP, per ROLE; SIGTERM/SIGINT drain and stop. */
 async function main(): Promise<void> {
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.LOG_LEVEL);
   try {
-    const service = await startService(config, logger);
+    const service = await startWholeService(config, logger);
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'shutting down');
       service.stop().then(

@@ -1,0 +1,132 @@
+import {
+  coerceInputValue,
+  getNamedType,
+  getNullableType,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLString,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLSchema,
+} from 'graphql';
+import { illegalArguments } from '../src/errors.js';
+import type {
+  CheckInInput,
+  CopyContentInput,
+  CreateContentInput,
+  CreateFolderInput,
+  PropertyFilter,
+  ReplaceResourceInput,
+  SearchOptions,
+  UpdateContentInput,
+  UpdateFolderInput,
+} from './operations/documents.generated.js';
+
+/** The GraphQL input types REST fills, by name, with their generated TypeScript types. */
+export interface InputTypes {
+  CheckInInput: CheckInInput;
+  CopyContentInput: CopyContentInput;
+  CreateContentInput: CreateContentInput;
+  CreateFolderInput: CreateFolderInput;
+  PropertyFilter: PropertyFilter;
+  ReplaceResourceInput: ReplaceResourceInput;
+  SearchOptions: SearchOptions;
+  UpdateContentInput: UpdateContentInput;
+  UpdateFolderInput: UpdateFolderInput;
+}
+
+export type TextSource = Record<string, string | string[] | undefined>;
+
+/** One text value as the scalar or enum `type` (query parameters and form fields are text). */
+function fromText(type: GraphQLInputType, text: string): unknown {
+  const named = getNamedType(type);
+  if (named === GraphQLBoolean) {
+    if (text !== 'true' && text !== 'false') throw new Error("must be 'true' or 'false'");
+    return text === 'true';
+  }
+  if (named === GraphQLInt) {
+    if (!/^-?\d{1,15}$/.test(text)) throw new Error('must be an integer');
+    return Number(text);
+  }
+  if (named === GraphQLFloat) return Number(text);
+  if (isEnumType(named)) {
+    // the spec's clients write enum values in either case (ASC, asc)
+    const value = named.getValues().find((v) => v.name.toLowerCase() === text.toLowerCase());
+    if (!value) throw new Error(`must be one of ${named.getValues().map((v) => `'${v.name}'`).join(', ')}`);
+    return value.name;
+  }
+  if (named === GraphQLString || named === GraphQLID) return text;
+  // other scalars (JSONObject) are sent as JSON text
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`must be JSON (${named.name})`);
+  }
+}
+
+/**
+ * REST's input parsing, derived from the GraphQL input types the resolvers declare (one class per
+ * verb, src/modules/<capability>/inputs.ts): text sources are converted field by field as the type
+ * says, JSON bodies are taken as they are, and both are then validated by graphql-js against the same
+ * type, so REST accepts exactly what the GraphQL API accepts. A failure is a 400 naming the field.
+ */
+export class RestInputs {
+  constructor(private readonly schemas: readonly GraphQLSchema[]) {}
+
+  private inputType(name: keyof InputTypes): GraphQLInputObjectType {
+    for (const schema of this.schemas) {
+      const type = schema.getType(name);
+      if (isInputObjectType(type)) return type;
+    }
+    throw new Error(`no GraphQL input type ${name}`);
+  }
+
+  private validated<N extends keyof InputTypes>(type: GraphQLInputObjectType, value: unknown, where: string): InputTypes[N] {
+    const problems: string[] = [];
+    const coerced = coerceInputValue(value, type, (path, _invalid, error) => {
+      problems.push(path.length > 0 ? `${path.join('.')}: ${error.message}` : error.message);
+    });
+    if (problems.length > 0) throw illegalArguments(`invalid ${where}: ${problems.join('; ')}`);
+    // graphql-js checked the value against the type the generated TypeScript type describes
+    return coerced as InputTypes[N];
+  }
+
+  /**
+   * The fields of input type `name` found in a text source (query parameters, form fields); other
+   * names in the source are left alone. A field given twice is a 400 unless the field is a list.
+   */
+  fromText<N extends keyof InputTypes>(name: N, source: TextSource, where = 'parameter'): InputTypes[N] {
+    const type = this.inputType(name);
+    const value: Record<string, unknown> = {};
+    const problems: string[] = [];
+    for (const field of Object.values(type.getFields())) {
+      const raw = source[field.name];
+      if (raw === undefined) continue;
+      const texts = Array.isArray(raw) ? raw : [raw];
+      try {
+        if (isListType(getNullableType(field.type))) value[field.name] = texts.map((text) => fromText(field.type, text));
+        else if (texts.length > 1) throw new Error('must be given once');
+        else value[field.name] = fromText(field.type, texts[0]!);
+      } catch (error) {
+        problems.push(`${field.name} ${(error as Error).message}`);
+      }
+    }
+    if (problems.length > 0) throw illegalArguments(`invalid ${where}: ${problems.join('; ')}`);
+    return this.validated<N>(type, value, where);
+  }
+
+  /** A JSON object as input type `name`; an ID must be a JSON string here (GraphQL would take 7 as "7"). */
+  fromJson<N extends keyof InputTypes>(name: N, body: Record<string, unknown>, where = 'body'): InputTypes[N] {
+    const type = this.inputType(name);
+    const numericIds = Object.values(type.getFields())
+      .filter((field) => getNamedType(field.type) === GraphQLID && typeof body[field.name] === 'number')
+      .map((field) => `${field.name} must be a string`);
+    if (numericIds.length > 0) throw illegalArguments(`invalid ${where}: ${numericIds.join('; ')}`);
+    return this.validated<N>(type, body, where);
+  }
+}
