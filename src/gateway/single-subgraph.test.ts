@@ -1,4 +1,4 @@
-import { Kind, parse, type DocumentNode } from 'graphql';
+import { parse, type DocumentNode } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as restDocuments from '../../rest-compat/operations/documents.generated.js';
 import { buildSubgraphs, composeSupergraph } from '../subgraphs/index.js';
@@ -17,7 +17,7 @@ describe('single-subgraph plans over the real supergraph', () => {
   const plan = (text: string) => planner.plan(parse(text));
 
   it('runs every REST document on the one subgraph it needs, interface selections included', () => {
-    const documents = Object.entries(restDocuments).filter((entry): entry is [string, DocumentNode] => (entry[1] as DocumentNode).kind === Kind.DOCUMENT);
+    const documents = Object.entries(restDocuments).filter((entry): entry is [string, DocumentNode] => entry[0].endsWith('Document'));
     expect(documents.length).toBeGreaterThan(20);
     for (const [name, document] of documents) {
       const subgraph = planner.plan(document);
