@@ -16,12 +16,8 @@ export interface RouteTools {
   inputs: RestInputs;
 }
 
-/** Runs a typed document through the gateway with the request's session; a GraphQL error is thrown as a ServiceError. */
-export type RunDocument = <Result, Variables extends Record<string, unknown>>(
-  document: TypedDocumentNode<Result, Variables>,
-  variables: Variables,
-  ctx: Context,
-) => Promise<Result>;
+/** Runs a typed document through the gateway as the request's session; a GraphQL error is thrown as a ServiceError. */
+export type RunDocument = <Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => Promise<Result>;
 
 /**
  * One row of the REST table: a path under `{base_url}/api/v1`, the typed GraphQL document it runs
@@ -56,7 +52,7 @@ export function route<Input, Result, Variables extends Record<string, unknown>>(
       const input = await definition.input(ctx, ctx.params as Record<string, string>, tools);
       let result: Result;
       try {
-        result = await run(definition.document, definition.variables(input), ctx);
+        result = await run(definition.document, definition.variables(input));
       } catch (error) {
         await definition.onFailure?.(input, tools.services);
         throw error;

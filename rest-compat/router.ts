@@ -7,7 +7,7 @@ import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '.
 import type { Gateway } from '../src/gateway/gateway.js';
 import { sessionHeaders } from '../src/http/session.js';
 import { RestInputs } from './inputs.js';
-import type { RestRoute } from './route.js';
+import type { RestRoute, RunDocument } from './route.js';
 
 const isReasonCode = (code: unknown): code is ReasonCode => typeof code === 'string' && code in reasonStatus;
 
@@ -38,18 +38,25 @@ export interface RestRouterOptions {
 export function restRouter({ gateway, services, schemas, routes, prefix }: RestRouterOptions): Router {
   const tools = { services, inputs: new RestInputs(schemas) };
   const texts = new WeakMap<DocumentNode, string>();
-  async function run<Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables, ctx: Context) {
+  const textOf = (document: DocumentNode) => {
     let text = texts.get(document);
     if (text === undefined) texts.set(document, (text = print(document)));
-    const result = await gateway.execute({ document: text, variables, headers: sessionHeaders(ctx) });
-    if (result.errors?.length) throw restError(result.errors, ctx);
-    // what the document's selection answers, as its generated type states
-    return result.data as Result;
-  }
+    return text;
+  };
+  /** `run` for one request: its session (checked before anything of the request is read) and logger */
+  const runner = (ctx: Context): RunDocument => {
+    const headers = sessionHeaders(ctx);
+    return async <Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => {
+      const result = await gateway.execute({ document: textOf(document), variables, headers });
+      if (result.errors?.length) throw restError(result.errors, ctx);
+      // what the document's selection answers, as its generated type states
+      return result.data as Result;
+    };
+  };
   const router = new Router({ prefix });
   for (const row of routes) {
     router.register(row.path, [row.method], async (ctx) => {
-      const reply = await row.handle(ctx, tools, run);
+      const reply = await row.handle(ctx, tools, runner(ctx));
       ctx.status = reply.status ?? 200;
       if (reply.body !== undefined) {
         ctx.type = 'application/json';

@@ -1,19 +1,36 @@
 import type { Context } from 'koa';
-import { clientAddressHeader } from '../context.js';
+import { bearerToken, clientAddressHeader } from '../context.js';
+import { illegalArguments } from '../errors.js';
 
 /** The `/api/v1` paths of the content domain of a repository: `access.svc.content.<repository_name>/v1`. */
 export const contentDomain = '/access.svc.content.:repository/v1';
 export const adminDomain = '/access.svc.admin/v1';
 
 /**
- * The headers an operation runs with for a plain HTTP call: the session from the spec's `sessionId`
- * query parameter or an Authorization header, and the request id and client address.
+ * The session of a plain HTTP call (REST and the transfer handlers), from one place only: the spec's
+ * `sessionId` query parameter or an `Authorization` header. Both may be given only if they name the
+ * same session; two different ones, or `sessionId` given twice, are a 400 (the call would otherwise
+ * run as whichever one a rule happened to prefer). Answers the Authorization header value to run with.
+ */
+export function sessionAuthorization(ctx: Context): string | undefined {
+  const sessionId = ctx.query.sessionId;
+  if (Array.isArray(sessionId)) throw illegalArguments('sessionId must be given once');
+  const header = ctx.get('authorization') || undefined;
+  if (sessionId === undefined || sessionId === '') return header;
+  if (header !== undefined && bearerToken(header) !== sessionId) {
+    throw illegalArguments('the session is named twice (sessionId and Authorization) with different values: name it once');
+  }
+  return `Bearer ${sessionId}`;
+}
+
+/**
+ * The headers an operation runs with for a plain HTTP call: the session (sessionAuthorization), the
+ * request id and the client address.
  */
 export function sessionHeaders(ctx: Context): Headers {
   const headers = new Headers();
-  const sessionId = ctx.query.sessionId;
-  if (typeof sessionId === 'string' && sessionId !== '') headers.set('authorization', `Bearer ${sessionId}`);
-  else if (ctx.get('authorization')) headers.set('authorization', ctx.get('authorization'));
+  const authorization = sessionAuthorization(ctx);
+  if (authorization !== undefined) headers.set('authorization', authorization);
   for (const name of ['x-request-id', clientAddressHeader]) {
     const value = ctx.req.headers[name];
     if (typeof value === 'string') headers.set(name, value);
