@@ -61,7 +61,8 @@ function fromText(type: GraphQLInputType, text: string): unknown {
     return value.name;
   }
   if (named === GraphQLString || named === GraphQLID) return text;
-  // other scalars (JSONObject) are sent as JSON text
+  // other scalars (JSONObject) are sent as JSON text; an empty field is none
+  if (text === '') return null;
   try {
     return JSON.parse(text);
   } catch {

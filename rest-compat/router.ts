@@ -12,17 +12,16 @@ import type { RestRoute, RunDocument } from './route.js';
 const isReasonCode = (code: unknown): code is ReasonCode => typeof code === 'string' && code in reasonStatus;
 
 /**
- * A GraphQL error as the REST error it stands for, by its extensions only: the reason code the domain
- * gave it (src/errors.ts), or a GraphQL input error. Anything else is an internal error (logged).
+ * The REST error a GraphQL error stands for, by its extensions only (never by its message): the reason
+ * code the domain gave it (src/errors.ts), or GraphQL's own BAD_USER_INPUT. Undefined: not a known
+ * failure (the caller answers 500 and logs it).
  */
-function restError(errors: readonly GraphQLFormattedError[], ctx: Context): ServiceError {
-  const first = errors[0]!;
-  const { reasonCode, code, details } = (first.extensions ?? {}) as { reasonCode?: unknown; code?: unknown; details?: unknown };
+export function restErrorOf(error: GraphQLFormattedError): ServiceError | undefined {
+  const { reasonCode, code, details } = (error.extensions ?? {}) as { reasonCode?: unknown; code?: unknown; details?: unknown };
   const reason = [reasonCode, code].find(isReasonCode);
-  if (reason) return new ServiceError(reason, first.message, typeof details === 'string' ? details : undefined);
-  if (code === 'BAD_USER_INPUT') return illegalArguments(first.message);
-  ctx.state.log?.error({ errors }, 'GraphQL operation failed');
-  return new ServiceError('internal', 'internal error');
+  if (reason) return new ServiceError(reason, error.message, typeof details === 'string' ? details : undefined);
+  if (code === 'BAD_USER_INPUT') return illegalArguments(error.message);
+  return undefined;
 }
 
 export interface RestRouterOptions {
@@ -48,7 +47,12 @@ export function restRouter({ gateway, services, schemas, routes, prefix }: RestR
     const headers = sessionHeaders(ctx);
     return async <Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => {
       const result = await gateway.execute({ document: textOf(document), variables, headers });
-      if (result.errors?.length) throw restError(result.errors, ctx);
+      if (result.errors?.length) {
+        const known = restErrorOf(result.errors[0]!);
+        if (known) throw known;
+        ctx.state.log?.error({ errors: result.errors }, 'GraphQL operation failed');
+        throw new ServiceError('internal', 'internal error');
+      }
       // what the document's selection answers, as its generated type states
       return result.data as Result;
     };
