@@ -41,6 +41,8 @@ export function restRouter(gateway: Gateway, services: Services, routes: Graphql
         await definition.onFailure?.(input, services);
         const body = failure(result.errors);
         if (body.status === 500) ctx.state.log?.error({ errors: result.errors }, 'GraphQL operation failed');
+        const retryAfter = result.errors[0]!.extensions?.retryAfter;
+        if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
         ctx.status = body.status;
         ctx.body = body;
         return;

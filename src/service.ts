@@ -10,6 +10,7 @@ import { createGateway, type Gateway } from './gateway/gateway.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
+import { createAuthServices } from './modules/auth/auth-services.js';
 import { ensureAdministrator } from './modules/auth/operations.js';
 import { ensureDefaultRepository } from './modules/repositories/operations.js';
 import { transferRouter } from './modules/entries/transfer.js';
@@ -39,7 +40,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
-  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore };
+  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore, auth: createAuthServices(database.url, logger) };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
   // mode) only old ones are surely abandoned.
@@ -48,7 +49,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   await sweepPendingUploads(em, services, abandonedAfterMs);
   const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? startWorkers(services) : [];
 
-  await ensureAdministrator(em, config, logger);
+  await ensureAdministrator(em, services);
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   const subgraphs = await buildSubgraphs();
@@ -116,6 +117,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       await subgraphServer?.stop();
       await closed;
       clearTimeout(timer);
+      await services.auth.close();
       await database.close();
       logger.info('service stopped');
     })());
