@@ -6,7 +6,7 @@ import { createOrm, migrate, type Orm } from './orm.js';
 
 export interface Database {
   orm: Orm;
-  /** the connection URL the ORM uses (for the few clients that need their own connections) */
+  /** the server's postgres:// URL (for connections of their own, e.g. LISTEN) */
   url: string;
   close(): Promise<void>;
 }
