@@ -138,8 +138,10 @@ describe('password hashing under a login flood', () => {
     console.log(`1 KB download ms: alone ${summary(baseline)}; during the flood (${during.length} downloads) ${summary(during)}`);
     expect(during.length).toBeGreaterThanOrEqual(10);
     // measured on this shared 2-core machine under load 14-18: alone median 4-7 ms; during the flood
-    // median 6.7 ms, p95 42-115 ms; without the bound every download waited seconds (the test timed out)
-    expect(percentile(during, 0.5)).toBeLessThan(100);
+    // median 6.7 ms, p95 42-115 ms; without the bound every download waited seconds (the test timed
+    // out). The bounds are 100 ms and 1 s where a download alone is fast, and grow with the machine's
+    // load as the download alone measures it (at load 20 a download alone took a median of 63 ms).
+    expect(percentile(during, 0.5)).toBeLessThan(Math.max(100, 3 * percentile(baseline, 0.5)));
     expect(percentile(during, 0.9)).toBeLessThan(Math.max(1_000, 10 * percentile(baseline, 0.9)));
   }, 120_000);
 });
