@@ -43,6 +43,9 @@ describe('POST /api/v1/authenticate (spec endpoint 14)', () => {
     const { body, headers } = await authenticate('victim-user', 'guess-again');
     expect(body).toMatchObject({ status: 429, reasonCode: 'tooManyRequests' });
     expect(Number(headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // GraphQL clients find the seconds to wait in the error's extensions
+    const overGraphql = await service.graphql('mutation { authenticate(user: "victim-user", password: "guess-over-graphql") }', {}, '');
+    expect(overGraphql.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'tooManyRequests', status: 429, retryAfter: expect.any(Number) });
   });
 });
 
