@@ -16,7 +16,7 @@ const userNamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
  * `Alice` and `alice` are one user, who logs in with either spelling. Input is NFC-normalised and
  * trimmed first, as every name of the service is.
  */
-export const normalizeUserName = (name: string) => name.normalize('NFC').trim();
+const normalizeUserName = (name: string) => name.normalize('NFC').trim();
 const byName = (userName: string) => ({ [sql.lower('user_name')]: userName.toLowerCase() });
 
 /** Spec endpoint 14: a 256-bit random session id for a valid user and password (stored hashed). */
