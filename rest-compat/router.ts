@@ -17,9 +17,11 @@ const isReasonCode = (code: unknown): code is ReasonCode => typeof code === 'str
  * failure (the caller answers 500 and logs it).
  */
 export function restErrorOf(error: GraphQLFormattedError): ServiceError | undefined {
-  const { reasonCode, code, details } = (error.extensions ?? {}) as { reasonCode?: unknown; code?: unknown; details?: unknown };
+  const { reasonCode, code, details, retryAfter } = (error.extensions ?? {}) as { reasonCode?: unknown; code?: unknown; details?: unknown; retryAfter?: unknown };
   const reason = [reasonCode, code].find(isReasonCode);
-  if (reason) return new ServiceError(reason, error.message, typeof details === 'string' ? details : undefined);
+  if (reason) {
+    return new ServiceError(reason, error.message, typeof details === 'string' ? details : undefined, typeof retryAfter === 'number' ? retryAfter : undefined);
+  }
   if (code === 'BAD_USER_INPUT') return illegalArguments(error.message);
   return undefined;
 }

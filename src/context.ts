@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
 import type { Orm } from './db/orm.js';
 import type { Logger } from './logger.js';
+import type { AuthServices } from './modules/auth/auth-services.js';
 import { resolveSession } from './modules/auth/operations.js';
 import type { Principal } from './modules/auth/principal.js';
 import type { FileStore } from './storage/file-store.js';
@@ -13,6 +14,8 @@ export interface Services {
   orm: Orm;
   contentStore: FileStore;
   cacheStore: FileStore;
+  /** the session cache, login limits and password hashing queue of this process */
+  auth: AuthServices;
 }
 
 /** Per-request context of subgraph resolvers: who calls, with a fresh entity manager. */
@@ -44,10 +47,7 @@ export function createRequestContext(services: Services, headers: Headers): Requ
     sessionToken,
     address: headers.get(clientAddressHeader) ?? 'unknown',
     principal: () =>
-      (principal ??= resolveSession(em, sessionToken, {
-        idleMinutes: services.config.SESSION_IDLE_MINUTES,
-        maxHours: services.config.SESSION_MAX_HOURS,
-      })),
+      (principal ??= resolveSession(em, services, sessionToken)),
   };
 }
 

@@ -25,13 +25,16 @@ export class ServiceError extends GraphQLError {
   readonly reasonCode: ReasonCode;
   readonly status: number;
   readonly details?: string;
+  /** seconds a refused client should wait (429, 503): the `Retry-After` header of HTTP answers */
+  readonly retryAfter?: number;
 
-  constructor(reasonCode: ReasonCode, message: string, details?: string) {
+  constructor(reasonCode: ReasonCode, message: string, details?: string, retryAfter?: number) {
     const status = reasonStatus[reasonCode];
-    super(message, { extensions: { code: reasonCode, reasonCode, status, ...(details ? { details } : {}) } });
+    super(message, { extensions: { code: reasonCode, reasonCode, status, ...(details ? { details } : {}), ...(retryAfter ? { retryAfter } : {}) } });
     this.reasonCode = reasonCode;
     this.status = status;
     this.details = details;
+    this.retryAfter = retryAfter;
   }
 }
 

@@ -10,6 +10,7 @@ import { createGateway, type Gateway } from './gateway/gateway.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
+import { createAuthServices } from './modules/auth/auth-services.js';
 import { ensureAdministrator } from './modules/auth/operations.js';
 import { ensureDefaultRepository } from './modules/repositories/operations.js';
 import { transferRouter } from './modules/entries/transfer.js';
@@ -46,7 +47,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
-  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore };
+  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore, auth: createAuthServices(database.url, logger) };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
   // mode) only old ones are surely abandoned.
@@ -55,7 +56,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   await sweepPendingUploads(em, services, abandonedAfterMs);
   const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? (parts.workers?.(services) ?? []) : [];
 
-  await ensureAdministrator(em, config, logger);
+  await ensureAdministrator(em, services);
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   const subgraphs = await buildSubgraphs();
@@ -125,6 +126,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       await subgraphServer?.stop();
       await closed;
       clearTimeout(timer);
+      await services.auth.close();
       await database.close();
       logger.info('service stopped');
     })());

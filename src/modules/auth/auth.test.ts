@@ -40,8 +40,12 @@ describe('POST /api/v1/authenticate (spec endpoint 14)', () => {
     for (let i = 0; i < 7; i++) statuses.push((await authenticate('victim-user', `guess-${i}`)).status);
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.slice(5)).toEqual([429, 429]);
-    const { body } = await authenticate('victim-user', 'guess-again');
+    const { body, headers } = await authenticate('victim-user', 'guess-again');
     expect(body).toMatchObject({ status: 429, reasonCode: 'tooManyRequests' });
+    expect(Number(headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // GraphQL clients find the seconds to wait in the error's extensions
+    const overGraphql = await service.graphql('mutation { authenticate(user: "victim-user", password: "guess-over-graphql") }', {}, '');
+    expect(overGraphql.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'tooManyRequests', status: 429, retryAfter: expect.any(Number) });
   });
 });
 
@@ -126,5 +130,36 @@ describe('roles', () => {
     }
     const repositories = await service.graphql<{ repositories: { id: string }[] }>('{ repositories { id } }');
     expect(repositories.data!.repositories.map((r) => r.id)).toEqual(['svc.repository.default']);
+  });
+});
+
+describe('user names', () => {
+  const createUser = (userName: string, password = 'long-enough-password') =>
+    service.graphql<{ createUser: { userName: string } }>('mutation($u: String!, $p: String!) { createUser(userName: $u, password: $p) { userName } }', { u: userName, p: password });
+
+  it('are unique without regard to case, even when both are created at once', async () => {
+    const [first, second] = await Promise.all([createUser('Race-Twin'), createUser('race-TWIN')]);
+    const outcomes = [first, second].map((r) => (r.data ? 'created' : r.errors?.[0]?.extensions?.reasonCode));
+    expect(outcomes.sort()).toEqual(['conflict', 'created']);
+    expect((await createUser('RACE-twin')).errors?.[0]?.extensions).toMatchObject({ reasonCode: 'conflict', status: 409 });
+  });
+
+  it('log in and are deleted with any spelling of the name; the session names the user as created', async () => {
+    expect((await createUser('Case-User', 'case-user-password')).data).toEqual({ createUser: { userName: 'Case-User' } });
+    const session = await service.login('CASE-user', 'case-user-password');
+    expect((await service.graphql('{ me { userName } }', {}, session)).data).toEqual({ me: { userName: 'Case-User' } });
+    expect((await service.graphql('mutation { deleteUser(userName: "case-USER") }')).data).toEqual({ deleteUser: true });
+    expect((await call(`${service.contentBase}/home?sessionId=${session}`)).status).toBe(401);
+    // nor can an administrator delete themselves by another spelling
+    const self = await service.graphql('mutation { deleteUser(userName: "ADMIN") }');
+    expect(self.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'conflict', status: 409 });
+  });
+
+  it('are NFC-normalised and trimmed; letters outside ASCII (look-alikes such as Cyrillic і or fullwidth Ａ) are refused', async () => {
+    expect((await createUser('  trimmed-user \t')).data).toEqual({ createUser: { userName: 'trimmed-user' } });
+    expect(await service.login(' trimmed-user ', 'long-enough-password')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    for (const name of ['adm\u0456n', '\uff21dmin', 'caf\u0065\u0301', 'a\u202Eb']) {
+      expect({ name, extensions: (await createUser(name)).errors?.[0]?.extensions }).toMatchObject({ name, extensions: { reasonCode: 'illegalArguments', status: 400 } });
+    }
   });
 });

@@ -1,47 +1,45 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../../config.js';
+import { sql, type EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../../context.js';
 import { conflict, illegalArguments, notAuthenticated, notFound, ServiceError, isUniqueViolation } from '../../errors.js';
-import type { Logger } from '../../logger.js';
-import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+import { decoyHash } from './passwords.js';
 import type { Principal } from './principal.js';
-import { FailureRateLimiter } from './rate-limiter.js';
-import { SessionCache } from './session-cache.js';
 import { Session, User, roles as knownRoles, type Role } from './user.entity.js';
-
-/** Guessing one user's password is slowed hard; one address (maybe many users behind a NAT) less so. */
-export const failedLoginsPerUser = new FailureRateLimiter(5, 60_000);
-export const failedLoginsPerAddress = new FailureRateLimiter(30, 60_000);
-
-export const verifiedSessions = new SessionCache(5_000, 10_000);
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 const userNamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
 
-export interface SessionPolicy {
-  idleMinutes: number;
-  maxHours: number;
-}
+/**
+ * User names are ASCII letters, digits and . _ @ - (no look-alike letters), compared without case:
+ * `Alice` and `alice` are one user, who logs in with either spelling. Input is NFC-normalised and
+ * trimmed first, as every name of the service is.
+ */
+const normalizeUserName = (name: string) => name.normalize('NFC').trim();
+const byName = (userName: string) => ({ [sql.lower('user_name')]: userName.toLowerCase() });
 
 /** Spec endpoint 14: a 256-bit random session id for a valid user and password (stored hashed). */
 export async function authenticate(
   em: EntityManager,
+  services: Services,
   input: { user: string; password: string; address: string },
-  policy: SessionPolicy,
 ): Promise<string> {
-  failedLoginsPerUser.assertAllowed(input.user);
-  failedLoginsPerAddress.assertAllowed(input.address);
-  const user = userNamePattern.test(input.user) ? await em.findOne(User, { userName: input.user }) : null;
-  const valid = await verifyPassword(input.password, user?.passwordHash ?? decoyHash);
-  if (!user || !valid) {
-    failedLoginsPerUser.recordFailure(input.user);
-    failedLoginsPerAddress.recordFailure(input.address);
-    // one answer for an unknown user and a wrong password
-    throw notAuthenticated('unknown user or wrong password');
+  const { loginLimits, passwords } = services.auth;
+  const name = normalizeUserName(input.user);
+  await loginLimits.begin(name, input.address);
+  const user = userNamePattern.test(name) ? await em.findOne(User, byName(name)) : null;
+  let valid: boolean;
+  try {
+    valid = await passwords.verify(input.password, user?.passwordHash ?? decoyHash);
+  } catch (error) {
+    // refused for capacity: the password was not checked, so the attempt is not a failure
+    await loginLimits.withdraw(name, input.address);
+    throw error;
   }
-  failedLoginsPerUser.reset(input.user);
+  // one answer for an unknown user and a wrong password
+  if (!user || !valid) throw notAuthenticated('unknown user or wrong password');
+  await loginLimits.succeeded(name, input.address);
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   em.create(Session, {
@@ -49,18 +47,18 @@ export async function authenticate(
     userName: user.userName,
     createdAt: now,
     lastSeenAt: now,
-    expiresAt: new Date(now.getTime() + policy.maxHours * 3_600_000),
+    expiresAt: new Date(now.getTime() + services.config.SESSION_MAX_HOURS * 3_600_000),
   });
   await em.flush();
   return token;
 }
 
 /** The principal of a session id, or a 401. Idle and absolute expiry end a session. */
-export async function resolveSession(em: EntityManager, token: string | undefined, policy: SessionPolicy): Promise<Principal> {
+export async function resolveSession(em: EntityManager, services: Services, token: string | undefined): Promise<Principal> {
   if (!token) throw notAuthenticated('a session is required: pass sessionId or an Authorization: Bearer header');
+  const { sessions } = services.auth;
   const tokenHash = hashToken(token);
-  const now = Date.now();
-  const cached = verifiedSessions.get(tokenHash, now);
+  const cached = sessions.get(tokenHash);
   if (cached) return cached;
   const rows = await em.getConnection().execute<{ user_name: string; roles: Role[]; last_seen_at: string | Date; expires_at: string | Date }[]>(
     `select s.user_name, u.roles, s.last_seen_at, s.expires_at
@@ -69,7 +67,8 @@ export async function resolveSession(em: EntityManager, token: string | undefine
   );
   const session = rows[0];
   if (!session) throw notAuthenticated('unknown or expired session');
-  const idleLimit = policy.idleMinutes * 60_000;
+  const now = Date.now();
+  const idleLimit = services.config.SESSION_IDLE_MINUTES * 60_000;
   const lastSeen = new Date(session.last_seen_at).getTime();
   if (new Date(session.expires_at).getTime() <= now || now - lastSeen > idleLimit) {
     await em.getConnection().execute('delete from user_session where token_hash = ?', [tokenHash]);
@@ -80,12 +79,12 @@ export async function resolveSession(em: EntityManager, token: string | undefine
     await em.getConnection().execute('update user_session set last_seen_at = now() where token_hash = ?', [tokenHash]);
   }
   const principal: Principal = { userName: session.user_name, roles: session.roles };
-  verifiedSessions.set(tokenHash, principal, now);
+  sessions.set(tokenHash, principal);
   return principal;
 }
 
-export async function logout(em: EntityManager, token: string): Promise<void> {
-  verifiedSessions.forget(hashToken(token));
+export async function logout(em: EntityManager, services: Services, token: string): Promise<void> {
+  services.auth.sessions.forget(hashToken(token));
   await em.getConnection().execute('delete from user_session where token_hash = ?', [hashToken(token)]);
 }
 
@@ -97,21 +96,27 @@ export interface UserRecord {
 
 const toRecord = (user: User): UserRecord => ({ userName: user.userName, roles: user.roles, createdAt: user.createdAt });
 
-export async function createUser(em: EntityManager, input: { userName: string; password: string; roles: string[] }): Promise<UserRecord> {
-  if (!userNamePattern.test(input.userName)) throw illegalArguments('userName: 1 to 64 letters, digits or . _ @ -');
+export async function createUser(
+  em: EntityManager,
+  services: Services,
+  input: { userName: string; password: string; roles: string[] },
+): Promise<UserRecord> {
+  const userName = normalizeUserName(input.userName);
+  if (!userNamePattern.test(userName)) throw illegalArguments('userName: 1 to 64 letters, digits or . _ @ -');
   if (input.password.length < 8) throw illegalArguments('password: at least 8 characters');
   const unknownRole = input.roles.find((role) => !(knownRoles as readonly string[]).includes(role));
   if (unknownRole) throw illegalArguments(`roles: unknown role '${unknownRole}' (known: ${knownRoles.join(', ')})`);
   const user = em.create(User, {
-    userName: input.userName,
-    passwordHash: await hashPassword(input.password),
+    userName,
+    passwordHash: await services.auth.passwords.hash(input.password),
     roles: input.roles.length > 0 ? (input.roles as Role[]) : ['USER'],
     createdAt: new Date(),
   });
   try {
     await em.flush();
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`user '${input.userName}' exists`);
+    // the unique index on lower(user_name) also refuses a name that differs only in case
+    if (isUniqueViolation(error)) throw conflict(`user '${userName}' exists`);
     throw error;
   }
   return toRecord(user);
@@ -121,30 +126,33 @@ export async function listUsers(em: EntityManager): Promise<UserRecord[]> {
   return (await em.find(User, {}, { orderBy: { userName: 'asc' } })).map(toRecord);
 }
 
-export async function deleteUser(em: EntityManager, actor: Principal, userName: string): Promise<void> {
-  if (userName === actor.userName) throw new ServiceError('conflict', 'you cannot delete your own user');
-  const deleted = await em.nativeDelete(User, { userName });
-  if (deleted === 0) throw notFound(`user '${userName}' not found`);
-  verifiedSessions.forgetUser(userName);
+export async function deleteUser(em: EntityManager, services: Services, actor: Principal, userName: string): Promise<void> {
+  const user = await em.findOne(User, byName(normalizeUserName(userName)));
+  if (!user) throw notFound(`user '${userName}' not found`);
+  if (user.userName === actor.userName) throw new ServiceError('conflict', 'you cannot delete your own user');
+  await em.nativeDelete(User, { userName: user.userName });
+  services.auth.sessions.forgetUser(user.userName);
 }
 
 /**
  * The first administrator (DESIGN §2). ADMIN_PASSWORD, when given, is the administrator's password at
  * every start; without it a random one is generated once, printed, and kept in $DATA_DIR/admin-password.
  */
-export async function ensureAdministrator(em: EntityManager, config: Config, logger: Logger): Promise<void> {
-  const existing = await em.findOne(User, { userName: config.ADMIN_USER });
+export async function ensureAdministrator(em: EntityManager, services: Services): Promise<void> {
+  const { config, logger } = services;
+  const { passwords } = services.auth;
+  const existing = await em.findOne(User, byName(config.ADMIN_USER));
   if (existing) {
-    if (config.ADMIN_PASSWORD && !(await verifyPassword(config.ADMIN_PASSWORD, existing.passwordHash))) {
-      existing.passwordHash = await hashPassword(config.ADMIN_PASSWORD);
+    if (config.ADMIN_PASSWORD && !(await passwords.verify(config.ADMIN_PASSWORD, existing.passwordHash))) {
+      existing.passwordHash = await passwords.hash(config.ADMIN_PASSWORD);
       if (!existing.roles.includes('ADMIN')) existing.roles = [...existing.roles, 'ADMIN'];
       await em.flush();
-      logger.info({ user: config.ADMIN_USER }, 'administrator password set from ADMIN_PASSWORD');
+      logger.info({ user: existing.userName }, 'administrator password set from ADMIN_PASSWORD');
     }
     return;
   }
   const password = config.ADMIN_PASSWORD ?? randomBytes(15).toString('base64url');
-  em.create(User, { userName: config.ADMIN_USER, passwordHash: await hashPassword(password), roles: ['ADMIN'], createdAt: new Date() });
+  em.create(User, { userName: config.ADMIN_USER, passwordHash: await passwords.hash(password), roles: ['ADMIN'], createdAt: new Date() });
   await em.flush();
   if (!config.ADMIN_PASSWORD) {
     const file = path.join(config.dataDir, 'admin-password');

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Principal } from './principal.js';
 
 /**
@@ -7,22 +8,18 @@ import type { Principal } from './principal.js';
  * the time to live.
  */
 export class SessionCache {
-  private readonly entries = new Map<string, { principal: Principal; until: number }>();
+  private readonly entries: LRUCache<string, Principal>;
 
-  constructor(private readonly ttlMs: number, private readonly maxEntries: number) {}
-
-  get(tokenHash: string, now = Date.now()): Principal | undefined {
-    const entry = this.entries.get(tokenHash);
-    if (!entry) return undefined;
-    if (entry.until > now) return entry.principal;
-    this.entries.delete(tokenHash);
-    return undefined;
+  constructor(ttlMs = 5_000, maxEntries = 10_000) {
+    this.entries = new LRUCache({ max: maxEntries, ttl: ttlMs });
   }
 
-  set(tokenHash: string, principal: Principal, now = Date.now()): void {
-    // Map keeps insertion order: the oldest entry goes first when full
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(tokenHash, { principal, until: now + this.ttlMs });
+  get(tokenHash: string): Principal | undefined {
+    return this.entries.get(tokenHash);
+  }
+
+  set(tokenHash: string, principal: Principal): void {
+    this.entries.set(tokenHash, principal);
   }
 
   forget(tokenHash: string): void {
@@ -30,6 +27,7 @@ export class SessionCache {
   }
 
   forgetUser(userName: string): void {
-    for (const [key, entry] of this.entries) if (entry.principal.userName === userName) this.entries.delete(key);
+    const keys = [...this.entries.entries()].filter(([, principal]) => principal.userName === userName).map(([key]) => key);
+    for (const key of keys) this.entries.delete(key);
   }
 }

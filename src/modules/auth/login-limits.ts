@@ -1,0 +1,56 @@
+import type { Pool } from 'pg';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { ServiceError } from '../../errors.js';
+
+/** Created by Migration20261122210000LoginLimits in the layout rate-limiter-flexible's Postgres store uses. */
+export const loginAttemptTable = 'login_attempt';
+
+export interface LoginLimitSettings {
+  perUser: number;
+  perAddress: number;
+  windowSeconds: number;
+}
+
+/** Guessing one user's password is slowed hard; one address (maybe many users behind a NAT) less so. */
+export const defaultLoginLimits: LoginLimitSettings = { perUser: 5, perAddress: 30, windowSeconds: 60 };
+
+// the store's key column is varchar(255); longer names are not valid user names anyway
+const userKey = (user: string) => user.toLowerCase().slice(0, 128);
+
+/**
+ * Login attempts per user name and per address (DESIGN §9), counted in the service's database so that
+ * every process of a split deployment shares one count. An attempt is counted atomically (one upsert)
+ * BEFORE its password is checked: concurrent guesses cannot slip past the limit while the first ones
+ * are still being hashed. A successful login gives its attempt back.
+ */
+export class LoginLimits {
+  private readonly perUser: RateLimiterPostgres;
+  private readonly perAddress: RateLimiterPostgres;
+
+  constructor(pool: Pool, settings: LoginLimitSettings = defaultLoginLimits) {
+    const store = { storeClient: pool, storeType: 'pool', tableName: loginAttemptTable, tableCreated: true, duration: settings.windowSeconds };
+    this.perUser = new RateLimiterPostgres({ ...store, keyPrefix: 'user', points: settings.perUser });
+    this.perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'address', points: settings.perAddress });
+  }
+
+  /** Counts an attempt, or refuses it with 429 and the seconds until the window ends. */
+  async begin(user: string, address: string): Promise<void> {
+    const outcomes = await Promise.allSettled([this.perUser.consume(userKey(user)), this.perAddress.consume(address)]);
+    const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
+    if (refusals.length === 0) return;
+    const storeFailure = refusals.find((reason) => !(reason instanceof RateLimiterRes));
+    if (storeFailure) throw storeFailure;
+    const retryAfter = Math.max(1, ...refusals.map((res) => Math.ceil((res as RateLimiterRes).msBeforeNext / 1000)));
+    throw new ServiceError('tooManyRequests', `too many failed logins; retry in ${retryAfter} s`, undefined, retryAfter);
+  }
+
+  /** The attempt was not a guess after all: the user's count starts again, the address gets its attempt back. */
+  async succeeded(user: string, address: string): Promise<void> {
+    await Promise.all([this.perUser.delete(userKey(user)), this.perAddress.reward(address, 1)]);
+  }
+
+  /** The attempt was never checked (refused for capacity): it does not count. */
+  async withdraw(user: string, address: string): Promise<void> {
+    await Promise.all([this.perUser.reward(userKey(user), 1), this.perAddress.reward(address, 1)]);
+  }
+}

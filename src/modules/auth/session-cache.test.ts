@@ -1,0 +1,37 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { SessionCache } from './session-cache.js';
+
+const alice = { userName: 'alice', roles: ['USER' as const] };
+const bob = { userName: 'bob', roles: ['ADMIN' as const] };
+
+describe('SessionCache', () => {
+  it('forgets one session, or every session of a user, and nobody else', () => {
+    const cache = new SessionCache();
+    cache.set('a1', alice);
+    cache.set('a2', alice);
+    cache.set('b1', bob);
+    cache.forget('a1');
+    expect(cache.get('a1')).toBeUndefined();
+    expect(cache.get('a2')).toEqual(alice);
+    cache.forgetUser('alice');
+    expect([cache.get('a2'), cache.get('b1')]).toEqual([undefined, bob]);
+  });
+
+  it('holds an entry for its time to live only', async () => {
+    const cache = new SessionCache(50);
+    cache.set('a1', alice);
+    expect(cache.get('a1')).toEqual(alice);
+    await sleep(120);
+    expect(cache.get('a1')).toBeUndefined();
+  });
+
+  it('drops the least recently used session when full', () => {
+    const cache = new SessionCache(60_000, 2);
+    cache.set('a1', alice);
+    cache.set('b1', bob);
+    cache.get('a1');
+    cache.set('a2', alice);
+    expect([cache.get('a1'), cache.get('b1'), cache.get('a2')]).toEqual([alice, undefined, alice]);
+  });
+});
