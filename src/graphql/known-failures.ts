@@ -1,4 +1,3 @@
-import type { MiddlewareFn } from 'type-graphql';
 import { illegalArguments, ServiceError } from '../errors.js';
 
 /**
@@ -31,12 +30,3 @@ export function knownFailure(error: unknown): ServiceError | undefined {
   }
   return undefined;
 }
-
-/** For resolvers (both APIs run through them). */
-export const mapKnownFailures: MiddlewareFn = async (_action, next) => {
-  try {
-    return await next();
-  } catch (error) {
-    throw knownFailure(error) ?? error;
-  }
-};
