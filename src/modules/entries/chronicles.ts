@@ -75,13 +75,6 @@ export async function lockFolderTree(tx: EntryScope): Promise<void> {
   await tx.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`folder-tree:${tx.repository.id}`]);
 }
 
-/** Earlier versions are read-only (DESIGN §5): only the latest version and the working copy change. */
-export function assertLatestOrWorkingCopy(entry: Entry): void {
-  if (!entry.isLatest) {
-    throw conflict(`'${entry.id}' is version ${entry.version} of '${entry.name}', an earlier version: earlier versions are read-only`);
-  }
-}
-
 /** The entry as stored now, for the answer of a mutation (the request's identity map may hold an older copy). */
 export async function reloaded(scope: EntryScope, id: string): Promise<Entry> {
   const entry = await scope.em.findOne(Entry, { id, repositoryId: scope.repository.id }, { refresh: true });

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { illegalArguments } from '../../errors.js';
+import { illegalArguments, notFound } from '../../errors.js';
+import { authorize, type AuthorizeOptions } from '../access/policy.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import { validateEntryName } from './names.js';
@@ -130,4 +131,17 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
 
 export async function getContent(scope: EntryScope, id: string): Promise<Entry> {
   return requireEntry(scope, id, 'CONTENT');
+}
+
+/**
+ * The content version `id` and its resource, for a download: a deactivated content is a 404 unless
+ * the request asks for deactivated entries (`includeInactive`) and the caller is its owner or an
+ * administrator.
+ */
+export async function contentForDownload(scope: EntryScope, id: string, options: AuthorizeOptions = {}): Promise<{ content: Entry; resource: Resource }> {
+  const content = await getContent(scope, id);
+  authorize(scope.principal, 'download', { entry: content }, options);
+  const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
+  if (!resource) throw notFound(`content '${content.id}' has no resource`);
+  return { content, resource };
 }

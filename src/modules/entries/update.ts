@@ -1,8 +1,8 @@
 import { conflict } from '../../errors.js';
-import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
+import { authorize } from '../access/policy.js';
+import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { validateProperties } from './contents.js';
 import { Entry } from './entry.entity.js';
-import { assertNotLockedByOther } from './locks.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
@@ -53,8 +53,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
     async (tx) => {
       const { entry, rows } = await lockChronicle(tx, id);
       finalName = entry.name;
-      assertNotLockedByOther(tx, entry);
-      assertLatestOrWorkingCopy(entry);
+      authorize(tx.principal, 'update', { entry });
       if (name === undefined && !given(input.parentId) && typeName === undefined && patch === undefined) return;
       const now = new Date();
       if (given(input.parentId)) {
