@@ -1,4 +1,4 @@
-import { illegalArguments, ServiceError } from '../errors.js';
+import { conflict, illegalArguments, isTransientConflict, ServiceError } from '../errors.js';
 
 /**
  * Postgres refusals caused by the values a client sent (a NUL character, text it cannot encode, a
@@ -25,6 +25,8 @@ export function knownFailure(error: unknown): ServiceError | undefined {
   const codes = codesOf(error);
   const state = codes.find((code): code is string => typeof code === 'string' && code in clientDataErrors);
   if (state) return illegalArguments(clientDataErrors[state]!);
+  // a deadlock or serialisation failure outside the retried transactions: the client may try again
+  if (isTransientConflict(error)) return conflict('the request collided with concurrent ones: try again');
   if (codes.some((code) => typeof code === 'string' && outOfSpaceCodes.has(code))) {
     return new ServiceError('unavailable', 'the storage is full: no space left for these bytes');
   }

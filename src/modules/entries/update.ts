@@ -51,6 +51,8 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
   await inTransaction(
     scope,
     async (tx) => {
+      // a move changes the tree: the tree's lock comes before the chronicle's (the one lock order)
+      if (given(input.parentId)) await lockFolderTree(tx);
       const { entry, rows } = await lockChronicle(tx, id);
       finalName = entry.name;
       authorize(tx.principal, 'update', { entry });
