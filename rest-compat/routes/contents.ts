@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Services } from '../../src/context.js';
 import { illegalArguments } from '../../src/errors.js';
+import { parseJson } from '../../src/http/body.js';
 import { singleField } from '../../src/http/multipart.js';
 import { receiveMultipartUpload, scopeOfHttpRequest } from '../../src/modules/entries/transfer.js';
 import { discardUpload } from '../../src/modules/entries/uploads.js';
@@ -11,12 +12,7 @@ import { createdEntryReply, entryReply } from './results.js';
 export function propertiesField(fields: Record<string, string[]>): Record<string, unknown> | undefined {
   const text = singleField(fields, 'properties');
   if (text === undefined || text === '') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw illegalArguments('properties must be a JSON object');
-  }
+  const value = parseJson(text, 'properties (it must be a JSON object)');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw illegalArguments('properties must be a JSON object');
   return value as Record<string, unknown>;
 }

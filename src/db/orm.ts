@@ -3,11 +3,15 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.js';
 import { entities } from './entities.js';
 import { Migration20261122000001Initial } from './migrations/Migration20261122000001Initial.js';
+import { Migration20261122220000RepairMediaTypes } from './migrations/Migration20261122220000RepairMediaTypes.js';
 
 export type Orm = MikroORM;
 
 /** Every migration, in order. Schema changes are migrations, never schema sync. */
-export const migrationsList = [{ name: 'Migration20261122000001Initial', class: Migration20261122000001Initial }];
+export const migrationsList = [
+  { name: 'Migration20261122000001Initial', class: Migration20261122000001Initial },
+  { name: 'Migration20261122220000RepairMediaTypes', class: Migration20261122220000RepairMediaTypes },
+];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {
   return MikroORM.init({

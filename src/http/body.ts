@@ -34,6 +34,21 @@ async function readText(ctx: Context): Promise<string> {
   }
 }
 
+/**
+ * JSON text as a value; malformed JSON, or a number JSON cannot hold (`1e309` parses to Infinity and
+ * would silently become null on the way to the database), is a 400 naming `what`.
+ */
+export function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text, (_key, value: unknown) => {
+      if (typeof value === 'number' && !Number.isFinite(value)) throw new RangeError(`a number is out of range (${value})`);
+      return value;
+    });
+  } catch (error) {
+    throw illegalArguments(`malformed ${what}: ${(error as Error).message}`);
+  }
+}
+
 /** A JSON object body (empty body = {}); malformed JSON is a 400 that says so. */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   const type = ctx.request.type;
@@ -43,12 +58,7 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new ServiceError('unsupportedMediaType', `expected a JSON body (Content-Type: application/json), got '${type}'`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw illegalArguments(`malformed JSON body: ${(error as Error).message}`);
-  }
+  const value = parseJson(text, 'JSON body');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw illegalArguments('the JSON body must be an object');
   return value as Record<string, unknown>;
 }

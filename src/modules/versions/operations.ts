@@ -4,6 +4,7 @@ import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, nameClash, type LockedChronicle } from '../entries/chronicles.js';
 import { Entry } from '../entries/entry.entity.js';
 import { setChronicleLock } from '../entries/locks.js';
+import { optionalMediaType } from '../entries/media-types.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { claimUpload, removeUnreferencedResources } from '../entries/uploads.js';
@@ -130,6 +131,7 @@ const maxCommentLength = 4000;
 export async function checkIn(scope: EntryScope, id: string, input: CheckInInput = {}): Promise<Entry> {
   const comment = input.comment ?? null;
   if (comment !== null && comment.length > maxCommentLength) throw illegalArguments(`comment is longer than ${maxCommentLength} characters`);
+  const mimeType = optionalMediaType(input.mimeType);
   let name = '';
   const clash = () => `${nameClash(name)}: rename the working copy, then check in`;
   return inChronicle(scope, id, clash, async (tx, chronicle) => {
@@ -140,7 +142,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     name = workingCopy.name;
     const previousResource = workingCopy.resourceId ?? null;
     if (input.uploadId) {
-      const resource = await claimUpload(tx, input.uploadId, input.mimeType);
+      const resource = await claimUpload(tx, input.uploadId, mimeType);
       workingCopy.resourceId = resource.id;
     }
     // the unique indexes allow one latest CURRENT version (and one active name) at a time: the old
@@ -230,10 +232,11 @@ export interface ReplaceResourceInput {
  * older versions keep their bytes. A working copy (anyone's) or another user's lock is a 409.
  */
 export async function replaceResource(scope: EntryScope, id: string, input: ReplaceResourceInput): Promise<Entry> {
+  const mimeType = optionalMediaType(input.mimeType);
   return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
     authorize(tx.principal, 'replaceResource', chronicle);
     const { latest } = chronicle;
-    const resource = await claimUpload(tx, input.uploadId, input.mimeType);
+    const resource = await claimUpload(tx, input.uploadId, mimeType);
     latest.isLatest = false;
     await tx.em.flush();
     const next = newVersionRow(tx, latest, { ...nextVersion(latest, false), resourceId: resource.id });
