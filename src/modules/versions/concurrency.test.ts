@@ -74,10 +74,10 @@ describe('versioning verbs in parallel on one content', () => {
   const names = Object.keys(verbs) as Verb[];
   const pairs = names.flatMap((a, i) => names.slice(i).map((b) => [a, b] as Verb[]));
 
-  it(`every pair of ${names.length} verbs (${pairs.length} pairs), three rounds each: 2xx or 409, never 500`, async () => {
+  it(`every pair of ${names.length} verbs (${pairs.length} pairs), two rounds each: 2xx or 409, never 500`, async () => {
     const allowed = new Set([200, 201, 204, 409]);
     const failures: string[] = [];
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       // a few pairs at a time: they race each other too, without swamping the machine
       for (let start = 0; start < pairs.length; start += 11) {
         await Promise.all(
@@ -93,5 +93,5 @@ describe('versioning verbs in parallel on one content', () => {
       }
     }
     expect(failures).toEqual([]);
-  }, 180_000);
+  }, 300_000);
 });
