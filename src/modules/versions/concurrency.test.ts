@@ -71,6 +71,19 @@ describe('versioning verbs in parallel on one content', () => {
     await expectWholeChronicle(id);
   });
 
+  it('a folder deleted while its contents get new versions: 2xx, 404 or 409, never 500', async () => {
+    for (let round = 0; round < 3; round++) {
+      const folder = await call(url('/folder'), json('POST', { name: `doomed-${++counter}` }));
+      const ids = await Promise.all([1, 2, 3].map(async () => (await newContent(service, { name: `inside-${++counter}.txt`, parentId: folder.body.id })).id));
+      const answers = await Promise.all([
+        ...ids.flatMap((id) => [verbs.replace(id), verbs.checkOut(id), verbs.update(id)]),
+        call(url(`/folder/${folder.body.id}`, { recursive: 'true' }), { method: 'DELETE' }),
+      ]);
+      for (const answer of answers) expect([200, 204, 404, 409], JSON.stringify(answer.body)).toContain(answer.status);
+      expect(answers.at(-1)!.status).toBe(204);
+    }
+  }, 120_000);
+
   const names = Object.keys(verbs) as Verb[];
   const pairs = names.flatMap((a, i) => names.slice(i).map((b) => [a, b] as Verb[]));
 
