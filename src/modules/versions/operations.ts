@@ -13,11 +13,11 @@ import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/e
 /*
  * Versioning (DESIGN §5, CMIS-like). Every version is an `entry` row of one chronicle (`chronical_id`);
  * `is_latest` marks the newest CURRENT version and the working copy. Every verb below runs in one
- * transaction that first locks all rows of the chronicle (`lockChronicle`, in id order), so
- * concurrent verbs on one content run one after the other and each sees what the previous one
+ * transaction that first locks the chronicle (`lockChronicle`: its advisory lock, then its rows),
+ * so concurrent verbs on one content run one after the other and each sees what the previous one
  * committed; the partial unique indexes are the last line of defence and turn into 409s.
  *
- * Decisions (docs/versioning.md repeats them):
+ * Decisions (docs/versioning.md repeats them; who may do what is `authorize` in access/policy.ts):
  * - Any version id names its chronicle: check-out, check-in, cancel, lock, unlock, versions and
  *   replace-resource all accept the id of any version (the working copy included).
  * - A deactivated content is read-only: check-out, check-in, lock and replace-resource are 409s
@@ -51,7 +51,6 @@ async function inChronicle<T>(
   await removeUnreferencedResources(scope, released);
   return result;
 }
-
 
 const label = (major: number, minor: number) => `${major}.${minor}`;
 
