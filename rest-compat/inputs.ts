@@ -15,6 +15,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { illegalArguments } from '../src/errors.js';
+import { parseJson } from '../src/http/body.js';
 import type {
   CheckInInput,
   CopyContentInput,
@@ -63,10 +64,11 @@ function fromText(type: GraphQLInputType, text: string): unknown {
   if (named === GraphQLString || named === GraphQLID) return text;
   // other scalars (JSONObject) are sent as JSON text; an empty field is none
   if (text === '') return null;
+  // parseJson also refuses what JSON.parse would silently change (1e309 → Infinity)
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`must be JSON (${named.name})`);
+    return parseJson(text, named.name);
+  } catch (error) {
+    throw new Error(`must be JSON (${(error as Error).message})`);
   }
 }
 

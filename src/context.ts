@@ -21,6 +21,8 @@ export interface Services {
 /** Per-request context of subgraph resolvers: who calls, with a fresh entity manager. */
 export interface RequestContext {
   requestId: string;
+  /** the service's logger, bound to this request's id */
+  logger: Logger;
   services: Services;
   em: EntityManager;
   /** the session id from `Authorization: Bearer <id>` (the REST layer moves `sessionId` there) */
@@ -40,8 +42,10 @@ export function createRequestContext(services: Services, headers: Headers): Requ
   const em = services.orm.em.fork() as EntityManager;
   const sessionToken = bearerToken(headers.get('authorization'));
   let principal: Promise<Principal> | undefined;
+  const requestId = headers.get('x-request-id') ?? 'internal';
   return {
-    requestId: headers.get('x-request-id') ?? 'internal',
+    requestId,
+    logger: services.logger.child({ requestId }),
     services,
     em,
     sessionToken,

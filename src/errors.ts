@@ -1,5 +1,3 @@
-import { GraphQLError } from 'graphql';
-
 /** Reason codes and the HTTP status each maps to (DESIGN §3). */
 export const reasonStatus = {
   illegalArguments: 400,
@@ -18,23 +16,23 @@ export const reasonStatus = {
 export type ReasonCode = keyof typeof reasonStatus;
 
 /**
- * The one error type of the domain. It is a GraphQLError so that resolvers can throw it as is and its
- * reason code and status reach GraphQL clients (and the REST layer) through the gateway as extensions.
+ * The one error type of the domain: a reason code, its HTTP status and optional details. It knows
+ * nothing of GraphQL; the GraphQL layer (src/graphql/errors.ts) turns it into a GraphQL error whose
+ * extensions carry the same three, which is how REST clients get them back.
  */
-export class ServiceError extends GraphQLError {
-  readonly reasonCode: ReasonCode;
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
   readonly status: number;
-  readonly details?: string;
-  /** seconds a refused client should wait (429, 503): the `Retry-After` header of HTTP answers */
-  readonly retryAfter?: number;
 
-  constructor(reasonCode: ReasonCode, message: string, details?: string, retryAfter?: number) {
-    const status = reasonStatus[reasonCode];
-    super(message, { extensions: { code: reasonCode, reasonCode, status, ...(details ? { details } : {}), ...(retryAfter ? { retryAfter } : {}) } });
-    this.reasonCode = reasonCode;
-    this.status = status;
-    this.details = details;
-    this.retryAfter = retryAfter;
+  constructor(
+    readonly reasonCode: ReasonCode,
+    message: string,
+    readonly details?: string,
+    /** seconds a refused client should wait (429, 503): the `Retry-After` header of HTTP answers */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.status = reasonStatus[reasonCode];
   }
 }
 
@@ -67,4 +65,14 @@ export function isForeignKeyViolation(error: unknown): boolean {
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; name?: string; cause?: { code?: string } };
   return e?.code === '23505' || e?.cause?.code === '23505' || e?.name === 'UniqueConstraintViolationException';
+}
+
+/**
+ * Postgres gave up on a transaction because of concurrent ones (deadlock detected, serialisation
+ * failure): running it again may succeed.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const e = error as { code?: string; name?: string; cause?: { code?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  return code === '40P01' || code === '40001' || e?.name === 'DeadlockException';
 }

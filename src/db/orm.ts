@@ -5,6 +5,7 @@ import { entities } from './entities.js';
 import { Migration20261122000001Initial } from './migrations/Migration20261122000001Initial.js';
 import { Migration20261122210000LoginLimits } from './migrations/Migration20261122210000LoginLimits.js';
 import { Migration20261122210001UserNamesCaseInsensitive } from './migrations/Migration20261122210001UserNamesCaseInsensitive.js';
+import { Migration20261122220000RepairMediaTypes } from './migrations/Migration20261122220000RepairMediaTypes.js';
 
 export type Orm = MikroORM;
 
@@ -13,6 +14,7 @@ export const migrationsList = [
   { name: 'Migration20261122000001Initial', class: Migration20261122000001Initial },
   { name: 'Migration20261122210000LoginLimits', class: Migration20261122210000LoginLimits },
   { name: 'Migration20261122210001UserNamesCaseInsensitive', class: Migration20261122210001UserNamesCaseInsensitive },
+  { name: 'Migration20261122220000RepairMediaTypes', class: Migration20261122220000RepairMediaTypes },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -1,5 +1,4 @@
-import type { MiddlewareFn } from 'type-graphql';
-import { illegalArguments, ServiceError } from '../errors.js';
+import { conflict, illegalArguments, isTransientConflict, ServiceError } from '../errors.js';
 
 /**
  * Postgres refusals caused by the values a client sent (a NUL character, text it cannot encode, a
@@ -26,17 +25,10 @@ export function knownFailure(error: unknown): ServiceError | undefined {
   const codes = codesOf(error);
   const state = codes.find((code): code is string => typeof code === 'string' && code in clientDataErrors);
   if (state) return illegalArguments(clientDataErrors[state]!);
+  // a deadlock or serialisation failure outside the retried transactions: the client may try again
+  if (isTransientConflict(error)) return conflict('the request collided with concurrent ones: try again');
   if (codes.some((code) => typeof code === 'string' && outOfSpaceCodes.has(code))) {
     return new ServiceError('unavailable', 'the storage is full: no space left for these bytes');
   }
   return undefined;
 }
-
-/** For resolvers (both APIs run through them). */
-export const mapKnownFailures: MiddlewareFn = async (_action, next) => {
-  try {
-    return await next();
-  } catch (error) {
-    throw knownFailure(error) ?? error;
-  }
-};

@@ -34,6 +34,32 @@ async function readText(ctx: Context): Promise<string> {
   }
 }
 
+/** Whether a parsed JSON value holds a non-finite number, found without recursion (a hostile value may be very deep). */
+function holdsNonFiniteNumber(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'number' && !Number.isFinite(current)) return true;
+    if (current !== null && typeof current === 'object') for (const child of Object.values(current)) stack.push(child);
+  }
+  return false;
+}
+
+/**
+ * JSON text as a value; malformed JSON, or a number JSON cannot hold (`1e309` parses to Infinity and
+ * would silently become null on the way to the database), is a 400 naming `what`.
+ */
+export function parseJson(text: string, what: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw illegalArguments(`malformed ${what}: ${(error as Error).message}`);
+  }
+  if (holdsNonFiniteNumber(value)) throw illegalArguments(`malformed ${what}: a number is out of range`);
+  return value;
+}
+
 /** A JSON object body (empty body = {}); malformed JSON is a 400 that says so. */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   const type = ctx.request.type;
@@ -43,12 +69,7 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   if (type && type !== 'application/json' && !type.endsWith('+json')) {
     throw new ServiceError('unsupportedMediaType', `expected a JSON body (Content-Type: application/json), got '${type}'`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw illegalArguments(`malformed JSON body: ${(error as Error).message}`);
-  }
+  const value = parseJson(text, 'JSON body');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw illegalArguments('the JSON body must be an object');
   return value as Record<string, unknown>;
 }

@@ -4,16 +4,23 @@ import { parse, type DefinitionNode, type DocumentNode, type GraphQLSchema } fro
 import { buildSchema, createResolversMap, type AuthChecker, type NonEmptyArray } from 'type-graphql';
 import { accessDenied } from '../errors.js';
 import type { RequestContext } from '../context.js';
-import { mapKnownFailures } from '../graphql/known-failures.js';
+import { graphqlErrorOf, mapDomainErrors } from '../graphql/errors.js';
 import { pubSub } from '../graphql/pubsub.js';
 
-/** `@Authorized()` needs a session; `@Authorized('ADMIN')` needs that role too (403 otherwise). */
+/**
+ * `@Authorized()` needs a session; `@Authorized('ADMIN')` needs that role too (403 otherwise). It runs
+ * before the global middlewares, so it maps its own errors.
+ */
 const authChecker: AuthChecker<RequestContext> = async ({ context }, roles) => {
-  const principal = await context.principal();
-  if (roles.length > 0 && !roles.some((role) => principal.roles.includes(role as never))) {
-    throw accessDenied(`this operation needs the role ${roles.join(' or ')}`);
+  try {
+    const principal = await context.principal();
+    if (roles.length > 0 && !roles.some((role) => principal.roles.includes(role as never))) {
+      throw accessDenied(`this operation needs the role ${roles.join(' or ')}`);
+    }
+    return true;
+  } catch (error) {
+    throw graphqlErrorOf(error);
   }
-  return true;
 };
 
 export interface FederatedSchema {
@@ -43,7 +50,7 @@ function sortedDocument(document: DocumentNode): DocumentNode {
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export async function buildFederatedSchema(resolvers: NonEmptyArray<Function>, orphanedTypes: Function[] = []): Promise<FederatedSchema> {
-  const schema = await buildSchema({ resolvers, orphanedTypes, authChecker, validate: false, pubSub, globalMiddlewares: [mapKnownFailures] });
+  const schema = await buildSchema({ resolvers, orphanedTypes, authChecker, validate: false, pubSub, globalMiddlewares: [mapDomainErrors] });
   const typeDefs = sortedDocument(
     parse(`extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`),
   );

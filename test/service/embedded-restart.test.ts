@@ -15,7 +15,8 @@ function filesBelow(root: string): string[] {
     .map((d) => path.join(d.parentPath, d.name));
 }
 
-describe('the service on its embedded Postgres, as `npm start` runs it', () => {
+// initdb and two cold starts: far more than the default 30 s when the machine is busy
+describe('the service on its embedded Postgres, as `npm start` runs it', { timeout: 180_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   let running: ServiceProcess | undefined;

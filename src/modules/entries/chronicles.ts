@@ -1,26 +1,43 @@
-import { conflict, isForeignKeyViolation, isUniqueViolation, notFound, type ServiceError } from '../../errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { conflict, isForeignKeyViolation, isTransientConflict, isUniqueViolation, notFound, type ServiceError } from '../../errors.js';
 import { Entry } from './entry.entity.js';
 import { requireEntry } from './queries.js';
 import type { EntryScope } from './scope.js';
+
+/** How often a transaction Postgres gave up on (deadlock, serialisation failure) is run again. */
+const transientRetries = 3;
 
 /**
  * Runs `work` in one database transaction on a fresh fork of the request's entity manager (so a failed
  * attempt leaves nothing behind in the request's unit of work, and rows the request loaded earlier are
  * read afresh). Failed writes as `entryWriteFailure` says (`clash` is a function when the name is
- * known only once `work` ran).
+ * known only once `work` ran). The locks are taken in one order (`lockFolderTree`, then
+ * `lockChronicle`), so verbs do not deadlock each other; a deadlock that still happens (a folder
+ * deleted while a content in it gets a new version) runs `work` again, a few times, then is a 409.
  */
 export async function inTransaction<T>(
   scope: EntryScope,
   work: (tx: EntryScope) => Promise<T>,
   clash: string | (() => string) = 'an active entry with that name exists in that folder',
 ): Promise<T> {
-  try {
-    const result = await scope.em.fork().transactional((em) => work({ ...scope, em }));
-    // what the request loaded before may have changed: later reads (the answer's nested parts) go to the database
-    scope.em.clear();
-    return result;
-  } catch (error) {
-    throw entryWriteFailure(error, clash) ?? error;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const result = await scope.em.fork().transactional((em) => work({ ...scope, em }));
+      // what the request loaded before may have changed: later reads (the answer's nested parts) go to the database
+      scope.em.clear();
+      return result;
+    } catch (error) {
+      if (isTransientConflict(error)) {
+        scope.logger.warn({ attempt, code: (error as { code?: string }).code }, 'transaction gave way to a concurrent one');
+        if (attempt < transientRetries) {
+          // a random pause, growing: the transactions that collided do not meet again at once
+          await sleep((attempt + 1) * (5 + Math.random() * 20));
+          continue;
+        }
+        throw conflict('the entry was changed by concurrent requests: try again');
+      }
+      throw entryWriteFailure(error, clash) ?? error;
+    }
   }
 }
 
@@ -47,16 +64,22 @@ export interface LockedChronicle {
   workingCopy: Entry | null;
 }
 
+/** Classes of the two-key advisory locks (so that a folder tree and a chronicle never share a key). */
+const lockClass = { folderTree: 1, chronicle: 2 } as const;
+
 /**
- * The content `id` and every row of its chronicle, locked (`FOR UPDATE`, in id order so that verbs on
- * one content never deadlock) for the rest of the transaction, so that a check and the change it
- * guards see the same state.
+ * The content `id` and every row of its chronicle, locked for the rest of the transaction, so that a
+ * check and the change it guards see the same state. First the chronicle's advisory lock: every verb
+ * on one content takes it before touching any row, so they run one after the other — row locks alone
+ * deadlocked, since a verb that had waited saw the rows of its snapshot and not the version its
+ * predecessor inserted, which a third verb may have locked meanwhile. Then the rows (`FOR UPDATE`, in
+ * id order) against writers that do not take the chronicle lock (a folder's deletion).
  */
 export async function lockChronicle(tx: EntryScope, id: string): Promise<LockedChronicle> {
   const { chronicalId } = await requireEntry(tx, id, 'CONTENT');
+  await tx.em.execute(`select pg_advisory_xact_lock(?, hashtext(?))`, [lockClass.chronicle, chronicalId]);
   await tx.em.execute(`select id from entry where chronical_id = ? and repository_id = ? order by id for update`, [chronicalId, tx.repository.id]);
-  // read in a second statement: the locking one, having waited, misses rows the holder inserted (a
-  // working copy), since its snapshot is older; `refresh`: the look-up above ran before the lock
+  // `refresh`: the look-up above ran before the lock, and what it read may have changed since
   const rows = await tx.em.find(Entry, { chronicalId, repositoryId: tx.repository.id }, { refresh: true, orderBy: { id: 'asc' } });
   const entry = rows.find((row) => row.id === id);
   const latest = rows.find((row) => row.isLatest && row.versionStatus !== 'WORKING_COPY');
@@ -67,19 +90,12 @@ export async function lockChronicle(tx: EntryScope, id: string): Promise<LockedC
 }
 
 /**
- * Folder moves and deletions of one repository run one at a time (a transaction-scoped advisory
- * lock): two crossing moves (a into b, b into a) would each pass the cycle check alone, and nothing
- * may move into a subtree being deleted.
+ * Folder moves and deletions of one repository, and moves of contents, run one at a time (a
+ * transaction-scoped advisory lock): two crossing moves (a into b, b into a) would each pass the cycle
+ * check alone, and nothing may move into a subtree being deleted. Taken before any chronicle lock.
  */
 export async function lockFolderTree(tx: EntryScope): Promise<void> {
-  await tx.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`folder-tree:${tx.repository.id}`]);
-}
-
-/** Earlier versions are read-only (DESIGN §5): only the latest version and the working copy change. */
-export function assertLatestOrWorkingCopy(entry: Entry): void {
-  if (!entry.isLatest) {
-    throw conflict(`'${entry.id}' is version ${entry.version} of '${entry.name}', an earlier version: earlier versions are read-only`);
-  }
+  await tx.em.execute(`select pg_advisory_xact_lock(?, hashtext(?))`, [lockClass.folderTree, tx.repository.id]);
 }
 
 /** The entry as stored now, for the answer of a mutation (the request's identity map may hold an older copy). */

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { illegalArguments } from '../../errors.js';
+import { illegalArguments, notFound } from '../../errors.js';
+import { authorize, type AuthorizeOptions } from '../access/policy.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import type { CreateContentInput } from './inputs.js';
-import { validateEntryName } from './names.js';
+import { optionalMediaType } from './media-types.js';
+import { isWellFormed, textProblem, validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimParameters, claimStatement, pendingUploadName, uploadNotFound } from './uploads.js';
@@ -13,28 +15,41 @@ import { claimParameters, claimStatement, pendingUploadName, uploadNotFound } fr
 const tagSchema = z.string().min(1, 'a tag must not be empty').max(128, 'a tag is at most 128 characters');
 const propertyName = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
+/** Tags as stored: NFC-normalised (so that look-alikes are one tag), each once; a bad one is a 400. */
 export function validateTags(tags: string[] | null | undefined): string[] {
-  const list = tags ?? [];
-  for (const tag of list) {
-    const result = tagSchema.safeParse(tag);
+  const list = (tags ?? []).map((tag) => {
+    const problem = textProblem(tag);
+    if (problem) throw illegalArguments(`tags: a tag ${problem}`);
+    const normalised = tag.normalize('NFC');
+    const result = tagSchema.safeParse(normalised);
     if (!result.success) throw illegalArguments(`tags: ${result.error.issues[0]!.message}`);
-  }
+    return normalised;
+  });
   return [...new Set(list)];
 }
 
 const maxPropertyDepth = 16;
 
-/** The nesting depth of a JSON value, counted without recursion (a hostile value may be very deep). */
-function depthOf(value: unknown): number {
-  let deepest = 0;
+/**
+ * What is wrong with a properties value, if anything, found without recursion (a hostile value may be
+ * very deep): nesting deeper than the maximum, a number JSON cannot hold (`1e309` parses to Infinity,
+ * which would be stored as null), a lone surrogate in a key or a string (Postgres refuses it).
+ */
+function propertiesProblem(value: unknown): string | undefined {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
-    deepest = Math.max(deepest, depth);
-    if (deepest > maxPropertyDepth) return deepest;
-    if (current !== null && typeof current === 'object') for (const child of Object.values(current)) stack.push([child, depth + 1]);
+    if (depth > maxPropertyDepth) return `nested deeper than ${maxPropertyDepth} levels`;
+    if (typeof current === 'number' && !Number.isFinite(current)) return `${current} is not a finite number`;
+    if (typeof current === 'string' && !isWellFormed(current)) return 'a string is not valid Unicode (it holds a lone surrogate)';
+    if (current !== null && typeof current === 'object') {
+      for (const [key, child] of Object.entries(current)) {
+        if (!isWellFormed(key)) return 'a key is not valid Unicode (it holds a lone surrogate)';
+        stack.push([child, depth + 1]);
+      }
+    }
   }
-  return deepest;
+  return undefined;
 }
 
 export function validateProperties(properties: Record<string, unknown> | null | undefined): Record<string, unknown> {
@@ -42,7 +57,8 @@ export function validateProperties(properties: Record<string, unknown> | null | 
   for (const key of Object.keys(value)) {
     if (!propertyName.test(key)) throw illegalArguments(`properties: '${key}' is not a valid property name`);
   }
-  if (depthOf(value) > maxPropertyDepth) throw illegalArguments(`properties: nested deeper than ${maxPropertyDepth} levels`);
+  const problem = propertiesProblem(value);
+  if (problem) throw illegalArguments(`properties: ${problem}`);
   if (JSON.stringify(value).length > 64 * 1024) throw illegalArguments('properties: larger than 64 KiB');
   return value;
 }
@@ -81,6 +97,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   const parent = await requireParentFolder(scope, input.parentId);
   const tags = validateTags(input.tags);
   const properties = validateProperties(input.properties);
+  const mimeType = optionalMediaType(input.mimeType);
   // without a name the content is named after the upload's file, which must then be a valid name
   const name = validateEntryName(input.name ?? (await pendingUploadName(scope, input.uploadId)));
   let row: (Record<string, unknown> & { claimed: Record<string, unknown> }) | undefined;
@@ -99,7 +116,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
          returning *)
        select created.*, row_to_json(claimed) as claimed from created, claimed`,
       [
-        ...claimParameters(scope, input.uploadId, input.mimeType),
+        ...claimParameters(scope, input.uploadId, mimeType),
         scope.repository.id,
         name,
         ...Array<string>(3).fill(scope.principal.userName),
@@ -121,4 +138,17 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
 
 export async function getContent(scope: EntryScope, id: string): Promise<Entry> {
   return requireEntry(scope, id, 'CONTENT');
+}
+
+/**
+ * The content version `id` and its resource, for a download: a deactivated content is a 404 unless
+ * the request asks for deactivated entries (`includeInactive`) and the caller is its owner or an
+ * administrator.
+ */
+export async function contentForDownload(scope: EntryScope, id: string, options: AuthorizeOptions = {}): Promise<{ content: Entry; resource: Resource }> {
+  const content = await getContent(scope, id);
+  authorize(scope.principal, 'download', { entry: content }, options);
+  const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
+  if (!resource) throw notFound(`content '${content.id}' has no resource`);
+  return { content, resource };
 }

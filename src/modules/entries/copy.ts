@@ -1,4 +1,5 @@
 import { conflict, notFound, ServiceError } from '../../errors.js';
+import { authorize } from '../access/policy.js';
 import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
 import { firstVersion } from './contents.js';
 import { Resource, type Entry } from './entry.entity.js';
@@ -18,6 +19,7 @@ import { claimUpload, discardUpload, insertPendingResource } from './uploads.js'
  */
 export async function copyContent(scope: EntryScope, id: string, input: CopyContentInput = {}): Promise<Entry> {
   const source = await requireEntry(scope, id, 'CONTENT');
+  authorize(scope.principal, 'copy', { entry: source });
   const name = validateEntryName(input.name ?? source.name);
   const parent = await requireParentFolder(scope, input.parentId === undefined ? source.parentId : input.parentId);
   const parentId = parent?.id ?? null;

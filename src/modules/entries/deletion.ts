@@ -1,7 +1,7 @@
 import { conflict, notFound } from '../../errors.js';
+import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, reloaded } from './chronicles.js';
 import { Entry } from './entry.entity.js';
-import { assertNotLockedByOther } from './locks.js';
 import { requireEntry } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { removeUnreferencedResources } from './uploads.js';
@@ -15,7 +15,7 @@ import { removeUnreferencedResources } from './uploads.js';
 export async function deleteContent(scope: EntryScope, id: string, options: { permanent?: boolean | null } = {}): Promise<void> {
   const resourceIds = await inTransaction(scope, async (tx) => {
     const { entry } = await lockChronicle(tx, id);
-    assertNotLockedByOther(tx, entry);
+    authorize(tx.principal, 'delete', { entry });
     if (options.permanent) {
       const deleted = await tx.em.execute<{ resource_id: string | null }[]>(
         `delete from entry where chronical_id = ? and repository_id = ? returning resource_id`,
@@ -45,7 +45,7 @@ export async function restoreContent(scope: EntryScope, id: string): Promise<Ent
       const { entry } = await lockChronicle(tx, id);
       name = entry.name;
       if (entry.active) return;
-      assertNotLockedByOther(tx, entry);
+      authorize(tx.principal, 'restore', { entry });
       if (entry.parentId) {
         const parent = await tx.em.findOne(Entry, { id: entry.parentId, repositoryId: tx.repository.id });
         if (!parent) throw notFound(`the folder of '${entry.name}' no longer exists`);
@@ -67,15 +67,6 @@ async function setChronicleActive(tx: EntryScope, chronicalId: string, active: b
     [active, tx.principal.userName, chronicalId, tx.repository.id],
     'run',
   );
-}
-
-interface SubtreeRow {
-  id: string;
-  name: string;
-  entry_type: 'CONTENT' | 'FOLDER';
-  active: boolean;
-  locked_by: string | null;
-  resource_id: string | null;
 }
 
 /**
@@ -100,22 +91,19 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
     const folderIds = subtree.map((row) => row.id);
     // the folders first: nothing new can be created or moved into them until the end
     await tx.em.execute(`select id from entry where id = any(array[?]::text[]) order by id for update`, [folderIds]);
-    const inside = await tx.em.execute<SubtreeRow[]>(
-      `select id, name, entry_type, active, locked_by, resource_id from entry
-        where parent_id = any(array[?]::text[]) order by id for update`,
-      [folderIds],
-    );
+    const inside = (
+      await tx.em.execute<Record<string, unknown>[]>(`select * from entry where parent_id = any(array[?]::text[]) order by id for update`, [folderIds])
+    ).map((row) => tx.em.map(Entry, row));
     if (!options.recursive) {
       const visible = inside.filter((row) => row.active);
       if (visible.length > 0) {
         throw conflict(`folder '${folder.name}' is not empty (${visible.length} entries): delete it with recursive=true`);
       }
     }
-    const locked = inside.find((row) => row.locked_by !== null && row.locked_by !== tx.principal.userName);
-    if (locked) throw conflict(`'${locked.name}' in folder '${folder.name}' is locked by ${locked.locked_by}`);
+    for (const entry of inside) authorize(tx.principal, 'delete', { entry });
     await tx.em.execute(`delete from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds], 'run');
     await tx.em.execute(`delete from entry where id = any(array[?]::text[])`, [folderIds], 'run');
-    return inside.map((row) => row.resource_id);
+    return inside.map((entry) => entry.resourceId);
   });
   await removeUnreferencedResources(scope, resourceIds);
 }

@@ -31,8 +31,8 @@ const lockAs = async (session: string, id: string) => {
   expect(locked.status).toBe(200);
   expect(locked.body.lockedBy).toBe('maint-other');
 };
-const download = async (id: string) => {
-  const response = await fetch(url(`/content/${id}/download`));
+const download = async (id: string, query: Record<string, string> = {}, session?: string) => {
+  const response = await fetch(contentUrl(service, `/content/${id}/download`, query, session));
   return { status: response.status, text: await response.text() };
 };
 const childNames = async (folderId: string) => ((await call(url(`/folder/${folderId}/children`))).body.entries as { name: string }[]).map((e) => e.name);
@@ -212,8 +212,9 @@ describe('DELETE C/content/{id} and POST C/content/{id}/restore', () => {
     expect(await childNames(folder.id)).toEqual([]);
     const search = await call(url('/content/search', { name: 'binned.txt' }));
     expect(search.body.count).toBe(0);
-    // the bytes stay while it can be restored
-    expect(await download(content.id)).toEqual({ status: 200, text: 'keep me' });
+    // the bytes stay while it can be restored; a download must ask for deactivated entries (owner or admin)
+    expect((await download(content.id)).status).toBe(404);
+    expect(await download(content.id, { includeInactive: 'true' })).toEqual({ status: 200, text: 'keep me' });
     expect(await storedFiles(service)).toContain(content.resource.resourceSource.path);
     // deactivating again changes nothing
     expect((await remove(content.id)).status).toBe(204);

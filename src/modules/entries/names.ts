@@ -1,15 +1,37 @@
 import { illegalArguments } from '../../errors.js';
 
 /**
+ * Characters no name or tag may hold: C0 and C1 controls, and the bidirectional overrides and isolates
+ * (U+202A–U+202E, U+2066–U+2069), which make a name display as another one (`invoice‮fdp.exe`).
+ */
+// eslint-disable-next-line no-control-regex
+const forbiddenCharacters = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** a surrogate not in a pair (the `u` flag reads pairs as one code point) */
+const loneSurrogate = /\p{Cs}/u;
+
+/** Whether `text` is Unicode: JavaScript strings may hold lone surrogates, which no database can store. */
+export const isWellFormed = (text: string) => !loneSurrogate.test(text);
+
+/** Why `text` cannot be stored as a name or tag, if it cannot: a lone surrogate (not Unicode) or a forbidden character. */
+export function textProblem(text: string): string | undefined {
+  if (!isWellFormed(text)) return 'must be valid Unicode (it holds a lone surrogate)';
+  if (forbiddenCharacters.test(text)) return 'must not contain control characters or bidirectional overrides';
+  return undefined;
+}
+
+/**
  * Entry names are path segments for clients that mirror folders to disks: no separators, no `.`/`..`,
- * no control characters, at most 255 characters.
+ * no control characters or bidirectional overrides, at most 255 characters. The name is stored NFC-
+ * normalised and trimmed, so that names which look the same are the same for the uniqueness rule of a
+ * folder (`é` typed as one character or as `e` + accent).
  */
 export function validateEntryName(name: string, field = 'name'): string {
-  if (name.length === 0 || name.trim().length === 0) throw illegalArguments(`${field} must not be empty`);
-  if (name.length > 255) throw illegalArguments(`${field} is longer than 255 characters`);
-  if (name === '.' || name === '..') throw illegalArguments(`${field} must not be '.' or '..'`);
-  if (/[/\\]/.test(name)) throw illegalArguments(`${field} must not contain '/' or '\\'`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw illegalArguments(`${field} must not contain control characters`);
-  return name;
+  const problem = textProblem(name);
+  if (problem) throw illegalArguments(`${field} ${problem}`);
+  const normalised = name.normalize('NFC').trim();
+  if (normalised.length === 0) throw illegalArguments(`${field} must not be empty`);
+  if (normalised.length > 255) throw illegalArguments(`${field} is longer than 255 characters`);
+  if (normalised === '.' || normalised === '..') throw illegalArguments(`${field} must not be '.' or '..'`);
+  if (/[/\\]/.test(normalised)) throw illegalArguments(`${field} must not contain '/' or '\\'`);
+  return normalised;
 }

@@ -34,7 +34,7 @@ export function entryScope(context: RequestContext, repositoryName: string): Pro
     scope = (async () => {
       const principal = await context.principal();
       const repository = await findRepositoryByName(context.em, repositoryName);
-      return { em: context.em, services: context.services, principal, repository };
+      return { em: context.em, services: context.services, principal, repository, logger: context.logger.child({ user: principal.userName }) };
     })();
     scopes.set(repositoryName, scope);
   }

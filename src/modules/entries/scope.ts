@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../context.js';
+import type { Logger } from '../../logger.js';
 import type { Principal } from '../auth/principal.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
 
@@ -9,4 +10,6 @@ export interface EntryScope {
   services: Services;
   principal: Principal;
   repository: RepositoryRecord;
+  /** the request's logger (request id and caller bound) */
+  logger: Logger;
 }

@@ -1,8 +1,8 @@
 import { illegalArguments } from '../../errors.js';
-import { assertLatestOrWorkingCopy, inTransaction, lockChronicle, reloaded, touch } from './chronicles.js';
+import { authorize } from '../access/policy.js';
+import { inTransaction, lockChronicle, reloaded, touch } from './chronicles.js';
 import { validateTags } from './contents.js';
 import type { Entry } from './entry.entity.js';
-import { assertNotLockedByOther } from './locks.js';
 import type { EntryScope } from './scope.js';
 
 export const maxTagsPerEntry = 256;
@@ -16,8 +16,7 @@ function requestedTags(tags: string[] | null | undefined): string[] {
 async function changeTags(scope: EntryScope, id: string, change: (tags: string[]) => string[]): Promise<Entry> {
   await inTransaction(scope, async (tx) => {
     const { entry } = await lockChronicle(tx, id);
-    assertNotLockedByOther(tx, entry);
-    assertLatestOrWorkingCopy(entry);
+    authorize(tx.principal, 'tag', { entry });
     const before = entry.tags ?? [];
     const after = change(before);
     if (after.length === before.length && after.every((tag, i) => tag === before[i])) return;

@@ -6,8 +6,7 @@ import { readMultipart, singleField } from '../../http/multipart.js';
 import { contentDisposition, contentRange, parseRange } from '../../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../../storage/send-file.js';
 import { contentDomain, sessionHeaders } from '../../http/session.js';
-import { getContent } from './contents.js';
-import { Resource } from './entry.entity.js';
+import { contentForDownload } from './contents.js';
 import { entryScope } from './scope-of-request.js';
 import type { EntryScope } from './scope.js';
 import { stageUpload } from './uploads.js';
@@ -65,9 +64,7 @@ export function transferRouter(services: Services): Router {
 
   const download = async (ctx: Context) => {
     const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
-    const content = await getContent(scope, ctx.params.id!);
-    const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
-    if (!resource) throw new ServiceError('notFound', `content '${content.id}' has no resource`);
+    const { content, resource } = await contentForDownload(scope, ctx.params.id!, { includeInactive: ctx.query.includeInactive === 'true' });
     const file = await openStoredFile(services.contentStore.absolutePath(resource.storagePath), resource.fileSize).catch((error: unknown) => {
       if (error instanceof StoredFileUnavailableError) {
         throw new ServiceError('unavailable', `the bytes of content '${content.id}' are not in the content store as stored (${error.message})`);

@@ -6,6 +6,7 @@ import { illegalArguments, notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
 import { TooLargeError } from '../../storage/file-store.js';
 import { Resource } from './entry.entity.js';
+import { optionalMediaType } from './media-types.js';
 import type { EntryScope } from './scope.js';
 
 export interface UploadInput {
@@ -49,10 +50,18 @@ export async function insertPendingResource(scope: EntryScope, fields: Pick<Reso
 export async function stageUpload(scope: EntryScope, input: UploadInput): Promise<StagedUpload> {
   const { contentStore, config } = scope.services;
   const maxBytes = config.MAX_UPLOAD_BYTES;
-  if (input.declaredLength !== undefined && input.declaredLength > maxBytes + 64 * 1024) {
+  // refused before reading: the bytes are drained, so that the client gets the answer
+  const refuse = (error: unknown) => {
     input.source.resume();
-    throw tooLarge(maxBytes);
+    return error;
+  };
+  let mimeType: string | undefined;
+  try {
+    mimeType = optionalMediaType(input.mimeType, 'Content-Type');
+  } catch (error) {
+    throw refuse(error);
   }
+  if (input.declaredLength !== undefined && input.declaredLength > maxBytes + 64 * 1024) throw refuse(tooLarge(maxBytes));
   let staged;
   try {
     staged = await contentStore.receive(input.source, { maxBytes });
@@ -66,7 +75,7 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   try {
     const resource = await insertPendingResource(scope, {
       name: input.fileName,
-      mimeType: input.mimeType || sniffMimeType(staged.head, input.fileName),
+      mimeType: mimeType ?? sniffMimeType(staged.head, input.fileName),
       fileSize: staged.size,
       md5: staged.md5,
     });

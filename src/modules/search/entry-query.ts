@@ -1,4 +1,5 @@
 import { illegalArguments } from '../../errors.js';
+import { visibleEntries } from '../access/policy.js';
 import { Entry, type VersionStatus } from '../entries/entry.entity.js';
 import type { SearchOptionsInput } from '../entries/entry.types.js';
 import type { EntryScope } from '../entries/scope.js';
@@ -69,8 +70,9 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
 
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
 function visibility(scope: EntryScope, options: SearchOptions): SqlPredicate {
-  const parts = ['e.repository_id = ?'];
-  const params: unknown[] = [scope.repository.id];
+  const allowed = visibleEntries(scope.principal, scope.repository);
+  const parts = [allowed.sql];
+  const params: unknown[] = [...allowed.params];
   if (!options.includeInactive) parts.push('e.active');
   if (!options.includeVersions) parts.push('e.is_latest');
   if (options.versionStatus === 'WORKING_COPY') parts.push(`e.version_status = 'WORKING_COPY'`);

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, illegalArguments } from '../../errors.js';
-import { isAdmin } from '../auth/principal.js';
+import { illegalArguments } from '../../errors.js';
+import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, nameClash, type LockedChronicle } from '../entries/chronicles.js';
 import { Entry } from '../entries/entry.entity.js';
 import { OrderingDirection } from '../entries/entry.types.js';
-import { assertNotLockedByOther, setChronicleLock } from '../entries/locks.js';
+import { setChronicleLock } from '../entries/locks.js';
+import { optionalMediaType } from '../entries/media-types.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { claimUpload, removeUnreferencedResources } from '../entries/uploads.js';
@@ -14,11 +15,11 @@ import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/e
 /*
  * Versioning (DESIGN §5, CMIS-like). Every version is an `entry` row of one chronicle (`chronical_id`);
  * `is_latest` marks the newest CURRENT version and the working copy. Every verb below runs in one
- * transaction that first locks all rows of the chronicle (`lockChronicle`, in id order), so
- * concurrent verbs on one content run one after the other and each sees what the previous one
+ * transaction that first locks the chronicle (`lockChronicle`: its advisory lock, then its rows),
+ * so concurrent verbs on one content run one after the other and each sees what the previous one
  * committed; the partial unique indexes are the last line of defence and turn into 409s.
  *
- * Decisions (docs/versioning.md repeats them):
+ * Decisions (docs/versioning.md repeats them; who may do what is `authorize` in access/policy.ts):
  * - Any version id names its chronicle: check-out, check-in, cancel, lock, unlock, versions and
  *   replace-resource all accept the id of any version (the working copy included).
  * - A deactivated content is read-only: check-out, check-in, lock and replace-resource are 409s
@@ -52,14 +53,6 @@ async function inChronicle<T>(
   await removeUnreferencedResources(scope, released);
   return result;
 }
-
-
-function assertActive(latest: Entry): void {
-  if (!latest.active) throw conflict(`content '${latest.name}' is deactivated: restore it first`);
-}
-
-/** Who holds a working copy (the check-out locked the chronicle for that user). */
-const holderOf = (workingCopy: Entry) => workingCopy.lockedBy ?? workingCopy.createdBy;
 
 const label = (major: number, minor: number) => `${major}.${minor}`;
 
@@ -109,10 +102,9 @@ function newVersionRow(tx: EntryScope, latest: Entry, fields: Partial<Entry>): E
  * version, same resource and version label) and a lock on the chronicle for the caller.
  */
 export async function checkOut(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' is already checked out`, async (tx, { rows, latest, workingCopy }) => {
-    if (workingCopy) throw conflict(`'${latest.name}' is already checked out by ${holderOf(workingCopy)}`);
-    assertActive(latest);
-    assertNotLockedByOther(tx, latest);
+  return inChronicle(scope, id, `content '${id}' is already checked out`, async (tx, chronicle) => {
+    const { rows, latest } = chronicle;
+    authorize(tx.principal, 'checkOut', chronicle);
     // the working copy takes the lock over from `latest`
     setChronicleLock(rows, tx.principal.userName);
     const copy = newVersionRow(tx, latest, { versionStatus: 'WORKING_COPY' });
@@ -131,18 +123,18 @@ const maxCommentLength = 4000;
 export async function checkIn(scope: EntryScope, id: string, input: CheckInInput = {}): Promise<Entry> {
   const comment = input.comment ?? null;
   if (comment !== null && comment.length > maxCommentLength) throw illegalArguments(`comment is longer than ${maxCommentLength} characters`);
+  const mimeType = optionalMediaType(input.mimeType);
   let name = '';
   const clash = () => `${nameClash(name)}: rename the working copy, then check in`;
-  return inChronicle(scope, id, clash, async (tx, { rows, latest, workingCopy }) => {
-    if (!workingCopy) throw conflict(`'${latest.name}' is not checked out: check it out before checking in`);
-    const holder = holderOf(workingCopy);
-    if (holder !== tx.principal.userName) throw conflict(`'${latest.name}' is checked out by ${holder}`);
-    assertActive(latest);
+  return inChronicle(scope, id, clash, async (tx, chronicle) => {
+    authorize(tx.principal, 'checkIn', chronicle);
+    const { rows, latest } = chronicle;
+    const workingCopy = chronicle.workingCopy!;
     // the working copy may have been renamed: its name joins the unique names of the folder now
     name = workingCopy.name;
     const previousResource = workingCopy.resourceId ?? null;
     if (input.uploadId) {
-      const resource = await claimUpload(tx, input.uploadId, input.mimeType);
+      const resource = await claimUpload(tx, input.uploadId, mimeType);
       workingCopy.resourceId = resource.id;
     }
     // the unique indexes allow one latest CURRENT version (and one active name) at a time: the old
@@ -166,10 +158,10 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
 
 /** Cancel check-out: the working copy is deleted and the chronicle unlocked (its holder or an ADMIN). Answers the latest version. */
 export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { rows, latest, workingCopy }) => {
-    if (!workingCopy) throw conflict(`'${latest.name}' is not checked out`);
-    const holder = holderOf(workingCopy);
-    if (holder !== tx.principal.userName && !isAdmin(tx.principal)) throw conflict(`'${latest.name}' is checked out by ${holder}`);
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
+    authorize(tx.principal, 'cancelCheckOut', chronicle);
+    const { rows, latest } = chronicle;
+    const workingCopy = chronicle.workingCopy!;
     const resource = workingCopy.resourceId ?? null;
     tx.em.remove(workingCopy);
     setChronicleLock(rows.filter((row) => row !== workingCopy), null);
@@ -180,10 +172,10 @@ export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Ent
 
 /** Locks the chronicle for the caller (idempotent for the holder; 409 when another user holds it). */
 export async function lock(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { rows, entry, latest }) => {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
+    const { rows, entry, latest } = chronicle;
     if (latest.lockedBy === tx.principal.userName) return { result: entry };
-    assertActive(latest);
-    assertNotLockedByOther(tx, latest);
+    authorize(tx.principal, 'lock', chronicle);
     setChronicleLock(rows, tx.principal.userName);
     await tx.em.flush();
     return { result: entry };
@@ -195,12 +187,10 @@ export async function lock(scope: EntryScope, id: string): Promise<Entry> {
  * is released by check-in or cancel-check-out only (409).
  */
 export async function unlock(scope: EntryScope, id: string): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { rows, entry, latest, workingCopy }) => {
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
+    const { rows, entry, latest } = chronicle;
     if (!latest.lockedBy) return { result: entry };
-    if (workingCopy) {
-      throw conflict(`'${latest.name}' is checked out by ${holderOf(workingCopy)}: check it in or cancel the check-out to release the lock`);
-    }
-    if (latest.lockedBy !== tx.principal.userName && !isAdmin(tx.principal)) throw conflict(`'${latest.name}' is locked by ${latest.lockedBy}`);
+    authorize(tx.principal, 'unlock', chronicle);
     setChronicleLock(rows, null);
     await tx.em.flush();
     return { result: entry };
@@ -229,18 +219,11 @@ export async function versions(scope: EntryScope, id: string, options: SearchOpt
  * older versions keep their bytes. A working copy (anyone's) or another user's lock is a 409.
  */
 export async function replaceResource(scope: EntryScope, id: string, input: ReplaceResourceInput): Promise<Entry> {
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, { latest, workingCopy }) => {
-    if (workingCopy) {
-      const holder = holderOf(workingCopy);
-      throw conflict(
-        holder === tx.principal.userName
-          ? `'${latest.name}' is checked out by you: pass the new file to check-in (or cancel the check-out)`
-          : `'${latest.name}' is checked out by ${holder}`,
-      );
-    }
-    assertActive(latest);
-    assertNotLockedByOther(tx, latest);
-    const resource = await claimUpload(tx, input.uploadId, input.mimeType);
+  const mimeType = optionalMediaType(input.mimeType);
+  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
+    authorize(tx.principal, 'replaceResource', chronicle);
+    const { latest } = chronicle;
+    const resource = await claimUpload(tx, input.uploadId, mimeType);
     latest.isLatest = false;
     await tx.em.flush();
     const next = newVersionRow(tx, latest, { ...nextVersion(latest, false), resourceId: resource.id });

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentUrl, newContent, newFolder, sql, uploadContent } from '../../../test/helpers/entries.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { repairMediaTypesSql } from '../../db/migrations/Migration20261122220000RepairMediaTypes.js';
+
+/*
+ * What a name, a media type and a properties object may hold (issue 11 items 5, 9, 10), through every
+ * entry point: REST multipart and JSON, the raw upload endpoint, GraphQL. docs/security.md names these tests.
+ */
+
+let service: TestService;
+let bob: string;
+beforeAll(async () => {
+  service = await startTestService();
+  bob = await service.createUserSession('bob');
+});
+afterAll(() => service?.stop());
+
+const url = (path: string, query: Record<string, string> = {}, session?: string) => contentUrl(service, path, query, session);
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${++counter}.txt`;
+
+function expectBadRequest(answer: { status: number; body: any }, message?: RegExp): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+  expect(answer.body).toMatchObject({ _type: 'svc.model.error.ErrorResponse', status: 400, reasonCode: 'illegalArguments' });
+  if (message) expect(answer.body.message).toMatch(message);
+}
+
+function fileForm(fields: Record<string, string>): FormData {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  body.append('file', new Blob(['new bytes']), 'new.txt');
+  return body;
+}
+
+const stage = async (session = service.adminSession) => {
+  const staged = await call(contentUrl(service, '/uploads', { fileName: 'x.txt' }, session), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'staged' });
+  expect(staged.status).toBe(201);
+  return staged.body.uploadId as string;
+};
+
+const createContentMutation = `mutation($input: CreateContentInput!) { createContent(repository: "default", input: $input) { id name tags properties resource { mimeType } } }`;
+
+/** A GraphQL request whose body is written as is (to send JSON escapes such as a lone surrogate, or 1e309). */
+async function rawGraphql(body: string) {
+  const response = await fetch(`${service.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${service.adminSession}` },
+    body,
+  });
+  return (await response.json()) as { data?: Record<string, any>; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
+
+describe('media types', () => {
+  const bad = ['text/html\r\nSet-Cookie: a=b', 'text', 'text/', '/plain', 'text/plain; charset', 'text/pl ain', 'tëxt/plain', 'text/plain\u0000', `text/${'x'.repeat(300)}`];
+  const good = ['text/plain', 'application/vnd.oasis.opendocument.text', 'text/plain; charset=utf-8', 'multipart/mixed; boundary="a b"', 'image/svg+xml'];
+
+  it('refuses a bad mimeType on create, replace and check-in (400), and stores a good one', async () => {
+    for (const mimeType of bad) {
+      expectBadRequest(await uploadContent(service, { name: unique('bad-type'), mimeType }), /mimeType/);
+    }
+    for (const mimeType of good) {
+      const created = await uploadContent(service, { name: unique('good-type'), mimeType });
+      expect(created.status).toBe(201);
+      expect(created.body.resource.mimeType).toBe(mimeType);
+    }
+    const content = await newContent(service, { name: unique('replaced') });
+    expectBadRequest(await call(url(`/content/${content.id}/resource`), { method: 'PUT', body: fileForm({ mimeType: 'text/html\r\nX: y' }) }), /mimeType/);
+    expect((await call(url(`/content/${content.id}/check-out`), { method: 'POST' })).status).toBe(200);
+    expectBadRequest(await call(url(`/content/${content.id}/check-in`), { method: 'POST', body: fileForm({ mimeType: 'no-slash' }) }), /mimeType/);
+    // the refused requests changed nothing and left no pending upload behind
+    const versions = await call(url(`/content/${content.id}/versions`));
+    expect(versions.body.count).toBe(1);
+    expect(await sql(service, `select id from resource where state = 'pending'`)).toEqual([]);
+  });
+
+  it('refuses a bad mimeType in GraphQL inputs and a bad Content-Type on the raw upload endpoint', async () => {
+    const refused = await service.graphql(createContentMutation, { input: { uploadId: await stage(), name: unique('gql'), mimeType: 'text/html\nX: y' } });
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'illegalArguments', reasonCode: 'illegalArguments', status: 400 });
+    const raw = await call(contentUrl(service, '/uploads', { fileName: 'raw.txt' }), { method: 'POST', headers: { 'content-type': 'nonsense' }, body: 'x' });
+    expectBadRequest(raw, /Content-Type/);
+    const withParameters = await call(contentUrl(service, '/uploads', { fileName: 'raw.txt' }), { method: 'POST', headers: { 'content-type': 'text/csv; charset=utf-8' }, body: 'a,b' });
+    expect(withParameters).toMatchObject({ status: 201, body: { mimeType: 'text/csv' } });
+  });
+
+  it('the migration repairs stored bad media types, so their downloads work again', async () => {
+    const content = await newContent(service, { name: unique('stored-bad'), bytes: 'hello' });
+    const kept = ['text/plain; charset=utf-8', 'multipart/mixed; boundary="a b"', 'application/vnd.ms-excel.sheet.macroEnabled.12'];
+    const keep = await Promise.all(kept.map((mimeType) => newContent(service, { name: unique('stored-good'), mimeType })));
+    await sql(service, `update resource set mime_type = ? where id = ?`, ['text/html\r\nSet-Cookie: a=b', content.resource.id]);
+    expect((await fetch(url(`/content/${content.id}/download`))).status).toBe(500);
+    await sql(service, repairMediaTypesSql);
+    const download = await fetch(url(`/content/${content.id}/download`));
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    // the same rule in SQL: every value the service accepts stays as it was
+    for (const [i, content] of keep.entries()) {
+      expect(await sql(service, `select mime_type from resource where id = ?`, [content.resource.id])).toEqual([{ mime_type: kept[i] }]);
+    }
+  });
+});
+
+describe('names and tags', () => {
+  it('are NFC-normalised and trimmed before the uniqueness rule', async () => {
+    const folder = await newFolder(service, unique('nfc-folder'));
+    const composed = await newContent(service, { name: '  caf\u00e9.txt ', parentId: folder.id });
+    expect(composed.name).toBe('caf\u00e9.txt');
+    const decomposed = await uploadContent(service, { name: 'cafe\u0301.txt', parentId: folder.id });
+    expect(decomposed.status).toBe(409);
+    const renamed = await newContent(service, { name: 'other.txt', parentId: folder.id });
+    expect((await call(url(`/content/${renamed.id}`), json('PATCH', { name: ' cafe\u0301.txt' }))).status).toBe(409);
+    const sub = await call(url('/folder'), json('POST', { name: ' Su\u0308b ', parentId: folder.id }));
+    expect(sub.body.name).toBe('S\u00fcb');
+  });
+
+  it('refuses bidi overrides, C1 controls and lone surrogates in names and tags (400)', async () => {
+    for (const name of ['invoice\u202efdp.exe', 'a\u2066b', 'c1\u0085name']) {
+      expectBadRequest(await uploadContent(service, { name }), /name/);
+      expectBadRequest(await call(url('/folder'), json('POST', { name })), /name/);
+    }
+    // a lone surrogate survives JSON only (a multipart body is UTF-8, where it becomes U+FFFD)
+    const lone = await call(url('/folder'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"lone\\ud800"}' });
+    expectBadRequest(lone, /Unicode/);
+    const content = await newContent(service, { name: unique('tagged') });
+    for (const tag of ['a\u202eb', 'x\u009fy']) {
+      expectBadRequest(await call(url(`/content/${content.id}/tags`, { tags: tag }), { method: 'POST' }), /tag/);
+      expectBadRequest(await uploadContent(service, { name: unique('t'), tags: [tag] }), /tag/);
+    }
+  });
+});
+
+describe('properties', () => {
+  it('a lone surrogate is a 400 through PATCH, multipart and GraphQL', async () => {
+    const content = await newContent(service, { name: unique('surrogate') });
+    const patch = await call(url(`/content/${content.id}`), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"properties":{"a":"\\ud800"}}' });
+    expectBadRequest(patch, /Unicode/);
+    expectBadRequest(await uploadContent(service, { name: unique('s'), properties: '{"a":{"b":["\\udfff"]}}' }), /Unicode/);
+    const body = `{"query":${JSON.stringify(createContentMutation)},"variables":{"input":{"uploadId":"${await stage()}","name":"${unique('g')}","properties":{"k":"\\ud800"}}}}`;
+    const gql = await rawGraphql(body);
+    expect(gql.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+  });
+
+  it('1e309 is a 400 through PATCH, multipart and GraphQL, not a silent null', async () => {
+    const content = await newContent(service, { name: unique('huge'), properties: { a: 1 } });
+    const patch = await call(url(`/content/${content.id}`), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"properties":{"a":1e309}}' });
+    expectBadRequest(patch, /out of range/);
+    expect((await call(url(`/content/${content.id}`))).body.properties).toEqual({ a: 1 });
+    expectBadRequest(await uploadContent(service, { name: unique('h'), properties: '{"a":-1e309}' }), /out of range/);
+    const body = `{"query":${JSON.stringify(createContentMutation)},"variables":{"input":{"uploadId":"${await stage()}","name":"${unique('g')}","properties":{"n":1e309}}}}`;
+    expect((await rawGraphql(body)).errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+    const literal = await service.graphql(`mutation { updateContent(repository: "default", id: "${content.id}", input: { properties: { a: 1e309 } }) { id } }`);
+    expect(literal.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+  });
+});
+
+describe('downloads of deactivated contents', () => {
+  it('are 404s unless the owner or an administrator asks with includeInactive=true', async () => {
+    const content = await newContent(service, { name: unique('bobs'), bytes: 'deactivated bytes', session: bob });
+    const download = (session: string, query: Record<string, string> = {}) => fetch(url(`/content/${content.id}/download`, query, session));
+    expect((await download(service.adminSession)).status).toBe(200);
+    expect((await call(url(`/content/${content.id}`, {}, bob), { method: 'DELETE' })).status).toBe(204);
+    expect((await download(bob)).status).toBe(404);
+    expect((await download(service.adminSession)).status).toBe(404);
+    const carol = await service.createUserSession('carol');
+    expect((await download(carol, { includeInactive: 'true' })).status).toBe(404);
+    const asOwner = await download(bob, { includeInactive: 'true' });
+    expect(asOwner.status).toBe(200);
+    expect(await asOwner.text()).toBe('deactivated bytes');
+    expect((await download(service.adminSession, { includeInactive: 'true' })).status).toBe(200);
+  });
+});

@@ -1,0 +1,55 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { loadConfig } from '../../src/config.js';
+import type { Services } from '../../src/context.js';
+import { createOrm } from '../../src/db/orm.js';
+import { createLogger } from '../../src/logger.js';
+import type { Role } from '../../src/modules/auth/user.entity.js';
+import type { EntryScope } from '../../src/modules/entries/scope.js';
+import { stageUpload } from '../../src/modules/entries/uploads.js';
+import { ensureDefaultRepository, findRepositoryByName } from '../../src/modules/repositories/operations.js';
+import { FileStore } from '../../src/storage/file-store.js';
+import { createTestDatabase } from './service.js';
+import { createAuthServices } from '../../src/modules/auth/auth-services.js';
+
+/** Services over a fresh database from the migrated template and a temporary data folder: operations without HTTP. */
+export interface OperationsBench {
+  services: Services;
+  /** a scope of the default repository for `userName` (a fresh unit of work, as one request has) */
+  scopeOf(userName: string, roles?: Role[]): Promise<EntryScope>;
+  /** a pending upload of `scope`'s caller holding `text` */
+  stage(scope: EntryScope, text?: string, fileName?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function createOperationsBench(): Promise<OperationsBench> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-operations-'));
+  const databaseUrl = await createTestDatabase();
+  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ADMIN_PASSWORD: 'unused-here' });
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const orm = await createOrm(databaseUrl, logger, 10);
+  const contentStore = new FileStore(config.contentStoragePath);
+  const cacheStore = new FileStore(config.cacheStoragePath);
+  await Promise.all([contentStore.init(), cacheStore.init()]);
+  const services: Services = { config, logger, orm, contentStore, cacheStore, auth: createAuthServices(databaseUrl, logger) };
+  await ensureDefaultRepository(orm.em.fork() as EntityManager, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
+
+  return {
+    services,
+    scopeOf: async (userName, roles = ['USER']) => {
+      const em = orm.em.fork() as EntityManager;
+      const repository = await findRepositoryByName(em, config.DEFAULT_REPOSITORY);
+      return { em, services, principal: { userName, roles }, repository, logger: logger.child({ user: userName }) };
+    },
+    stage: async (scope, text = 'some bytes', fileName = 'file.txt') =>
+      (await stageUpload(scope, { source: Readable.from([Buffer.from(text)]), fileName })).id,
+    stop: async () => {
+      await services.auth.close();
+      await orm.close(true);
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
