@@ -13,7 +13,7 @@ import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/auth-services.js';
 import { ensureAdministrator } from './modules/auth/operations.js';
 import { ensureDefaultRepository } from './modules/repositories/operations.js';
-import { transferRouter } from './modules/entries/transfer.js';
+import { transferRouter } from './http/transfer.js';
 import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
 import { FileStore } from './storage/file-store.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Services } from '../../src/context.js';
-import { receiveMultipartUpload, scopeOfHttpRequest } from '../../src/modules/entries/transfer.js';
+import { receiveMultipartUpload, scopeOfHttpRequest } from '../../src/http/transfer.js';
 import { discardUpload } from '../../src/modules/entries/uploads.js';
 import { CreateContentDocument, GetContentDocument } from '../operations/documents.generated.js';
 import { byId } from '../params.js';

@@ -1,15 +1,15 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { createRequestContext, type Services } from '../../context.js';
-import { ServiceError } from '../../errors.js';
-import { readMultipart, singleField } from '../../http/multipart.js';
-import { contentDisposition, contentRange, parseRange } from '../../storage/range.js';
-import { openStoredFile, sendFile, StoredFileUnavailableError } from '../../storage/send-file.js';
-import { contentDomain, sessionHeaders } from '../../http/session.js';
-import { contentForDownload } from './contents.js';
-import { entryScope } from './scope-of-request.js';
-import type { EntryScope } from './scope.js';
-import { stageUpload } from './uploads.js';
+import { createRequestContext, type Services } from '../context.js';
+import { ServiceError } from '../errors.js';
+import { contentForDownload } from '../modules/entries/contents.js';
+import { entryScope } from '../modules/entries/scope-of-request.js';
+import type { EntryScope } from '../modules/entries/scope.js';
+import { stageUpload } from '../modules/entries/uploads.js';
+import { contentDisposition, contentRange, parseRange } from '../storage/range.js';
+import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
+import { readMultipart, singleField } from './multipart.js';
+import { contentDomain, sessionHeaders } from './session.js';
 
 /** The caller's scope for a plain HTTP handler (same session rules as GraphQL and REST). */
 export async function scopeOfHttpRequest(ctx: Context, services: Services, repository: string): Promise<EntryScope> {
