@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../context.js';
-import { BatchLoader } from '../../graphql/batch-loader.js';
+import DataLoader from 'dataloader';
 import { findRepositoryByName } from '../repositories/operations.js';
 import type { Entry, Resource } from './entry.entity.js';
 import { loadEntries, loadResources } from './queries.js';
@@ -7,8 +7,20 @@ import type { EntryScope } from './scope.js';
 
 interface RequestState {
   scopes: Map<string, Promise<EntryScope>>;
-  entries: BatchLoader<string, Entry>;
-  resources: BatchLoader<string, Resource>;
+  entries: DataLoader<string, Entry | undefined>;
+  resources: DataLoader<string, Resource | undefined>;
+}
+
+/**
+ * Collects the ids asked for in one tick and loads them with one query (no N+1 on lists). No cache:
+ * the unit of work is the request's cache already, and a cached row would outlive a mutation in the
+ * same request.
+ */
+function batchedById<V>(loadMany: (ids: readonly string[]) => Promise<Map<string, V>>): DataLoader<string, V | undefined> {
+  return new DataLoader(async (ids) => {
+    const found = await loadMany(ids);
+    return ids.map((id) => found.get(id));
+  }, { cache: false });
 }
 
 const states = new WeakMap<RequestContext, RequestState>();
@@ -18,8 +30,8 @@ function stateOf(context: RequestContext): RequestState {
   if (!state) {
     state = {
       scopes: new Map(),
-      entries: new BatchLoader((ids) => loadEntries(context, ids)),
-      resources: new BatchLoader((ids) => loadResources(context, ids)),
+      entries: batchedById((ids) => loadEntries(context, ids)),
+      resources: batchedById((ids) => loadResources(context, ids)),
     };
     states.set(context, state);
   }
