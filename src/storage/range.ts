@@ -1,7 +1,9 @@
 /**
- * HTTP helpers for downloads: single byte ranges (RFC 9110 §14) and Content-Disposition
- * (RFC 6266 with RFC 5987/8187 `filename*`).
+ * Download headers: a single byte range (RFC 9110 §14, parsed by `range-parser`) and a safe
+ * Content-Disposition (RFC 6266, written by `content-disposition`).
  */
+import { create as createContentDisposition } from 'content-disposition';
+import rangeParser from 'range-parser';
 
 export interface ParsedRange {
   /** First byte, inclusive. */
@@ -14,41 +16,26 @@ export interface ParsedRange {
  * Parses a Range header against a representation of `size` bytes.
  *
  * - `undefined`: serve the full representation (200): no header, another range unit, a syntax
- *   error or an invalid range (`bytes=5-2`), several ranges (multipart/byteranges is not
- *   offered), or a suffix range of an empty representation.
- * - `'unsatisfiable'`: answer 416 with `Content-Range: bytes * /size`: first-pos ≥ size, or a
- *   zero-length suffix (`bytes=-0`).
+ *   error, or several ranges that do not merge into one (multipart/byteranges is not offered).
+ * - `'unsatisfiable'`: answer 416 with `Content-Range: bytes * /size`.
  * - `{start, end}`: answer 206 with `Content-Range: bytes start-end/size`.
  */
 export function parseRange(header: string | undefined, size: number): ParsedRange | 'unsatisfiable' | undefined {
-  if (header === undefined || header === null) return undefined;
-  const value = String(header).trim();
-  const eq = value.indexOf('=');
-  if (eq < 0 || value.slice(0, eq).trim().toLowerCase() !== 'bytes') return undefined;
-  // range-set = 1#range-spec: a comma list, empty elements allowed, OWS around elements.
-  const specs = value
-    .slice(eq + 1)
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-  if (specs.length !== 1) return undefined;
-  const spec = specs[0]!;
+  if (!header) return undefined;
+  const ranges = rangeParser(size, header, { combine: true });
+  if (ranges === -2) return undefined;
+  if (ranges === -1) return suffixLongerThan(header, size) ? { start: 0, end: size - 1 } : 'unsatisfiable';
+  if (ranges.type.toLowerCase() !== 'bytes' || ranges.length !== 1) return undefined;
+  return { start: ranges[0]!.start, end: ranges[0]!.end };
+}
 
-  const suffix = /^-(\d+)$/.exec(spec);
-  if (suffix) {
-    const length = Number(suffix[1]);
-    if (length === 0) return 'unsatisfiable';
-    if (size === 0) return undefined;
-    return { start: Math.max(0, size - length), end: size - 1 };
-  }
-
-  const intRange = /^(\d+)-(\d*)$/.exec(spec);
-  if (!intRange) return undefined;
-  const first = Number(intRange[1]);
-  const last = intRange[2] === '' ? undefined : Number(intRange[2]);
-  if (last !== undefined && last < first) return undefined; // invalid range-spec: ignore the header
-  if (first >= size) return 'unsatisfiable';
-  return { start: first, end: last === undefined ? size - 1 : Math.min(last, size - 1) };
+/**
+ * `bytes=-N` with N > size means all of it (RFC 9110 §14.1.2); range-parser 1.3.0 answers -1 (fixed
+ * upstream in jshttp/range-parser#66, not yet released).
+ */
+function suffixLongerThan(header: string, size: number): boolean {
+  const suffix = /^bytes=\s*-(\d+)\s*$/i.exec(header);
+  return suffix !== null && size > 0 && Number(suffix[1]) > size;
 }
 
 /** The Content-Range value for a 206 (`bytes 0-99/1000`) or a 416 (`bytes * /1000`). */
@@ -59,30 +46,19 @@ export function contentRange(range: ParsedRange | 'unsatisfiable', size: number)
 const MAX_NAME_LENGTH = 255;
 
 /**
- * A safe Content-Disposition value:
- * `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name>`.
- *
- * The name is cleaned first: control characters (C0, DEL, C1, line/paragraph separators,
- * bidi controls) are removed, path separators become `_`, surrounding whitespace is trimmed, an
- * empty result becomes `download`, and very long names are shortened (keeping the extension).
- * The fallback replaces non-ASCII (after stripping diacritics), `"`, `\` and `%` by `_`;
- * `filename*` is added whenever the fallback differs from the cleaned name.
+ * Content-Disposition with the stored name cleaned first (what the library leaves to its caller):
+ * control characters (C0, DEL, C1, line/paragraph separators, bidi controls) removed, path
+ * separators made `_`, lone surrogates replaced, an empty result named `download`, very long names
+ * shortened keeping the extension. The library quotes, adds an ASCII fallback and `filename*`.
  */
 export function contentDisposition(fileName: string, type: 'attachment' | 'inline' = 'attachment'): string {
-  const disposition = type === 'inline' ? 'inline' : 'attachment';
-  const name = cleanFileName(fileName);
-  const fallback = asciiFallback(name);
-  let header = `${disposition}; filename="${fallback}"`;
-  if (fallback !== name) header += `; filename*=UTF-8''${encodeRfc5987(name)}`;
-  return header;
+  return createContentDisposition(cleanFileName(fileName), { type: type === 'inline' ? 'inline' : 'attachment' });
 }
 
-function cleanFileName(input: unknown): string {
-  let name = typeof input === 'string' ? input : input === undefined || input === null ? '' : String(input);
-  name = name
+function cleanFileName(input: string): string {
+  let name = String(input ?? '')
     // lone surrogates cannot be encoded as UTF-8
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
-    // controls, line separators, bidi overrides/isolates, BOM / zero-width no-break space
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\ufeff]/g, '')
     .replace(/[/\\]/g, '_')
     .trim();
@@ -90,27 +66,9 @@ function cleanFileName(input: unknown): string {
   const chars = Array.from(name);
   if (chars.length > MAX_NAME_LENGTH) {
     const dot = name.lastIndexOf('.');
-    const ext = dot > 0 ? Array.from(name.slice(dot)) : [];
-    const keepExt = ext.length > 0 && ext.length <= 16 ? ext : [];
-    name = chars.slice(0, MAX_NAME_LENGTH - keepExt.length).join('').trimEnd() + keepExt.join('');
+    const extension = dot > 0 ? Array.from(name.slice(dot)) : [];
+    const kept = extension.length > 0 && extension.length <= 16 ? extension : [];
+    name = chars.slice(0, MAX_NAME_LENGTH - kept.length).join('').trimEnd() + kept.join('');
   }
   return name;
-}
-
-function asciiFallback(name: string): string {
-  const fallback = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '') // combining marks left by NFKD: é → e
-    .replace(/[^\x20-\x7e]/gu, '_')
-    .replace(/["\\%]/g, '_')
-    .trim();
-  return fallback === '' ? 'download' : fallback;
-}
-
-/** RFC 5987 value-chars: attr-char stays, everything else is %XX of its UTF-8 bytes. */
-function encodeRfc5987(value: string): string {
-  return encodeURIComponent(value).replace(
-    /['()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
 }
