@@ -75,7 +75,7 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   try {
     const resource = await insertPendingResource(scope, {
       name: input.fileName,
-      mimeType: mimeType ?? sniffMimeType(staged.head, input.fileName),
+      mimeType: mimeType ?? (await sniffMimeType(staged.head, input.fileName)),
       fileSize: staged.size,
       md5: staged.md5,
     });
