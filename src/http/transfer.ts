@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import { createRequestContext, type Services } from '../context.js';
 import { ServiceError } from '../errors.js';
 import { contentForDownload } from '../modules/entries/contents.js';
@@ -8,6 +9,7 @@ import type { EntryScope } from '../modules/entries/scope.js';
 import { stageUpload } from '../modules/entries/uploads.js';
 import { contentDisposition, contentRange, parseRange } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
+import type { RequestState } from './middleware/request-id.js';
 import { readMultipart, singleField } from './multipart.js';
 import { contentDomain, sessionHeaders } from './session.js';
 
@@ -33,6 +35,29 @@ export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, re
   );
   if (!file && requireFile) throw new ServiceError('illegalArguments', "file: a part named 'file' is required");
   return { fields, upload: file };
+}
+
+/** Types a browser may show in place (`inline=true`): no scripts, no markup. SVG is an image that runs scripts. */
+const INLINE_SAFE = /^(image\/(?!svg\+xml$)[a-z0-9.+-]+|application\/pdf|text\/plain)$/;
+
+const downloadQuery = z.object({ inline: z.enum(['true', 'false']).optional() });
+
+/**
+ * Headers that keep stored bytes from acting as a page of this origin, whatever they hold (HTML,
+ * SVG, XML, or bytes whose sniffed type differs from the stated one): no type sniffing, a sandbox
+ * without scripts or subresources, no shared caches. Everything is an attachment; `inline=true`
+ * shows the safe types in place.
+ */
+function setProtectiveHeaders(ctx: Context, mimeType: string, fileName: string): void {
+  const query = downloadQuery.safeParse(ctx.query);
+  if (!query.success) throw new ServiceError('illegalArguments', "inline: 'true' or 'false'");
+  const essence = mimeType.split(';')[0]!.trim().toLowerCase();
+  const inline = query.data.inline === 'true' && INLINE_SAFE.test(essence);
+  ctx.set('x-content-type-options', 'nosniff');
+  ctx.set('content-security-policy', "default-src 'none'; sandbox");
+  // private: no shared cache keeps a user's file; no-cache: the bytes behind the URL change with a new version
+  ctx.set('cache-control', 'private, no-cache');
+  ctx.set('content-disposition', contentDisposition(fileName, inline ? 'inline' : 'attachment'));
 }
 
 /**
@@ -76,7 +101,7 @@ export function transferRouter(services: Services): Router {
       ctx.set('etag', etag);
       ctx.set('accept-ranges', 'bytes');
       ctx.set('last-modified', resource.createdAt.toUTCString());
-      ctx.set('content-disposition', contentDisposition(resource.name || content.name, 'attachment'));
+      setProtectiveHeaders(ctx, resource.mimeType, resource.name || content.name);
       ctx.type = resource.mimeType;
       if (ctx.get('if-none-match') === etag) {
         ctx.status = 304;
@@ -96,7 +121,10 @@ export function transferRouter(services: Services): Router {
       // Koa set the headers on the response; it does not respond itself
       ctx.respond = false;
       ctx.res.writeHead(ctx.status);
-      await sendFile(ctx.res, file, range?.start ?? 0, range ? range.end : size - 1);
+      const sent = await sendFile(ctx.res, file, range?.start ?? 0, range ? range.end : size - 1);
+      if (!sent.complete) {
+        (ctx.state as RequestState).log.debug({ reason: 'clientGone', sentBytes: sent.bytes, content: content.id }, 'the client hung up during the download');
+      }
     } finally {
       await file.close();
     }

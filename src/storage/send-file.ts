@@ -40,9 +40,10 @@ export async function openStoredFile(absolutePath: string, expectedSize: number)
  * per chunk, and on a large heap that garbage costs more than the copy (measured: about half the
  * throughput). Resolves when everything was handed to the socket, or when the client went away (a
  * failed write means that too: there is nobody left to tell, and a rejection nobody awaits yet would
- * end the process). A failed read destroys the response, so the client sees the transfer fail.
+ * end the process); `complete` says which. A failed read destroys the response, so the client sees
+ * the transfer fail.
  */
-export async function sendFile(res: ServerResponse, file: FileHandle, start: number, end: number): Promise<void> {
+export async function sendFile(res: ServerResponse, file: FileHandle, start: number, end: number): Promise<{ complete: boolean; bytes: number }> {
   const chunk = Math.min(CHUNK_BYTES, end - start + 1);
   const buffers = [Buffer.allocUnsafeSlow(chunk), Buffer.allocUnsafeSlow(chunk)];
   const written: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
@@ -66,6 +67,7 @@ export async function sendFile(res: ServerResponse, file: FileHandle, start: num
     }
     await Promise.all(written);
     if (!closed) await new Promise<void>((resolve) => res.end(resolve));
+    return { complete: !closed, bytes: position - start };
   } catch (error) {
     res.destroy(error as Error);
     throw error;

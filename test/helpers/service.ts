@@ -5,7 +5,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm } from '../../src/db/orm.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { startWholeService } from '../../app/service.js';
 import type { RunningService } from '../../src/service.js';
 
@@ -35,8 +35,11 @@ export interface TestService extends RunningService {
   graphql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, session?: string): Promise<{ status: number; data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
 }
 
-/** The real service (all roles in one process) on a free port, over its own database and data folder. */
-export async function startTestService(env: Record<string, string> = {}, options: { authenticate?: boolean } = {}): Promise<TestService> {
+/**
+ * The real service (all roles in one process) on a free port, over its own database and data folder;
+ * `logger` lets a test read what the service logs.
+ */
+export async function startTestService(env: Record<string, string> = {}, options: { authenticate?: boolean; logger?: Logger } = {}): Promise<TestService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-test-data-'));
   const config = loadConfig({
     DATABASE_URL: await createTestDatabase(),
@@ -46,7 +49,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const running = await startWholeService(config, createLogger(config.LOG_LEVEL));
+  const running = await startWholeService(config, options.logger ?? createLogger(config.LOG_LEVEL));
   const base = running.baseUrl;
 
   const login = async (user: string, password: string) => {

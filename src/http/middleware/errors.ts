@@ -1,7 +1,10 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { errorBody, ServiceError } from '../../errors.js';
 import { knownFailure } from '../../graphql/known-failures.js';
 import type { RequestState } from './request-id.js';
+
+/** The client closed its connection before its request arrived whole. */
+const clientHungUp = (ctx: Context) => ctx.req.destroyed && !ctx.req.complete;
 
 /** Every failure becomes the error body of DESIGN §3 with its status; a 500 never carries a stack. */
 export function useErrorBody(): Middleware<RequestState> {
@@ -14,6 +17,13 @@ export function useErrorBody(): Middleware<RequestState> {
         ctx.body = errorBody(404, 'notFound', `no such path: ${ctx.method} ${ctx.path}`);
       }
     } catch (thrown) {
+      if (clientHungUp(ctx)) {
+        // nobody is left to answer, and nothing is wrong with the service: no stack, not an error
+        ctx.state.log.debug({ reason: 'clientGone', method: ctx.method, path: ctx.path, detail: (thrown as Error)?.message }, 'the client hung up');
+        ctx.status = 400; // for the access log: the request was cut short
+        ctx.res.destroy();
+        return;
+      }
       if (ctx.headerSent) {
         // too late for an error body (a download or stream failed halfway): end the connection, so
         // the client sees the transfer fail instead of waiting for bytes that never come
