@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 
 /**
  * The deployment files: docker-compose.yml (DESIGN §1: "it must pass `docker compose config`"),
@@ -31,117 +32,92 @@ const hasCompose = (() => {
   return r.status === 0;
 })();
 
-/** The top-level blocks of a YAML file: key → the lines below it (indented), by line scanning. */
-function topLevelBlocks(text: string): Map<string, string[]> {
-  const blocks = new Map<string, string[]>();
-  let current: string[] | undefined;
-  for (const line of text.split(/\r?\n/)) {
-    const top = /^([A-Za-z0-9_.-]+):/.exec(line);
-    if (top) {
-      current = [];
-      blocks.set(top[1]!, current);
-    } else if (current && (line.trim() === '' || /^\s/.test(line))) {
-      current.push(line);
-    }
-  }
-  return blocks;
+/** The file as compose reads it: anchors resolved, `<<` merge keys applied. */
+interface ComposeService {
+  image?: string;
+  build?: { dockerfile?: string };
+  environment?: Record<string, string>;
+  ports?: string[];
+  volumes?: string[];
+  healthcheck?: { test?: string[] | string };
+  depends_on?: Record<string, { condition?: string }>;
+  deploy?: { replicas?: number };
 }
-
-/** The entries of a block at its first indentation level: key → the text of its sub-block. */
-function entries(lines: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const indent = lines.find((l) => l.trim() !== '' && !l.trim().startsWith('#'))?.match(/^\s*/)?.[0].length ?? 0;
-  let key: string | undefined;
-  for (const line of lines) {
-    if (line.trim() === '' || line.trim().startsWith('#')) continue;
-    const lead = line.match(/^\s*/)![0].length;
-    const m = new RegExp(`^ {${indent}}([A-Za-z0-9_.-]+):(.*)$`).exec(line);
-    if (lead === indent && m) {
-      key = m[1]!;
-      out.set(key, m[2]!.trim() + '\n');
-    } else if (key !== undefined && lead > indent) {
-      out.set(key, out.get(key)! + line + '\n');
-    }
-  }
-  return out;
-}
-
-const blocks = topLevelBlocks(compose);
-const services = entries(blocks.get('services') ?? []);
-const appImage = blocks.get('x-app-image')?.join('\n') ?? '';
-const appEnv = blocks.get('x-app-env')?.join('\n') ?? '';
-const volumes = entries(blocks.get('volumes') ?? []);
+const parsed = parseYaml(compose, { merge: true, maxAliasCount: 1000 }) as {
+  services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+};
+const services = parsed.services;
 
 /** Variables the file requires (`${VAR:?message}`); the compose test supplies them. */
 const requiredVars = [...new Set([...compose.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*):\?/g)].map((m) => m[1]!))].sort();
 
 const roles = ['gateway', 'content', 'admin', 'health', 'worker'] as const;
+const backing = ['postgres', 'meilisearch', 'mongodb'] as const;
+const service = (name: string): ComposeService => services[name] ?? {};
 
-describe('docker-compose.yml (line scan, no YAML dependency)', () => {
+describe('docker-compose.yml', () => {
   it('declares the production topology', () => {
-    for (const name of ['postgres', 'meilisearch', 'mongodb', ...roles]) {
-      expect([...services.keys()], `service ${name}`).toContain(name);
-    }
+    expect(Object.keys(services)).toEqual(expect.arrayContaining([...backing, ...roles]));
   });
 
   it('uses the pinned backing images', () => {
-    expect(services.get('postgres')).toMatch(/^\s*image:\s*postgres:18\s*$/m);
-    expect(services.get('meilisearch')).toMatch(/^\s*image:\s*getmeili\/meilisearch:v1(\.\d+)*\s*$/m);
-    expect(services.get('mongodb')).toMatch(/^\s*image:\s*mongo:8\s*$/m);
-    expect(services.get('meilisearch')).toMatch(/MEILI_MASTER_KEY:\s*\$\{MEILI_MASTER_KEY:\?/);
+    expect(service('postgres').image).toBe('postgres:18');
+    expect(service('meilisearch').image).toMatch(/^getmeili\/meilisearch:v1(\.\d+)*$/);
+    expect(service('mongodb').image).toBe('mongo:8');
+    expect(service('meilisearch').environment?.MEILI_MASTER_KEY).toMatch(/^\$\{MEILI_MASTER_KEY:\?/);
   });
 
   it('builds every role from the one Dockerfile and sets its ROLE', () => {
-    expect(appImage).toMatch(/^\s*dockerfile:\s*Dockerfile\s*$/m);
-    expect(appImage).toMatch(/^\s*image:/m);
+    const images = new Set(roles.map((role) => service(role).image));
+    expect(images.size).toBe(1);
     for (const role of roles) {
-      const block = services.get(role) ?? '';
-      expect(block, role).toMatch(/^\s*<<:\s*\*app-image\s*$/m);
-      expect(block, role).toMatch(new RegExp(`^\\s*ROLE:\\s*${role}\\s*$`, 'm'));
-      expect(block, role).toMatch(/^\s*<<:\s*\*app-env\s*$/m);
-      expect(block, role).toMatch(/^\s*healthcheck:/m);
-      expect(block, role).toMatch(/^\s*depends_on:/m);
+      const { build, environment, healthcheck, depends_on } = service(role);
+      expect(build?.dockerfile, role).toBe('Dockerfile');
+      expect(environment?.ROLE, role).toBe(role);
+      expect(environment?.DATABASE_URL, role).toBeDefined(); // the shared environment
+      expect(healthcheck, role).toBeDefined();
+      expect(depends_on, role).toBeDefined();
     }
   });
 
   it('listens on all interfaces in containers and points at the backing services', () => {
-    expect(appEnv).toMatch(/^\s*HOST:\s*0\.0\.0\.0\s*$/m);
-    expect(appEnv).toMatch(/^\s*DATABASE_URL:\s*postgres:\/\/.*@postgres:5432\//m);
-    expect(appEnv).toMatch(/^\s*MEILISEARCH_URL:\s*http:\/\/meilisearch:7700\s*$/m);
-    expect(appEnv).toMatch(/^\s*MONGODB_URL:\s*mongodb:\/\/.*@mongodb:27017\//m);
-    expect(appEnv).toMatch(/^\s*CONTENT_STORAGE_PATH:\s*\/data\/content\s*$/m);
-    expect(appEnv).toMatch(/^\s*CACHE_STORAGE_PATH:\s*\/data\/cache\s*$/m);
+    for (const role of roles) {
+      const environment = service(role).environment ?? {};
+      expect(environment.HOST, role).toBe('0.0.0.0');
+      expect(environment.DATABASE_URL, role).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+      expect(environment.MEILISEARCH_URL, role).toBe('http://meilisearch:7700');
+      expect(environment.MONGODB_URL, role).toMatch(/^mongodb:\/\/.*@mongodb:27017\//);
+      expect(environment.CONTENT_STORAGE_PATH, role).toBe('/data/content');
+      expect(environment.CACHE_STORAGE_PATH, role).toBe('/data/cache');
+    }
   });
 
   it('publishes only the gateway, which knows the subgraph URLs', () => {
-    const gateway = services.get('gateway') ?? '';
-    expect(gateway).toMatch(/^\s*ports:/m);
-    expect(gateway).toMatch(/:8080"?\s*$/m);
+    const gateway = service('gateway');
+    expect(gateway.ports).toEqual([expect.stringMatching(/:8080$/)]);
     for (const sub of ['content', 'admin', 'health']) {
-      expect(gateway).toMatch(new RegExp(`SUBGRAPH_${sub.toUpperCase()}_URL:\\s*http://${sub}:8080/graphql`));
-      expect(services.get(sub), sub).not.toMatch(/^\s*ports:/m);
+      expect(gateway.environment?.[`SUBGRAPH_${sub.toUpperCase()}_URL`]).toBe(`http://${sub}:8080/graphql`);
+      expect(service(sub).ports, sub).toBeUndefined();
     }
-    expect(services.get('worker')).not.toMatch(/^\s*ports:/m);
+    expect(service('worker').ports).toBeUndefined();
   });
 
   it('scales the workers and shares the content and cache volumes', () => {
-    expect(services.get('worker')).toMatch(/^\s*replicas:\s*2\s*$/m);
-    expect([...volumes.keys()]).toEqual(expect.arrayContaining(['content-storage', 'cache-storage']));
-    const shared = blocks.get('x-app-volumes')?.join('\n') ?? '';
-    expect(shared).toMatch(/content-storage:\/data\/content/);
-    expect(shared).toMatch(/cache-storage:\/data\/cache/);
-    for (const role of ['content', 'worker']) {
-      expect(services.get(role), role).toMatch(/^\s*volumes:\s*\*app-volumes\s*$/m);
+    expect(service('worker').deploy?.replicas).toBe(2);
+    expect(Object.keys(parsed.volumes)).toEqual(expect.arrayContaining(['content-storage', 'cache-storage']));
+    for (const role of roles) {
+      expect(service(role).volumes, role).toEqual(expect.arrayContaining(['content-storage:/data/content', 'cache-storage:/data/cache']));
     }
   });
 
   it('waits for healthy dependencies', () => {
-    for (const name of ['postgres', 'meilisearch', 'mongodb']) {
-      expect(services.get(name), name).toMatch(/^\s*healthcheck:/m);
+    for (const name of backing) expect(service(name).healthcheck, name).toBeDefined();
+    for (const role of roles.filter((role) => role !== 'gateway')) {
+      for (const name of backing) expect(service(role).depends_on?.[name]?.condition, `${role} → ${name}`).toBe('service_healthy');
     }
-    expect(blocks.get('x-backing-services')?.join('\n')).toMatch(/condition:\s*service_healthy/);
-    expect(services.get('gateway')).toMatch(/condition:\s*service_healthy/);
-    expect(blocks.get('x-app-healthcheck')?.join('\n')).toMatch(/\/readyz/);
+    for (const sub of ['content', 'admin', 'health']) expect(service('gateway').depends_on?.[sub]?.condition).toBe('service_healthy');
+    expect(JSON.stringify(service('gateway').healthcheck?.test)).toMatch(/\/readyz/);
   });
 
   it('requires the secrets instead of shipping default passwords', () => {
