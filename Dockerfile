@@ -70,4 +70,4 @@ EXPOSE 8080
 # Liveness; docker-compose.yml checks readiness (/readyz) instead.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+(process.env.BASE_PATH||'')+'/healthz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/app/main.js"]
+CMD ["node", "--expose-gc", "dist/app/main.js"]

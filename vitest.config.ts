@@ -13,6 +13,8 @@ export default defineConfig({
     globalSetup: ['dist/test/helpers/global-setup.js'],
     setupFiles: ['dist/test/helpers/setup.js'],
     pool: 'forks',
+    // the service in the test process paces garbage collection of upload buffers as in production
+    execArgv: ['--expose-gc'],
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 120_000,

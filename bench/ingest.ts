@@ -3,7 +3,7 @@
  * distinct names, one folder) by 8 concurrent clients for ~10 s, in contents/second, against the
  * target ≥ 300/s; peer: 4 KiB files written with writeFile + fsync by 8 concurrent writers on the
  * same disk (the file store also makes every file durable before answering). The service runs as a
- * child process (`node dist/app/main.js`), so the load generator does not share its event loop.
+ * child process (`node --expose-gc dist/app/main.js`), so the load generator does not share its event loop.
  * Every answer must be a 201 with the content's id; any other answer fails the benchmark.
  *
  *   npm run build && node dist/bench/ingest.js

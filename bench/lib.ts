@@ -27,7 +27,7 @@ export async function removeDir(dir: string): Promise<void> {
 
 export type { ServiceProcess as ServiceChild } from '../test/helpers/process.js';
 
-/** `node dist/app/main.js` on a free loopback port over `dataDir`, once it answers /readyz. */
+/** `node --expose-gc dist/app/main.js` on a free loopback port over `dataDir`, once it answers /readyz. */
 export async function startServiceChild(dataDir: string, env: Record<string, string> = {}, timeoutMs = 90_000) {
   const port = await freePort();
   return startServiceProcess(

@@ -12,7 +12,7 @@
  * which shows how much of a gap to the fs peers is HTTP itself. Prints MiB/s, the ratios (target ≥ 0.7) and the
  * service's resident memory growth (VmRSS from /proc every 100 ms; target < 64 MiB), measured from a
  * service warmed up by a 4 MiB upload and download. The service runs
- * as a child process (`node dist/app/main.js`), so its RSS is its own. The downloaded bytes' md5 must
+ * as a child process (`node --expose-gc dist/app/main.js`), so its RSS is its own. The downloaded bytes' md5 must
  * equal the uploaded file's (hashed after the timed download), and the md5 the service reports.
  *
  *   npm run build && node dist/bench/transfer.js

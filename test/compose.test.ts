@@ -138,7 +138,7 @@ describe('Dockerfile and .dockerignore', () => {
     expect(dockerfile).toMatch(/^USER\s+node\s*$/m);
     expect(dockerfile).toMatch(/^EXPOSE\s+8080\s*$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK\s/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/app\/main\.js"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--expose-gc", "dist\/app\/main\.js"\]$/m);
   });
 
   it('keeps local state out of the build context', () => {

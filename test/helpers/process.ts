@@ -16,7 +16,7 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `node dist/app/main.js` as a user would (env must name PORT), and waits until it answers
+ * Starts `node --expose-gc dist/app/main.js` as a user would (env must name PORT), and waits until it answers
  * /readyz. Used by the tests that kill and restart the service, and by the benchmarks. PORT was free
  * when the caller chose it; when another process took it meanwhile, the service starts again on
  * another free port (`baseUrl` tells which).
@@ -38,7 +38,8 @@ export async function startServiceProcess(
 class PortTakenError extends Error {}
 
 async function startOnce(env: Record<string, string>, options: { timeoutMs?: number; nodeArgs?: string[] }): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(projectRoot, 'dist/app/main.js')], {
+  // --expose-gc: as `npm start` runs it (the upload path paces garbage collection)
+  const child = spawn(process.execPath, ['--expose-gc', ...(options.nodeArgs ?? []), path.join(projectRoot, 'dist/app/main.js')], {
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
