@@ -1,25 +1,23 @@
 /**
- * Durable file-system sequences off the main thread, one message each (durable-fs.ts says why).
- *
- * A small pool of worker threads started on demand, up to MAX_WORKERS: a worker blocks in fsync for
- * about a millisecond, and several let concurrent uploads share the file system's journal commits.
- * Where the worker script is missing (TypeScript sources run directly) or workers failed repeatedly,
- * the sequences run on the calling thread.
+ * Durable file-system sequences off the main thread, one task each (durable-fs.ts says why), on a
+ * `piscina` pool of up to MAX_WORKERS threads: a worker blocks in fsync for about a millisecond, and
+ * several let concurrent uploads share the file system's journal commits. Where the worker script is
+ * missing (TypeScript sources run directly) or workers died repeatedly, the sequences run on the
+ * calling thread.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { placeFileSync, writeNewFileSync } from './durable-fs.js';
 
 const MAX_WORKERS = 4;
 const MAX_FAILURES = 3;
 
-type Operation =
+export type DurableIoRequest =
   | { op: 'write'; file: string; data: Uint8Array }
   | { op: 'place'; tempPath: string; target: string; parentKnown: boolean };
-export type DurableIoRequest = Operation & { id: number };
+/** A failure comes back as data: an Error thrown across threads loses its code, syscall and path. */
 export interface DurableIoReply {
-  id: number;
   error?: { message: string; code?: string; syscall?: string; path?: string };
 }
 
@@ -39,84 +37,41 @@ export function placeFile(tempPath: string, target: string, parentKnown: boolean
 
 /** Starts a worker ahead of the first upload (optional; FileStore.init calls it). */
 export function warmUpDurableIo(): void {
-  const current = getPool();
-  if (current?.usable) current.warmUp();
+  getPool();
 }
 
-function run(operation: Operation): Promise<void> {
+async function run(request: DurableIoRequest): Promise<void> {
   const current = getPool();
-  if (current?.usable) return current.run(operation);
-  return new Promise<void>((resolve) => {
-    if (operation.op === 'write') writeNewFileSync(operation.file, operation.data);
-    else placeFileSync(operation.tempPath, operation.target, operation.parentKnown);
-    resolve();
-  });
-}
-
-interface Slot {
-  worker: Worker;
-  pending: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
+  if (current?.usable) return current.run(request);
+  if (request.op === 'write') writeNewFileSync(request.file, request.data);
+  else placeFileSync(request.tempPath, request.target, request.parentKnown);
 }
 
 /** Exported for its tests; the service uses the one pool behind writeNewFile and placeFile. */
 export class DurableIoPool {
-  private readonly slots: Slot[] = [];
-  private nextId = 1;
+  private readonly workers: Piscina<DurableIoRequest, DurableIoReply>;
   private failures = 0;
 
-  constructor(private readonly script: URL) {}
+  constructor(script: URL) {
+    this.workers = new Piscina({ filename: script.href, minThreads: 1, maxThreads: MAX_WORKERS });
+  }
 
+  /** After repeated worker deaths the callers run the sequences on their own thread. */
   get usable(): boolean {
     return this.failures < MAX_FAILURES;
   }
 
-  warmUp(): void {
-    if (this.slots.length === 0) this.spawn();
-  }
-
-  run(operation: Operation): Promise<void> {
-    const slot = this.pickSlot();
-    const id = this.nextId++;
-    return new Promise<void>((resolve, reject) => {
-      if (slot.pending.size === 0) slot.worker.ref(); // keep the process alive until it answers
-      slot.pending.set(id, { resolve, reject });
-      const message: DurableIoRequest = { ...operation, id };
-      slot.worker.postMessage(message, operation.op === 'write' && ownsItsBuffer(operation.data) ? [operation.data.buffer as ArrayBuffer] : []);
-    });
-  }
-
-  /** An idle worker, else a new one while under MAX_WORKERS, else the least busy. */
-  private pickSlot(): Slot {
-    let best: Slot | undefined;
-    for (const slot of this.slots) if (!best || slot.pending.size < best.pending.size) best = slot;
-    if (best && (best.pending.size === 0 || this.slots.length >= MAX_WORKERS)) return best;
-    return this.spawn();
-  }
-
-  private spawn(): Slot {
-    const worker = new Worker(this.script);
-    worker.unref();
-    const slot: Slot = { worker, pending: new Map() };
-    worker.on('message', (reply: DurableIoReply) => {
-      const waiter = slot.pending.get(reply.id);
-      if (!waiter) return;
-      slot.pending.delete(reply.id);
-      if (slot.pending.size === 0) worker.unref();
-      if (reply.error) waiter.reject(Object.assign(new Error(reply.error.message), reply.error));
-      else waiter.resolve();
-    });
-    const fail = (error: Error) => {
-      const index = this.slots.indexOf(slot);
-      if (index < 0) return; // 'exit' after 'error'
-      this.slots.splice(index, 1);
+  async run(request: DurableIoRequest): Promise<void> {
+    let reply: DurableIoReply;
+    try {
+      const moved = request.op === 'write' && ownsItsBuffer(request.data) ? [request.data.buffer as ArrayBuffer] : [];
+      reply = await this.workers.run(request, { transferList: moved });
+    } catch (error) {
+      // the worker never throws (failures are replies): the thread itself died
       this.failures++;
-      for (const waiter of slot.pending.values()) waiter.reject(error);
-      slot.pending.clear();
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`durable-io worker exited with code ${code}`)));
-    this.slots.push(slot);
-    return slot;
+      throw new Error(`durable-io ${(error as Error).message}`);
+    }
+    if (reply.error) throw Object.assign(new Error(reply.error.message), reply.error);
   }
 }
 
