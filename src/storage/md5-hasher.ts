@@ -17,6 +17,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { WORKER_IDLE_MS } from './durable-io.js';
 
 const STAGING_BYTES = 1024 * 1024;
 /** Uploads up to this size are hashed on the main thread: cheaper than a worker round trip. */
@@ -117,6 +118,7 @@ export class Md5Pool {
       filename: script.href,
       minThreads: 1,
       maxThreads: size,
+      idleTimeout: WORKER_IDLE_MS,
       concurrentTasksPerWorker: Number.MAX_SAFE_INTEGER,
       atomics: 'disabled',
       loadBalancer: (_task, workers) => {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import mimeTypes from 'mime-types';
 
-export const OCTET_STREAM = 'application/octet-stream';
+const OCTET_STREAM = 'application/octet-stream';
 
 /** Extensions whose formats are zip (first) or OLE2 (second) containers: the name says which. */
 const ZIP_FORMATS = new Set(['docx', 'docm', 'dotx', 'xlsx', 'xlsm', 'xltx', 'pptx', 'pptm', 'potx', 'ppsx', 'odt', 'ods', 'odp', 'odg', 'epub', 'jar', 'apk', 'kmz']);
