@@ -89,12 +89,12 @@ describe('placeFile (in a worker thread)', () => {
 describe('DurableIoPool when its workers die', () => {
   it('rejects what a dead worker held, starts another for the next call, and stops using workers after three deaths', async () => {
     const script = path.join(dir, 'dying-worker.mjs');
-    await fsp.writeFile(script, 'export default () => process.exit(3);\n');
+    await fsp.writeFile(script, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(3));\n");
     const pool = new DurableIoPool(pathToFileURL(script));
     const operation = { op: 'place', tempPath: path.join(dir, 'a'), target: path.join(dir, 'b'), parentKnown: true } as const;
     for (let death = 1; death <= 3; death++) {
       expect(pool.usable).toBe(true);
-      await expect(pool.run(operation)).rejects.toThrow('durable-io worker exited with code: 3');
+      await expect(pool.run(operation)).rejects.toThrow('durable-io worker exited with code 3');
     }
     expect(pool.usable).toBe(false); // the callers (writeNewFile, placeFile) then run the sequences on their own thread
   });

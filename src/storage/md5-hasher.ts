@@ -17,13 +17,17 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { WORKER_IDLE_MS } from './durable-io.js';
 
 const STAGING_BYTES = 1024 * 1024;
 /** Uploads up to this size are hashed on the main thread: cheaper than a worker round trip. */
 export const SMALL_UPLOAD_BYTES = 64 * 1024;
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
 const MAX_SPARE_BUFFERS = 4;
+/**
+ * How long a worker beyond the first waits for the next job. Piscina's default (0) ends it after
+ * each burst, and starting a thread again costs tens of ms of CPU.
+ */
+const WORKER_IDLE_MS = 60_000;
 
 export interface Md5Job {
   /** Adds bytes (the buffer may be reused by the caller afterwards: it is copied or consumed). */
