@@ -2,32 +2,32 @@
  * Incremental MD5 computed off the main thread.
  *
  * MD5 runs at ~650 MB/s on one core; done on the main thread it serialises with the stream
- * plumbing and halves upload throughput. Each job is a `piscina` task (md5-worker.ts) that hashes
- * what arrives on its own message channel (an MD5 state cannot move between threads, so a job
- * stays on one worker). The main thread copies chunks into 1 MiB staging buffers and transfers
- * them (one message per MiB); `ready()` applies backpressure when a worker lags by more than
- * MAX_BACKLOG_BYTES, so memory stays bounded.
+ * plumbing and halves upload throughput. Jobs are spread over a small, lazily started pool of
+ * worker threads (md5-worker.ts). The main thread copies chunks into 1 MiB staging buffers and
+ * transfers them (one message per MiB); `ready()` applies backpressure when a worker lags by
+ * more than MAX_BACKLOG_BYTES, so memory stays bounded.
  *
  * When the worker script is not available (e.g. running TypeScript sources directly), hashing
  * falls back to the main thread.
+ *
+ * Home-made rather than piscina, because the benchmarks show the need: a piscina version (one task
+ * per job, fed over its own MessageChannel; tried, Nov 2026) hashed 219–633 MiB/s (median 360)
+ * where this pool did 221–607 (median 558), 512 MiB in 64 KiB chunks, alternating runs under load
+ * ≈ 14, and the 1 GiB transfer benchmark's upload ratio fell to 0.23–0.70 per round (main in the
+ * same hour: 0.19–0.89). An MD5 state cannot move between threads, so a job must stay on one
+ * worker, which piscina's task model does not give without a channel per job.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import { Worker } from 'node:worker_threads';
 
 const STAGING_BYTES = 1024 * 1024;
 /** Uploads up to this size are hashed on the main thread: cheaper than a worker round trip. */
 export const SMALL_UPLOAD_BYTES = 64 * 1024;
 const MAX_BACKLOG_BYTES = 8 * 1024 * 1024;
 const MAX_SPARE_BUFFERS = 4;
-/**
- * How long a worker beyond the first waits for the next job. Piscina's default (0) ends it after
- * each burst, and starting a thread again costs tens of ms of CPU.
- */
-const WORKER_IDLE_MS = 60_000;
 
 export interface Md5Job {
   /** Adds bytes (the buffer may be reused by the caller afterwards: it is copied or consumed). */
@@ -106,45 +106,72 @@ class InlineMd5Job implements Md5Job {
   abort(): void {}
 }
 
+interface Slot {
+  worker: Worker;
+  jobs: Map<number, WorkerMd5Job>;
+}
+
 /** Exported for its tests; uploads use the one pool behind createMd5Job. */
 export class Md5Pool {
-  private readonly workers: Piscina<{ port: MessagePort }, string>;
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
   private failures = 0;
-
-  /**
-   * Up to `size` threads, each running any number of jobs: a job waits for bytes most of the time,
-   * and a queued one would stall its upload. A job goes to an idle worker, else to a new one while
-   * under `size`, else to the least busy. Tasks are asynchronous: the workers keep their event loop
-   * (atomics 'disabled').
-   */
-  constructor(script: URL, size: number) {
-    this.workers = new Piscina({
-      filename: script.href,
-      minThreads: 1,
-      maxThreads: size,
-      idleTimeout: WORKER_IDLE_MS,
-      concurrentTasksPerWorker: Number.MAX_SAFE_INTEGER,
-      atomics: 'disabled',
-      loadBalancer: (_task, workers) => {
-        if (workers.length === 0) return null;
-        const leastBusy = workers.reduce((best, worker) => (worker.currentUsage < best.currentUsage ? worker : best));
-        return leastBusy.currentUsage === 0 || workers.length >= size ? leastBusy : null;
-      },
-    });
-  }
 
   /** After repeated worker failures (cannot start, crashes), hash on the main thread instead. */
   get usable(): boolean {
     return this.failures < 3;
   }
 
+  constructor(
+    private readonly script: URL,
+    private readonly size: number,
+  ) {}
+
   start(): Md5Job {
-    const { port1, port2 } = new MessageChannel();
-    const result = this.workers.run({ port: port2 }, { transferList: [port2] }).catch((error: unknown) => {
-      this.failures++;
-      throw new Error(`md5 ${(error as Error).message}`);
+    const slot = this.pickSlot();
+    const job = new WorkerMd5Job(this.nextId++, slot, () => this.release(slot, job));
+    if (slot.jobs.size === 0) slot.worker.ref(); // keep the process alive while a digest is due
+    slot.jobs.set(job.id, job);
+    return job;
+  }
+
+  warmUp(): void {
+    if (this.slots.length === 0) this.spawn();
+  }
+
+  private pickSlot(): Slot {
+    let best: Slot | undefined;
+    for (const slot of this.slots) if (!best || slot.jobs.size < best.jobs.size) best = slot;
+    if (best && (best.jobs.size === 0 || this.slots.length >= this.size)) return best;
+    return this.spawn();
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(this.script);
+    worker.unref();
+    const slot: Slot = { worker, jobs: new Map() };
+    worker.on('message', (message: { op: string; id: number; bytes?: number; hex?: string; data?: ArrayBuffer }) => {
+      const job = slot.jobs.get(message.id);
+      if (!job) return;
+      if (message.op === 'ack') job.acknowledged(message.bytes ?? 0, message.data);
+      else if (message.op === 'digest') job.resolved(message.hex ?? '');
     });
-    return new WorkerMd5Job(port1, result);
+    const fail = (error: Error) => {
+      const index = this.slots.indexOf(slot);
+      if (index < 0) return; // 'exit' after 'error'
+      this.slots.splice(index, 1);
+      this.failures++;
+      for (const job of [...slot.jobs.values()]) job.failed(error);
+      slot.jobs.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`md5 worker exited with code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private release(slot: Slot, job: WorkerMd5Job): void {
+    if (slot.jobs.delete(job.id) && slot.jobs.size === 0) slot.worker.unref();
   }
 }
 
@@ -156,21 +183,13 @@ class WorkerMd5Job implements Md5Job {
   private error: Error | undefined;
   private done = false;
   private waiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  private digestWaiter: { resolve: (hex: string) => void; reject: (e: Error) => void } | undefined;
 
-  /** `result`: the task's digest, after a 'digest' message; it fails when the worker died. */
   constructor(
-    private readonly port: MessagePort,
-    private readonly result: Promise<string>,
-  ) {
-    port.on('message', (message: { bytes: number; data: ArrayBuffer }) => this.acknowledged(message.bytes, message.data));
-    result.then(
-      () => port.close(),
-      (error: Error) => {
-        port.close();
-        this.failed(error);
-      },
-    );
-  }
+    readonly id: number,
+    private readonly slot: Slot,
+    private readonly onDone: () => void,
+  ) {}
 
   update(chunk: Buffer): void {
     if (this.done) throw new Error('md5 job already finished');
@@ -201,22 +220,30 @@ class WorkerMd5Job implements Md5Job {
     if (this.done) return Promise.reject(new Error('md5 job already finished'));
     this.flush();
     this.done = true;
-    this.port.postMessage({ op: 'digest' });
-    return this.result;
+    return new Promise((resolve, reject) => {
+      this.digestWaiter = { resolve, reject };
+      this.slot.worker.postMessage({ op: 'digest', id: this.id });
+    });
   }
 
   abort(): void {
-    if (this.done) return;
+    if (this.done && !this.digestWaiter) return;
     this.done = true;
     this.staging = undefined;
     this.spare.length = 0;
+    this.slot.worker.postMessage({ op: 'abort', id: this.id });
+    this.digestWaiter = undefined;
     this.waiter = undefined;
-    this.port.postMessage({ op: 'abort' });
+    this.onDone();
   }
 
-  private acknowledged(bytes: number, data: ArrayBuffer): void {
+  // --- from the pool ---
+
+  acknowledged(bytes: number, data: ArrayBuffer | undefined): void {
     this.outstanding -= bytes;
-    if (data.byteLength === STAGING_BYTES && !this.done && this.spare.length < MAX_SPARE_BUFFERS) this.spare.push(data);
+    if (data && data.byteLength === STAGING_BYTES && !this.done && this.spare.length < MAX_SPARE_BUFFERS) {
+      this.spare.push(data);
+    }
     if (this.waiter && this.outstanding <= MAX_BACKLOG_BYTES) {
       const { resolve } = this.waiter;
       this.waiter = undefined;
@@ -224,11 +251,21 @@ class WorkerMd5Job implements Md5Job {
     }
   }
 
-  private failed(error: Error): void {
+  resolved(hex: string): void {
+    const waiter = this.digestWaiter;
+    this.digestWaiter = undefined;
+    this.onDone();
+    waiter?.resolve(hex);
+  }
+
+  failed(error: Error): void {
     this.error = error;
     const waiter = this.waiter;
+    const digestWaiter = this.digestWaiter;
     this.waiter = undefined;
+    this.digestWaiter = undefined;
     waiter?.reject(error);
+    digestWaiter?.reject(error);
   }
 
   private flush(): void {
@@ -238,13 +275,13 @@ class WorkerMd5Job implements Md5Job {
     this.staging = undefined;
     this.stagingLength = 0;
     this.outstanding += length;
-    this.port.postMessage({ op: 'update', data, length }, [data as ArrayBuffer]);
+    this.slot.worker.postMessage({ op: 'update', id: this.id, data, length }, [data as ArrayBuffer]);
   }
 }
 
 /** Starts a hashing worker ahead of the first upload (optional; FileStore.init calls it). */
 export function warmUpMd5Workers(): void {
-  getPool();
+  getPool()?.warmUp();
 }
 
 let pool: Md5Pool | null | undefined;

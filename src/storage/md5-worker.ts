@@ -1,28 +1,44 @@
 /**
- * Worker of md5-hasher.ts: one piscina task per MD5 job, so hashing an upload runs beside the main
- * thread's stream plumbing instead of in it (MD5 is ~650 MB/s on one core). The job's bytes arrive
- * on its own port; the task ends with the digest.
+ * Worker thread that computes MD5 digests for md5-hasher.ts, so hashing an upload runs beside
+ * the main thread's stream plumbing instead of in it (MD5 is ~650 MB/s on one core).
  *
- * Port in: {op:'update', data: ArrayBuffer, length} · {op:'digest'} · {op:'abort'}.
- * Port out: {bytes, data (the buffer, transferred back for reuse)} per update. A port delivers in
- * order, so the digest covers every update posted before it.
+ * Messages in: {op:'update', id, data: ArrayBuffer, length} · {op:'digest', id} · {op:'abort', id}.
+ * Messages out: {op:'ack', id, bytes, data (the buffer, transferred back)} · {op:'digest', id, hex}. A port delivers in order, so a
+ * digest always follows the updates posted before it.
  */
-import { createHash } from 'node:crypto';
-import type { MessagePort } from 'node:worker_threads';
+import { createHash, type Hash } from 'node:crypto';
+import { parentPort } from 'node:worker_threads';
 
-type Message = { op: 'update'; data: ArrayBuffer; length: number } | { op: 'digest' } | { op: 'abort' };
+type Message =
+  | { op: 'update'; id: number; data: ArrayBuffer; length: number }
+  | { op: 'digest'; id: number }
+  | { op: 'abort'; id: number };
 
-export default function hashJob({ port }: { port: MessagePort }): Promise<string> {
-  const hash = createHash('md5');
-  return new Promise((resolve) => {
-    port.on('message', (message: Message) => {
-      if (message.op === 'update') {
-        hash.update(new Uint8Array(message.data, 0, message.length));
-        port.postMessage({ bytes: message.length, data: message.data }, [message.data]);
-        return;
+const port = parentPort;
+if (!port) throw new Error('md5-worker must run in a worker thread');
+const jobs = new Map<number, Hash>();
+
+port.on('message', (message: Message) => {
+  switch (message.op) {
+    case 'update': {
+      let hash = jobs.get(message.id);
+      if (!hash) {
+        hash = createHash('md5');
+        jobs.set(message.id, hash);
       }
-      port.close();
-      resolve(message.op === 'digest' ? hash.digest('hex') : '');
-    });
-  });
-}
+      hash.update(new Uint8Array(message.data, 0, message.length));
+      // Hand the buffer back so the main thread can reuse it (no garbage, bounded memory).
+      port.postMessage({ op: 'ack', id: message.id, bytes: message.length, data: message.data }, [message.data]);
+      break;
+    }
+    case 'digest': {
+      const hash = jobs.get(message.id) ?? createHash('md5');
+      jobs.delete(message.id);
+      port.postMessage({ op: 'digest', id: message.id, hex: hash.digest('hex') });
+      break;
+    }
+    case 'abort':
+      jobs.delete(message.id);
+      break;
+  }
+});
