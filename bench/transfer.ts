@@ -257,6 +257,11 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
 
   const service = await startServiceChild(dataDir);
   cleanup(() => service.stop());
+  // what the service logged (warnings and errors) explains a failed transfer
+  cleanup(() => {
+    const logged = service.output().trim();
+    if (logged) console.log(`service log (last 4000 characters):\n${logged.slice(-4000)}`);
+  });
   const session = await login(service.baseUrl);
   const C = contentBase(service.baseUrl);
   const folderId = await createFolder(service.baseUrl, session, 'transfer-bench');

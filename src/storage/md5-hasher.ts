@@ -10,12 +10,11 @@
  * When the worker script is not available (e.g. running TypeScript sources directly), hashing
  * falls back to the main thread.
  *
- * Home-made rather than piscina, because the benchmarks show the need: a piscina version (one task
- * per job, fed over its own MessageChannel; tried, Nov 2026) hashed 219–633 MiB/s (median 360)
- * where this pool did 221–607 (median 558), 512 MiB in 64 KiB chunks, alternating runs under load
- * ≈ 14, and the 1 GiB transfer benchmark's upload ratio fell to 0.23–0.70 per round (main in the
- * same hour: 0.19–0.89). An MD5 state cannot move between threads, so a job must stay on one
- * worker, which piscina's task model does not give without a channel per job.
+ * Home-made rather than piscina: a piscina version (one task per job, fed over its own
+ * MessageChannel, since an MD5 state cannot move between threads; tried Nov 2026) hashed 219–633
+ * MiB/s, median 360, where this pool did 221–607, median 558 (512 MiB in 64 KiB chunks, five
+ * alternating runs under load ≈ 14). The machine was too loaded to tell more; without a clear gain
+ * the tested pool stays.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
