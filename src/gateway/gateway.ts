@@ -23,20 +23,20 @@ import {
   type GatewayPlugin,
   type LogLevel,
 } from '@graphql-hive/gateway-runtime';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
-import { getOperationAST, getVariableValues, GraphQLError } from './graphql.js';
+import { getOperationAST, getVariableValues, GraphQLError } from 'graphql';
 import { fastPathMediaType, serveFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
 import { SingleSubgraphPlanner } from './single-subgraph.js';
 import { attachGraphqlWs } from './websockets.js';
-import { boundedParse, createLimitsRule, type QueryLimits } from './limits.js';
+import { boundedParse, createCostCheck, createLimitsRule, type QueryLimits } from './limits.js';
+import { useCompressedGraphiQL } from './graphiql.js';
+import { SessionConnections } from './session-connections.js';
 import { clientAddressHeader } from '../context.js';
 import { requestIdPattern } from '../http/middleware/request-id.js';
 import {
   httpExecutor,
   internalError,
-  isGraphQLErrorLike,
   inProcessExecutor,
   requestIds,
   type InProcessSubgraph,
@@ -71,6 +71,12 @@ export interface GatewayOptions {
    * that subgraph, with a plan cached per document (see single-subgraph.ts). Default true.
    */
   singleSubgraphShortcut?: boolean;
+  /** origins (scheme://host[:port]) allowed cross-origin access; none by default (no CORS headers at all) */
+  corsOrigins?: readonly string[];
+  /** answer introspection queries (default true) */
+  introspection?: boolean;
+  /** how often the session of each open subscription connection is verified again (default 30 s) */
+  reverifySessionsMs?: number;
 }
 
 export interface Gateway {
@@ -84,6 +90,8 @@ export interface Gateway {
   execute(args: { document: string; variables?: Record<string, unknown>; headers: Headers }): Promise<ExecutionResult>;
   /** attaches graphql-ws to the server on graphqlEndpoint (connection_init payload {authorization: "Bearer <id>"} becomes the subgraphs' authorization header) */
   attachWebSockets(server: Server): void;
+  /** closes the subscription connections (graphql-ws, SSE) of the session with this token hash */
+  endSession(tokenHash: string): void;
   /** resolves once the supergraph is loaded (optional: the first request waits for it anyway) */
   ready(): Promise<void>;
   dispose(): Promise<void>;
@@ -124,23 +132,56 @@ function saneRequestId(value: string | string[] | undefined): string | undefined
 /** largest GraphQL request body the fast path reads (the runtime's own limit applies to the other requests) */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
+/** What /graphql accepts as a session, told with every 401 it answers. */
+export const acceptedCredentials =
+  'send the session id as the header "Authorization: Bearer <session id>" (over graphql-ws: the connection_init payload {"authorization": "Bearer <session id>"})';
+
 const notAuthenticated = (): ExecutionResult => ({
   errors: [
-    new GraphQLError('A subscription needs a valid session.', {
+    new GraphQLError(`A subscription needs a valid session: ${acceptedCredentials}.`, {
       extensions: { code: 'UNAUTHENTICATED', reasonCode: 'notAuthenticated', status: 401, http: { status: 401 } },
     }),
   ],
 });
 
-/** GraphiQL with every asset inlined (no CDN): rendered once, the page is ~9 MB. */
-function offlineGraphiQL(): (options?: Parameters<typeof renderGraphiQL>[0]) => string {
-  let cached: { key: string; html: string } | undefined;
-  return (options) => {
-    const key = JSON.stringify(options ?? {});
-    if (cached?.key !== key) cached = { key, html: renderGraphiQL(options) };
-    return cached.html;
-  };
-}
+/** Content types a browser may POST cross-site without a preflight: never a GraphQL request here (CSRF). */
+const simpleRequestTypes = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+
+/**
+ * Refuses POSTs a browser sends cross-site without a CORS preflight (form-encoded, multipart,
+ * text/plain): with them a page elsewhere could run mutations. The same test as yoga's CSRF
+ * prevention plugin, for POSTs only: GET cannot run mutations, and GET queries stay open to clients
+ * that cannot set headers (yoga's plugin would require a custom header on every GET).
+ */
+const useJsonPostsOnly: GatewayPlugin = {
+  onRequestParse({ request }) {
+    if (request.method !== 'POST') return;
+    const type = request.headers.get('content-type')?.toLowerCase() ?? '';
+    if (type === '' || simpleRequestTypes.some((simple) => type.startsWith(simple))) {
+      throw new GraphQLError('POST a GraphQL request as application/json.', {
+        extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', reasonCode: 'unsupportedMediaType', status: 415, http: { status: 415 } },
+      });
+    }
+  },
+};
+
+/** HTTP clients without a session learn what /graphql accepts: a longer message, and `WWW-Authenticate: Bearer`. */
+const useAuthenticationHint: GatewayPlugin = {
+  onExecutionResult({ result, setResult, context }) {
+    if (!result || !('request' in context) || Symbol.asyncIterator in result || !result.errors?.some((e) => e.extensions?.['reasonCode'] === 'notAuthenticated')) return;
+    setResult({
+      ...result,
+      errors: result.errors.map((error) =>
+        error.extensions?.['reasonCode'] === 'notAuthenticated' && !error.message.includes('connection_init')
+          ? new GraphQLError(`${error.message} (/graphql: ${acceptedCredentials})`, { path: error.path, extensions: error.extensions })
+          : error,
+      ),
+    });
+  },
+  onResponse({ response }) {
+    if (response.status === 401) response.headers.set('www-authenticate', 'Bearer');
+  },
+};
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { graphqlEndpoint, limits, verifyConnection } = options;
@@ -166,6 +207,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     inProcess.size > 0 && options.singleSubgraphShortcut !== false
       ? new SingleSubgraphPlanner(options.supergraphSdl, new Map([...inProcess].map(([name, s]) => [name, s.schema])))
       : undefined;
+  const sessionConnections = new SessionConnections(verifyConnection, options.reverifySessionsMs ?? 30_000);
 
   /** single-subgraph operations skip delegation (the answers are the ones the planner would produce) */
   const shortcutPlugin: GatewayPlugin = {
@@ -195,6 +237,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const limitsRule = createLimitsRule(limits);
+  const costCheck = createCostCheck(limits);
   const parseFn = boundedParse(limits.maxTokens ?? 10_000);
 
   /** x-request-id: the client's, or a fresh one; echoed in the response and forwarded to subgraphs */
@@ -214,6 +257,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     onValidate({ addValidationRule }) {
       addValidationRule(limitsRule);
+    },
+    // the cost needs the variables (list sizes, @skip/@include): checked before execution, a 400
+    onExecute({ args, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      const error = operation && costCheck(args.schema, args.document, operation, args.variableValues ?? {});
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      const error = operation && costCheck(args.schema, args.document, operation, args.variableValues ?? {});
+      if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
 
@@ -240,10 +294,31 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphqlEndpoint,
     logging: hiveLog,
     landingPage: false,
-    graphiql: { title: 'Content Repository — GraphiQL', subscriptionsProtocol: 'SSE' },
-    renderGraphiQL: offlineGraphiQL(),
+    // served by useCompressedGraphiQL (yoga's would send the 9 MB page uncompressed every time)
+    graphiql: false,
     requestId: false,
-    plugins: () => [requestIdPlugin, limitsPlugin, subscriptionAuthPlugin, shortcutPlugin],
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      if (!origin || !options.corsOrigins?.includes(origin)) return false;
+      return {
+        origin: [origin],
+        credentials: false,
+        methods: ['GET', 'POST'],
+        allowedHeaders: ['authorization', 'content-type', 'accept', 'x-request-id'],
+        exposedHeaders: ['x-request-id'],
+        maxAge: 600,
+      };
+    },
+    ...(options.introspection === false ? { disableIntrospection: {} } : {}),
+    plugins: () => [
+      useCompressedGraphiQL({ endpoint: graphqlEndpoint, title: 'Content Repository — GraphiQL' }),
+      useJsonPostsOnly,
+      useAuthenticationHint,
+      requestIdPlugin,
+      limitsPlugin,
+      subscriptionAuthPlugin,
+      shortcutPlugin,
+    ],
   });
 
   let ready: Promise<void> | undefined;
@@ -273,7 +348,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       document = enveloped.parse(params.query);
     } catch (error) {
-      return { result: { errors: [isGraphQLErrorLike(error) ? error : new GraphQLError((error as Error).message)] }, requestError: true };
+      return { result: { errors: [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message)] }, requestError: true };
     }
     const errors = enveloped.validate(enveloped.schema, document);
     if (errors.length > 0) return { result: { errors }, requestError: true };
@@ -308,6 +383,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       req.headers[clientAddressHeader] = req.socket.remoteAddress ?? 'unknown';
       const id = saneRequestId(req.headers['x-request-id']) ?? randomUUID();
       req.headers['x-request-id'] = id;
+      if (req.headers.accept?.includes('text/event-stream')) {
+        const untrack = sessionConnections.track(req.headers.authorization, () => res.destroy());
+        res.once('close', untrack);
+      }
       const mediaType = fastPathMediaType(req, graphqlEndpoint);
       if (mediaType) {
         await serveFastPath(req, res, mediaType, id, fastPath);
@@ -331,7 +410,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     attachWebSockets(server) {
-      const graphqlWs = getGraphQLWSOptions<Record<string, unknown>, { request: IncomingMessage }>(runtime as never, (ctx) => {
+      const graphqlWs = getGraphQLWSOptions<Record<string, unknown>, { request: IncomingMessage }>(runtime, (ctx) => {
         const upgrade = ctx.extra.request;
         const headers: Record<string, string> = {
           'x-request-id': randomUUID(),
@@ -350,20 +429,28 @@ export function createGateway(options: GatewayOptions): Gateway {
         attachGraphqlWs(server, graphqlEndpoint, {
           ...graphqlWs,
           onConnect: async (ctx) => {
+            const authorization = authorizationOf(ctx.connectionParams);
             try {
-              return await verifyConnection(authorizationOf(ctx.connectionParams));
+              if (!(await verifyConnection(authorization))) return false;
             } catch (error) {
               log.error({ err: error }, 'verifyConnection failed');
               return false;
             }
+            const socket = ctx.extra.socket;
+            const untrack = sessionConnections.track(authorization, () => socket.close(4401, 'Session ended'));
+            socket.once('close', untrack);
+            return true;
           },
         }),
       );
     },
 
+    endSession: (tokenHash) => sessionConnections.end(tokenHash),
+
     ready: ensureReady,
 
     async dispose() {
+      sessionConnections.dispose();
       for (const detach of detachers.splice(0)) await detach();
       await runtime.dispose();
     },

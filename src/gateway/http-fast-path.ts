@@ -1,7 +1,7 @@
 import { BodyTooLargeError, readBoundedText } from '../http/body.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
-import { GraphQLError } from './graphql.js';
+import { GraphQLError } from 'graphql';
 
 /**
  * The GraphQL-over-HTTP fast path: a POST of a JSON query or mutation from a non-browser client is

@@ -1,13 +1,18 @@
 import type {
+  DefinitionNode,
+  DirectiveNode,
+  FieldNode,
   FragmentDefinitionNode,
   GraphQLField,
   GraphQLNamedType,
   GraphQLSchema,
+  OperationDefinitionNode,
   SelectionSetNode,
   ValidationContext,
   ValidationRule,
+  ValueNode,
 } from 'graphql';
-import { getNamedType, getNullableType, GraphQLError, isInterfaceType, isListType, isObjectType, Kind, parse } from './graphql.js';
+import { getNamedType, getNullableType, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
 
 /**
  * Bounds of one GraphQL operation (DESIGN §9). All counts are taken after fragment expansion: a
@@ -19,16 +24,40 @@ export interface QueryLimits {
   /** number of aliased fields in the operation (stops alias amplification: `a1: health … a999: health`) */
   maxAliases: number;
   /**
-   * Estimated cost: every field costs 1 (`__typename` 0), and the selections under a list-typed field
-   * are multiplied by `listFactor`. So `{ items { id name } }` costs 1 + 2×listFactor.
+   * Estimated cost, counted as GraphQL demand control (IBM cost specification) counts it: a field
+   * returning an object, interface or union costs 1 (scalars and `__typename` 0), and everything under
+   * a list is multiplied by the list's size — its slicing argument (`slicedLists`) or else `listFactor` —
+   * so nested lists multiply. `children(options: {limit: 1000}) { entries { parent { id } } }` costs
+   * 1 + 1000 × (1 + 1). Checked when the operation runs, with its variables (and @skip/@include).
    */
   maxCost: number;
-  /** multiplier of a list field's sub-selection in the cost (default 10) */
+  /** size assumed for a list without a slicing argument (default 10) */
   listFactor?: number;
+  /** lists sized by an argument of the field above them (demand control's `@listSize(slicingArguments:, sizedFields:)`) */
+  slicedLists?: readonly SlicedList[];
   /** parser token limit: a document with more tokens is rejected before it is even parsed fully (default 10000) */
   maxTokens?: number;
   /** depth limit within `__schema` / `__type` subtrees (default 20; GraphiQL's introspection query needs 15). graphql-js' own MaxIntrospectionDepthRule also applies */
   maxIntrospectionDepth?: number;
+}
+
+/**
+ * `field(<argument>: {<inputField>: n}) { <sizedField> { … } }`: the list `sizedField` holds at most n
+ * items; n is capped at `maxSize` (the most the field accepts), and no value counts as `defaultSize`.
+ * Declared here because composition's `@listSize(slicingArguments:)` only takes top-level Int
+ * arguments, and ours is `options.limit`.
+ */
+export interface SlicedList {
+  argument: string;
+  inputField: string;
+  sizedField: string;
+  defaultSize: number;
+  maxSize: number;
+}
+
+interface SizedField {
+  name: string;
+  size: number;
 }
 
 interface OperationMeasure {
@@ -44,9 +73,10 @@ type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens' | 'introspectionDepth';
 function limitError(limit: LimitName, actual: number | undefined, max: number, message: string): GraphQLError {
   return new GraphQLError(message, {
     extensions: {
-      code: 'GRAPHQL_VALIDATION_FAILED',
+      code: limit === 'cost' ? 'COST_ESTIMATED_TOO_EXPENSIVE' : 'GRAPHQL_VALIDATION_FAILED',
       reasonCode: 'illegalArguments',
       status: 400,
+      http: { status: 400 },
       limit,
       max,
       ...(actual === undefined ? {} : { actual }),
@@ -56,32 +86,75 @@ function limitError(limit: LimitName, actual: number | undefined, max: number, m
 
 const ZERO: OperationMeasure = { depth: 0, introspectionDepth: 0, aliases: 0, cost: 0 };
 
+interface MeasureOptions {
+  listFactor: number;
+  slicedLists: readonly SlicedList[];
+  /** the operation's variables: given, @skip/@include are applied and variable slicing arguments read; absent, every selection counts */
+  variables?: Readonly<Record<string, unknown>>;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * Measures every operation of a document. Linear in the document size: each fragment is measured
- * once (memoized) whatever the number of its spreads, so a "fragment bomb" cannot make this slow.
+ * Measures the operations of a document. Linear in the document size: each fragment is measured once
+ * per list size it is spread under (memoized), so a "fragment bomb" cannot make this slow.
  */
-function measureDocument(
-  schema: GraphQLSchema,
-  definitions: readonly { kind: Kind; selectionSet?: SelectionSetNode; operation?: string; name?: { value: string }; typeCondition?: { name: { value: string } } }[],
-  listFactor = 10,
-): OperationMeasure[] {
+function measureOperations(schema: GraphQLSchema, definitions: readonly DefinitionNode[], operations: readonly OperationDefinitionNode[], options: MeasureOptions): OperationMeasure[] {
+  const { listFactor, slicedLists, variables } = options;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of definitions) {
-    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set((def as FragmentDefinitionNode).name.value, def as FragmentDefinitionNode);
+    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
   }
   const memo = new Map<string, OperationMeasure>();
   const visiting = new Set<string>();
 
-  const fragmentMeasure = (name: string): OperationMeasure => {
-    const cached = memo.get(name);
+  const valueOf = (node: ValueNode | undefined): unknown => {
+    if (node?.kind === Kind.VARIABLE) return variables?.[node.name.value];
+    if (node?.kind === Kind.INT) return Number(node.value);
+    if (node?.kind === Kind.BOOLEAN) return node.value;
+    return undefined;
+  };
+
+  /** @skip(if: true) / @include(if: false), when the values are known */
+  const excluded = (directives: readonly DirectiveNode[] | undefined): boolean => {
+    if (!variables || !directives) return false;
+    for (const directive of directives) {
+      const condition = valueOf(directive.arguments?.find((a) => a.name.value === 'if')?.value);
+      if (directive.name.value === 'skip' && condition === true) return true;
+      if (directive.name.value === 'include' && condition === false) return true;
+    }
+    return false;
+  };
+
+  /** the size a sliced list below this field gets from the field's arguments */
+  const slicedSize = (selection: FieldNode, field: GraphQLField<unknown, unknown> | undefined): SizedField | undefined => {
+    for (const sliced of slicedLists) {
+      if (!field?.args.some((arg) => arg.name === sliced.argument)) continue;
+      const argument = selection.arguments?.find((arg) => arg.name.value === sliced.argument)?.value;
+      let value: unknown;
+      if (argument?.kind === Kind.VARIABLE) {
+        const object = variables?.[argument.name.value];
+        value = variables ? (isRecord(object) ? object[sliced.inputField] : undefined) : Infinity;
+      } else if (argument?.kind === Kind.OBJECT) {
+        const node = argument.fields.find((f) => f.name.value === sliced.inputField)?.value;
+        value = node?.kind === Kind.VARIABLE && !variables ? Infinity : valueOf(node);
+      }
+      const size = typeof value === 'number' && !Number.isNaN(value) ? Math.min(Math.max(value, 0), sliced.maxSize) : sliced.defaultSize;
+      return { name: sliced.sizedField, size };
+    }
+    return undefined;
+  };
+
+  const fragmentMeasure = (name: string, sized: SizedField | undefined): OperationMeasure => {
+    const key = sized ? `${name}\u0000${sized.name}\u0000${sized.size}` : name;
+    const cached = memo.get(key);
     if (cached) return cached;
     const fragment = fragments.get(name);
     if (!fragment || visiting.has(name)) return ZERO; // unknown or cyclic: other validation rules report it
     visiting.add(name);
-    const type = schema.getType(fragment.typeCondition.name.value);
-    const measure = measureSelectionSet(fragment.selectionSet, type, false);
+    const measure = measureSelectionSet(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), false, sized);
     visiting.delete(name);
-    memo.set(name, measure);
+    memo.set(key, measure);
     return measure;
   };
 
@@ -90,12 +163,14 @@ function measureDocument(
     return undefined;
   };
 
-  function measureSelectionSet(set: SelectionSetNode, parent: GraphQLNamedType | undefined | null, inIntrospection: boolean): OperationMeasure {
+  /** `sized`: the list field of this selection set that a slicing argument of the field above sized */
+  function measureSelectionSet(set: SelectionSetNode, parent: GraphQLNamedType | undefined | null, inIntrospection: boolean, sized: SizedField | undefined): OperationMeasure {
     let depth = 0;
     let introspectionDepth = 0;
     let aliases = 0;
     let cost = 0;
     for (const selection of set.selections) {
+      if (excluded(selection.directives)) continue;
       let child: OperationMeasure;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
@@ -119,7 +194,7 @@ function measureDocument(
           } else {
             childType = undefined;
           }
-          sub = measureSelectionSet(selection.selectionSet, childType, nested);
+          sub = measureSelectionSet(selection.selectionSet, childType, nested, slicedSize(selection, field));
         }
         if (nested) {
           // introspection: bounded by its own depth limit; costs nothing against the data budget
@@ -128,17 +203,19 @@ function measureDocument(
           aliases += sub.aliases;
           continue;
         }
+        const size = isList ? (sized?.name === name ? sized.size : listFactor) : 1;
+        const ownCost = field && isCompositeType(getNamedType(field.type)) ? 1 : 0;
         child = {
           depth: 1 + sub.depth,
           introspectionDepth: sub.introspectionDepth,
           aliases: sub.aliases,
-          cost: 1 + sub.cost * (isList ? listFactor : 1),
+          cost: (ownCost + sub.cost) * size,
         };
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-        child = measureSelectionSet(selection.selectionSet, type, inIntrospection);
+        child = measureSelectionSet(selection.selectionSet, type, inIntrospection, sized);
       } else {
-        child = fragmentMeasure(selection.name.value);
+        child = fragmentMeasure(selection.name.value, sized);
         if (inIntrospection) child = { ...child, introspectionDepth: Math.max(child.introspectionDepth, child.depth), depth: 0, cost: 0 };
       }
       depth = Math.max(depth, child.depth);
@@ -149,25 +226,24 @@ function measureDocument(
     return { depth, introspectionDepth, aliases, cost };
   }
 
-  const result: OperationMeasure[] = [];
-  for (const def of definitions) {
-    if (def.kind !== Kind.OPERATION_DEFINITION || !def.selectionSet) continue;
+  return operations.map((operation) => {
     const root =
-      def.operation === 'mutation' ? schema.getMutationType() : def.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-    result.push(measureSelectionSet(def.selectionSet, root, false));
-  }
-  return result;
+      operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+    return measureSelectionSet(operation.selectionSet, root, false, undefined);
+  });
 }
 
-/** A validation rule enforcing depth, alias and cost bounds on every operation of the document. */
+const operationsOf = (definitions: readonly DefinitionNode[]) => definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+
+/** A validation rule enforcing the depth and alias bounds on every operation of the document (cost needs the variables: `operationCostError`). */
 export function createLimitsRule(limits: QueryLimits): ValidationRule {
-  const listFactor = limits.listFactor ?? 10;
+  const options: MeasureOptions = { listFactor: limits.listFactor ?? 10, slicedLists: limits.slicedLists ?? [] };
   const maxIntrospectionDepth = limits.maxIntrospectionDepth ?? 20;
   return function QueryLimitsRule(context: ValidationContext) {
     return {
       Document: {
         leave(document) {
-          for (const m of measureDocument(context.getSchema(), document.definitions as never, listFactor)) {
+          for (const m of measureOperations(context.getSchema(), document.definitions, operationsOf(document.definitions), options)) {
             if (m.depth > limits.maxDepth) {
               context.reportError(limitError('depth', m.depth, limits.maxDepth, `Query depth ${m.depth} exceeds the maximum depth of ${limits.maxDepth}.`));
             }
@@ -184,13 +260,25 @@ export function createLimitsRule(limits: QueryLimits): ValidationRule {
             if (m.aliases > limits.maxAliases) {
               context.reportError(limitError('aliases', m.aliases, limits.maxAliases, `Query uses ${m.aliases} aliases; at most ${limits.maxAliases} are allowed.`));
             }
-            if (m.cost > limits.maxCost) {
-              context.reportError(limitError('cost', m.cost, limits.maxCost, `Query cost ${m.cost} exceeds the maximum cost of ${limits.maxCost}.`));
-            }
           }
         },
       },
     };
+  };
+}
+
+/**
+ * The cost check of one operation about to run: its estimated cost with these variables, or the error
+ * that refuses it (HTTP 400) when over `maxCost`.
+ */
+export function createCostCheck(limits: QueryLimits) {
+  const listFactor = limits.listFactor ?? 10;
+  const slicedLists = limits.slicedLists ?? [];
+  return (schema: GraphQLSchema, document: { definitions: readonly DefinitionNode[] }, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): GraphQLError | undefined => {
+    const [measure] = measureOperations(schema, document.definitions, [operation], { listFactor, slicedLists, variables });
+    const cost = measure?.cost ?? 0;
+    if (cost <= limits.maxCost) return undefined;
+    return limitError('cost', cost, limits.maxCost, `Query cost ${cost} exceeds the maximum cost of ${limits.maxCost}.`);
   };
 }
 

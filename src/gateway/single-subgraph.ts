@@ -8,7 +8,7 @@ import type {
   GraphQLSchema,
   SelectionSetNode,
 } from 'graphql';
-import { buildASTSchema, getNamedType, getOperationAST, isAbstractType, isObjectType, Kind, parse, print, validate } from './graphql.js';
+import { buildASTSchema, getNamedType, getOperationAST, isAbstractType, isObjectType, Kind, parse, print, validate } from 'graphql';
 
 /**
  * Single-subgraph plans, cached per document. When every field an operation selects can be resolved

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationTypeNode } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { execute, GraphQLError, print, subscribe } from './graphql.js';
+import { execute, GraphQLError, print, subscribe } from 'graphql';
 
 /** Headers a subgraph receives from the gateway (whatever the client sent besides is dropped). */
 const FORWARDED_HEADERS = ['authorization', 'x-request-id', 'x-client-address', 'accept-language', 'user-agent'] as const;
@@ -78,11 +78,6 @@ function subgraphContext(subgraph: InProcessSubgraph, gatewayContext: GatewayReq
   return context;
 }
 
-/** A GraphQL error whatever copy of graphql-js created it (instanceof fails across copies/realms). */
-export function isGraphQLErrorLike(error: unknown): error is GraphQLError {
-  return error instanceof Error && (error.name === 'GraphQLError' || Object.prototype.toString.call(error) === '[object GraphQLError]');
-}
-
 /** What a client sees of an error that is not a GraphQLError (a bug, a driver error …): never its message or stack. */
 export function internalError(path?: readonly (string | number)[]): GraphQLError {
   return new GraphQLError('Unexpected error.', { path, extensions: { code: 'INTERNAL_SERVER_ERROR', reasonCode: 'internal', status: 500 } });
@@ -101,7 +96,7 @@ function wireErrors(result: ExecutionResult, subgraph: string, logger: ErrorLogg
   if (!result.errors?.length) return result;
   const errors = result.errors.map((error) => {
     const original = error.originalError;
-    if (original && !isGraphQLErrorLike(original)) {
+    if (original && !(original instanceof GraphQLError)) {
       logger?.error({ err: original, subgraph, path: error.path }, 'unexpected error in a subgraph resolver');
       return internalError(error.path);
     }
@@ -141,7 +136,7 @@ export function inProcessExecutor(subgraph: InProcessSubgraph, logger?: ErrorLog
     try {
       contextValue = await subgraphContext(subgraph, request.context);
     } catch (error) {
-      if (isGraphQLErrorLike(error)) return { errors: [new GraphQLError(error.message, { extensions: error.extensions })] };
+      if (error instanceof GraphQLError) return { errors: [new GraphQLError(error.message, { extensions: error.extensions })] };
       logger?.error({ err: error, subgraph: subgraph.name }, 'creating the subgraph context failed');
       return { errors: [internalError()] };
     }
