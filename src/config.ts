@@ -4,6 +4,8 @@ import { z } from 'zod';
 const role = z.enum(['all', 'gateway', 'content', 'admin', 'health', 'worker']);
 const optionalUrl = z.string().url().optional();
 const positiveInt = z.coerce.number().int().positive();
+/** true unless set to false */
+const flag = z.enum(['true', 'false']).default('true').transform((value) => value === 'true');
 
 /** The environment's schema (DESIGN §2). Every variable is optional; defaults give the embedded mode. */
 const environmentSchema = z.object({
@@ -36,7 +38,10 @@ const environmentSchema = z.object({
     .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/, 'each origin must be scheme://host[:port], without a path')))
     .default([]),
-  GRAPHQL_INTROSPECTION: z.enum(['true', 'false']).default('true').transform((value) => value === 'true'),
+  GRAPHQL_INTROSPECTION: flag,
+  /** the gateway's custom paths (docs/benchmarks.md has what each gains): off switches */
+  GATEWAY_HTTP_FAST_PATH: flag,
+  GATEWAY_SINGLE_SUBGRAPH_SHORTCUT: flag,
   GRAPHQL_MAX_RESULT_ITEMS: positiveInt.default(50_000),
   /** how often open subscription connections have their session verified again (idle and absolute expiry) */
   SUBSCRIPTION_SESSION_CHECK_SECONDS: positiveInt.default(30),

@@ -99,6 +99,8 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       limits: graphqlLimits,
       corsOrigins: config.CORS_ORIGINS,
       introspection: config.GRAPHQL_INTROSPECTION,
+      httpFastPath: config.GATEWAY_HTTP_FAST_PATH,
+      singleSubgraphShortcut: config.GATEWAY_SINGLE_SUBGRAPH_SHORTCUT,
       reverifySessionsMs: config.SUBSCRIPTION_SESSION_CHECK_SECONDS * 1000,
       logger,
       verifyConnection: async (authorization) => {

@@ -1,5 +1,6 @@
 import type {
   DefinitionNode,
+  DocumentNode,
   DirectiveNode,
   FieldNode,
   FragmentDefinitionNode,
@@ -12,7 +13,8 @@ import type {
   ValidationRule,
   ValueNode,
 } from 'graphql';
-import { getNamedType, getNullableType, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import { getNamedType, getNullableType, getOperationAST, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
 
 /**
  * Bounds of one GraphQL operation (DESIGN §9). All counts are taken after fragment expansion: a
@@ -293,5 +295,36 @@ export function boundedParse(maxTokens: number): typeof parse {
       }
       throw error;
     }
+  };
+}
+
+/**
+ * The bounds as a gateway plugin: tokens in the parser, depth and aliases as a validation rule (both
+ * cached per document by the runtime), cost before execution (it needs the variables). Every path
+ * into the runtime's pipeline (HTTP, graphql-ws, SSE, REST's execute) runs it.
+ */
+export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
+  const parseFn = boundedParse(limits.maxTokens ?? 10_000);
+  const limitsRule = createLimitsRule(limits);
+  const costCheck = createCostCheck(limits);
+  const costError = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Readonly<Record<string, unknown>> | null }) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    return operation ? costCheck(args.schema, args.document, operation, args.variableValues ?? {}) : undefined;
+  };
+  return {
+    onParse({ setParseFn }) {
+      setParseFn(parseFn);
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule(limitsRule);
+    },
+    onExecute({ args, setResultAndStopExecution }) {
+      const error = costError(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const error = costError(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
   };
 }
