@@ -69,7 +69,7 @@ export interface GatewayOptions {
   singleSubgraphShortcut?: boolean;
   /** plain JSON POSTs skip the runtime's HTTP adapter (see http-fast-path.ts). Default true. */
   httpFastPath?: boolean;
-  /** a subgraph call (HTTP or in-process) that has not answered after this long fails as unavailable (default 30 s) */
+  /** a subgraph call over HTTP that has not answered after this long fails as unavailable (default 30 s) */
   upstreamTimeoutMs?: number;
   /** origins (scheme://host[:port]) allowed cross-origin access; none by default (no CORS headers at all) */
   corsOrigins?: readonly string[];
@@ -175,7 +175,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...Object.fromEntries([...inProcess.keys()].map((name) => [name, { kind: inProcessKind }])),
     },
     propagateHeaders: { fromClientToSubgraphs: ({ request }) => forwardedHeaders(request.headers) },
-    upstreamTimeout: options.upstreamTimeoutMs ?? 30_000,
+    // subgraphs over HTTP only: an in-process call has no upstream to give up on
+    upstreamTimeout: ({ subgraphName }) => (subgraphName && inProcess.has(subgraphName.toLowerCase()) ? undefined : (options.upstreamTimeoutMs ?? 30_000)),
     graphqlEndpoint,
     logging: hiveLog,
     landingPage: false,

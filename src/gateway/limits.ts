@@ -276,9 +276,17 @@ export function createLimitsRule(limits: QueryLimits): ValidationRule {
 export function createCostCheck(limits: QueryLimits) {
   const listFactor = limits.listFactor ?? 10;
   const slicedLists = limits.slicedLists ?? [];
+  // per operation of a (cached) document: its cost with every list at its largest and every selection
+  // included. Most operations stay under the bound even so, and need no measuring per request.
+  const upperBounds = new WeakMap<OperationDefinitionNode, number>();
   return (schema: GraphQLSchema, document: { definitions: readonly DefinitionNode[] }, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): GraphQLError | undefined => {
-    const [measure] = measureOperations(schema, document.definitions, [operation], { listFactor, slicedLists, variables });
-    const cost = measure?.cost ?? 0;
+    let upperBound = upperBounds.get(operation);
+    if (upperBound === undefined) {
+      upperBound = measureOperations(schema, document.definitions, [operation], { listFactor, slicedLists })[0]?.cost ?? 0;
+      upperBounds.set(operation, upperBound);
+    }
+    if (upperBound <= limits.maxCost) return undefined;
+    const cost = measureOperations(schema, document.definitions, [operation], { listFactor, slicedLists, variables })[0]?.cost ?? 0;
     if (cost <= limits.maxCost) return undefined;
     return limitError('cost', cost, limits.maxCost, `Query cost ${cost} exceeds the maximum cost of ${limits.maxCost}.`);
   };
