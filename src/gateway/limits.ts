@@ -1,7 +1,10 @@
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type {
   DefinitionNode,
-  DocumentNode,
   DirectiveNode,
+  DocumentNode,
   FieldNode,
   FragmentDefinitionNode,
   GraphQLField,
@@ -10,18 +13,17 @@ import type {
   OperationDefinitionNode,
   SelectionSetNode,
   ValidationContext,
-  ValidationRule,
   ValueNode,
 } from 'graphql';
-import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { getNamedType, getNullableType, getOperationAST, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
 
 /**
- * Bounds of one GraphQL operation (DESIGN §9). All counts are taken after fragment expansion: a
- * fragment spread N times counts N times, so fragments cannot hide amplification.
+ * Bounds of one GraphQL operation (DESIGN §9). Depth and aliases are graphql-armor's rules (fragments
+ * expanded: a fragment spread N times counts N times); nested introspection is bounded by graphql-js'
+ * own MaxIntrospectionDepthRule; tokens by graphql-js' parser option; cost below.
  */
 export interface QueryLimits {
-  /** deepest field nesting (a top-level field has depth 1; introspection subtrees are bounded separately) */
+  /** deepest field nesting (a top-level field has depth 1; `__schema` subtrees are left to MaxIntrospectionDepthRule) */
   maxDepth: number;
   /** number of aliased fields in the operation (stops alias amplification: `a1: health … a999: health`) */
   maxAliases: number;
@@ -39,15 +41,15 @@ export interface QueryLimits {
   slicedLists?: readonly SlicedList[];
   /** parser token limit: a document with more tokens is rejected before it is even parsed fully (default 10000) */
   maxTokens?: number;
-  /** depth limit within `__schema` / `__type` subtrees (default 20; GraphiQL's introspection query needs 15). graphql-js' own MaxIntrospectionDepthRule also applies */
-  maxIntrospectionDepth?: number;
 }
 
 /**
  * `field(<argument>: {<inputField>: n}) { <sizedField> { … } }`: the list `sizedField` holds at most n
  * items; n is capped at `maxSize` (the most the field accepts), and no value counts as `defaultSize`.
  * Declared here because composition's `@listSize(slicingArguments:)` only takes top-level Int
- * arguments, and ours is `options.limit`.
+ * arguments, and ours is `options.limit`; and Hive's `demandControl` prices the planned subgraph
+ * requests inside execution (no 400, and not the single-subgraph shortcut's), so this is a check of
+ * its own, before execution.
  */
 export interface SlicedList {
   argument: string;
@@ -62,14 +64,7 @@ interface SizedField {
   size: number;
 }
 
-interface OperationMeasure {
-  depth: number;
-  introspectionDepth: number;
-  aliases: number;
-  cost: number;
-}
-
-type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens' | 'introspectionDepth';
+type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens';
 
 /** The error a client gets when an operation exceeds a bound (HTTP 400, `illegalArguments` on the REST layer). */
 function limitError(limit: LimitName, actual: number | undefined, max: number, message: string): GraphQLError {
@@ -86,32 +81,30 @@ function limitError(limit: LimitName, actual: number | undefined, max: number, m
   });
 }
 
-const ZERO: OperationMeasure = { depth: 0, introspectionDepth: 0, aliases: 0, cost: 0 };
-
 interface MeasureOptions {
   listFactor: number;
   slicedLists: readonly SlicedList[];
-  /** the operation's variables: given, @skip/@include are applied and variable slicing arguments read; absent, every selection counts */
+  /** the operation's variables: given, @skip/@include are applied and variable slicing arguments read; absent, every selection counts and every variable list is at its largest */
   variables?: Readonly<Record<string, unknown>>;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * Measures the operations of a document. Linear in the document size: each fragment is measured once
- * per list size it is spread under (memoized), so a "fragment bomb" cannot make this slow.
+ * The cost of one operation. Linear in the document size: each fragment is measured once per list
+ * size it is spread under (memoized), so a "fragment bomb" cannot make this slow.
  */
-function measureOperations(schema: GraphQLSchema, definitions: readonly DefinitionNode[], operations: readonly OperationDefinitionNode[], options: MeasureOptions): OperationMeasure[] {
+function measureCost(schema: GraphQLSchema, definitions: readonly DefinitionNode[], operation: OperationDefinitionNode, options: MeasureOptions): number {
   const { listFactor, slicedLists, variables } = options;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of definitions) {
     if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
   }
-  const memo = new Map<string, OperationMeasure>();
+  const memo = new Map<string, number>();
   const visiting = new Set<string>();
 
   const valueOf = (node: ValueNode | undefined): unknown => {
-    if (node?.kind === Kind.VARIABLE) return variables?.[node.name.value];
+    if (node?.kind === Kind.VARIABLE) return variables ? variables[node.name.value] : Infinity;
     if (node?.kind === Kind.INT) return Number(node.value);
     if (node?.kind === Kind.BOOLEAN) return node.value;
     return undefined;
@@ -138,8 +131,7 @@ function measureOperations(schema: GraphQLSchema, definitions: readonly Definiti
         const object = variables?.[argument.name.value];
         value = variables ? (isRecord(object) ? object[sliced.inputField] : undefined) : Infinity;
       } else if (argument?.kind === Kind.OBJECT) {
-        const node = argument.fields.find((f) => f.name.value === sliced.inputField)?.value;
-        value = node?.kind === Kind.VARIABLE && !variables ? Infinity : valueOf(node);
+        value = valueOf(argument.fields.find((f) => f.name.value === sliced.inputField)?.value);
       }
       const size = typeof value === 'number' && !Number.isNaN(value) ? Math.min(Math.max(value, 0), sliced.maxSize) : sliced.defaultSize;
       return { name: sliced.sizedField, size };
@@ -147,17 +139,17 @@ function measureOperations(schema: GraphQLSchema, definitions: readonly Definiti
     return undefined;
   };
 
-  const fragmentMeasure = (name: string, sized: SizedField | undefined): OperationMeasure => {
+  const fragmentCost = (name: string, sized: SizedField | undefined): number => {
     const key = sized ? `${name}\u0000${sized.name}\u0000${sized.size}` : name;
     const cached = memo.get(key);
-    if (cached) return cached;
+    if (cached !== undefined) return cached;
     const fragment = fragments.get(name);
-    if (!fragment || visiting.has(name)) return ZERO; // unknown or cyclic: other validation rules report it
+    if (!fragment || visiting.has(name)) return 0; // unknown or cyclic: validation reports it
     visiting.add(name);
-    const measure = measureSelectionSet(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), false, sized);
+    const cost = selectionSetCost(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), sized);
     visiting.delete(name);
-    memo.set(key, measure);
-    return measure;
+    memo.set(key, cost);
+    return cost;
   };
 
   const fieldOf = (type: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined => {
@@ -166,127 +158,48 @@ function measureOperations(schema: GraphQLSchema, definitions: readonly Definiti
   };
 
   /** `sized`: the list field of this selection set that a slicing argument of the field above sized */
-  function measureSelectionSet(set: SelectionSetNode, parent: GraphQLNamedType | undefined | null, inIntrospection: boolean, sized: SizedField | undefined): OperationMeasure {
-    let depth = 0;
-    let introspectionDepth = 0;
-    let aliases = 0;
+  function selectionSetCost(set: SelectionSetNode, parent: GraphQLNamedType | undefined | null, sized: SizedField | undefined): number {
     let cost = 0;
     for (const selection of set.selections) {
       if (excluded(selection.directives)) continue;
-      let child: OperationMeasure;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        if (selection.alias) aliases += 1;
-        if (name === '__typename') {
-          depth = Math.max(depth, inIntrospection ? 0 : 1);
-          continue;
-        }
-        const introspectionRoot = name === '__schema' || name === '__type';
-        const field = introspectionRoot ? undefined : fieldOf(parent, name);
-        const nested = inIntrospection || introspectionRoot;
-        let sub: OperationMeasure = ZERO;
-        let isList = false;
-        if (selection.selectionSet) {
-          let childType: GraphQLNamedType | undefined | null;
-          if (introspectionRoot) {
-            childType = schema.getType(name === '__schema' ? '__Schema' : '__Type');
-          } else if (field) {
-            childType = getNamedType(field.type);
-            isList = isListType(getNullableType(field.type));
-          } else {
-            childType = undefined;
-          }
-          sub = measureSelectionSet(selection.selectionSet, childType, nested, slicedSize(selection, field));
-        }
-        if (nested) {
-          // introspection: bounded by its own depth limit; costs nothing against the data budget
-          introspectionDepth = Math.max(introspectionDepth, 1 + sub.introspectionDepth);
-          depth = Math.max(depth, inIntrospection ? 0 : 1);
-          aliases += sub.aliases;
-          continue;
-        }
-        const size = isList ? (sized?.name === name ? sized.size : listFactor) : 1;
-        const ownCost = field && isCompositeType(getNamedType(field.type)) ? 1 : 0;
-        child = {
-          depth: 1 + sub.depth,
-          introspectionDepth: sub.introspectionDepth,
-          aliases: sub.aliases,
-          cost: (ownCost + sub.cost) * size,
-        };
+        if (name.startsWith('__')) continue; // __typename and introspection cost nothing against the data budget
+        const field = fieldOf(parent, name);
+        if (!field) continue;
+        const sub = selection.selectionSet ? selectionSetCost(selection.selectionSet, getNamedType(field.type), slicedSize(selection, field)) : 0;
+        const size = isListType(getNullableType(field.type)) ? (sized?.name === name ? sized.size : listFactor) : 1;
+        cost += ((isCompositeType(getNamedType(field.type)) ? 1 : 0) + sub) * size;
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-        child = measureSelectionSet(selection.selectionSet, type, inIntrospection, sized);
+        cost += selectionSetCost(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent, sized);
       } else {
-        child = fragmentMeasure(selection.name.value, sized);
-        if (inIntrospection) child = { ...child, introspectionDepth: Math.max(child.introspectionDepth, child.depth), depth: 0, cost: 0 };
+        cost += fragmentCost(selection.name.value, sized);
       }
-      depth = Math.max(depth, child.depth);
-      introspectionDepth = Math.max(introspectionDepth, child.introspectionDepth);
-      aliases += child.aliases;
-      cost += child.cost;
     }
-    return { depth, introspectionDepth, aliases, cost };
+    return cost;
   }
 
-  return operations.map((operation) => {
-    const root =
-      operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-    return measureSelectionSet(operation.selectionSet, root, false, undefined);
-  });
-}
-
-const operationsOf = (definitions: readonly DefinitionNode[]) => definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-
-/** A validation rule enforcing the depth and alias bounds on every operation of the document (cost needs the variables: `operationCostError`). */
-export function createLimitsRule(limits: QueryLimits): ValidationRule {
-  const options: MeasureOptions = { listFactor: limits.listFactor ?? 10, slicedLists: limits.slicedLists ?? [] };
-  const maxIntrospectionDepth = limits.maxIntrospectionDepth ?? 20;
-  return function QueryLimitsRule(context: ValidationContext) {
-    return {
-      Document: {
-        leave(document) {
-          for (const m of measureOperations(context.getSchema(), document.definitions, operationsOf(document.definitions), options)) {
-            if (m.depth > limits.maxDepth) {
-              context.reportError(limitError('depth', m.depth, limits.maxDepth, `Query depth ${m.depth} exceeds the maximum depth of ${limits.maxDepth}.`));
-            }
-            if (m.introspectionDepth > maxIntrospectionDepth) {
-              context.reportError(
-                limitError(
-                  'introspectionDepth',
-                  m.introspectionDepth,
-                  maxIntrospectionDepth,
-                  `Introspection depth ${m.introspectionDepth} exceeds the maximum depth of ${maxIntrospectionDepth}.`,
-                ),
-              );
-            }
-            if (m.aliases > limits.maxAliases) {
-              context.reportError(limitError('aliases', m.aliases, limits.maxAliases, `Query uses ${m.aliases} aliases; at most ${limits.maxAliases} are allowed.`));
-            }
-          }
-        },
-      },
-    };
-  };
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  return selectionSetCost(operation.selectionSet, root, undefined);
 }
 
 /**
- * The cost check of one operation about to run: its estimated cost with these variables, or the error
- * that refuses it (HTTP 400) when over `maxCost`.
+ * The cost check of one operation about to run: the error that refuses it (HTTP 400) when its
+ * estimated cost with these variables is over `maxCost`.
  */
 export function createCostCheck(limits: QueryLimits) {
-  const listFactor = limits.listFactor ?? 10;
-  const slicedLists = limits.slicedLists ?? [];
+  const options = { listFactor: limits.listFactor ?? 10, slicedLists: limits.slicedLists ?? [] };
   // per operation of a (cached) document: its cost with every list at its largest and every selection
   // included. Most operations stay under the bound even so, and need no measuring per request.
   const upperBounds = new WeakMap<OperationDefinitionNode, number>();
   return (schema: GraphQLSchema, document: { definitions: readonly DefinitionNode[] }, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): GraphQLError | undefined => {
     let upperBound = upperBounds.get(operation);
     if (upperBound === undefined) {
-      upperBound = measureOperations(schema, document.definitions, [operation], { listFactor, slicedLists })[0]?.cost ?? 0;
+      upperBound = measureCost(schema, document.definitions, operation, options);
       upperBounds.set(operation, upperBound);
     }
     if (upperBound <= limits.maxCost) return undefined;
-    const cost = measureOperations(schema, document.definitions, [operation], { listFactor, slicedLists, variables })[0]?.cost ?? 0;
+    const cost = measureCost(schema, document.definitions, operation, { ...options, variables });
     if (cost <= limits.maxCost) return undefined;
     return limitError('cost', cost, limits.maxCost, `Query cost ${cost} exceeds the maximum cost of ${limits.maxCost}.`);
   };
@@ -307,13 +220,19 @@ export function boundedParse(maxTokens: number): typeof parse {
 }
 
 /**
- * The bounds as a gateway plugin: tokens in the parser, depth and aliases as a validation rule (both
- * cached per document by the runtime), cost before execution (it needs the variables). Every path
+ * The bounds as a gateway plugin: tokens in the parser, depth and aliases as graphql-armor's
+ * validation rules (both cached per document by the runtime), cost before execution (it needs the variables). Every path
  * into the runtime's pipeline (HTTP, graphql-ws, SSE, REST's execute) runs it.
  */
 export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
   const parseFn = boundedParse(limits.maxTokens ?? 10_000);
-  const limitsRule = createLimitsRule(limits);
+  // graphql-armor reports through these (instead of throwing out of validation), as our other bounds do
+  const reportAs =
+    (limit: LimitName, max: number) =>
+    (context: ValidationContext | null, error: GraphQLError): void =>
+      context?.reportError(limitError(limit, undefined, max, error.message.replace(/^Syntax Error: /, '')));
+  const depthRule = maxDepthRule({ n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, propagateOnRejection: false, onReject: [reportAs('depth', limits.maxDepth)] });
+  const aliasesRule = maxAliasesRule({ n: limits.maxAliases, propagateOnRejection: false, onReject: [reportAs('aliases', limits.maxAliases)] });
   const costCheck = createCostCheck(limits);
   const costError = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Readonly<Record<string, unknown>> | null }) => {
     const operation = getOperationAST(args.document, args.operationName);
@@ -324,7 +243,8 @@ export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
       setParseFn(parseFn);
     },
     onValidate({ addValidationRule }) {
-      addValidationRule(limitsRule);
+      addValidationRule(depthRule);
+      addValidationRule(aliasesRule);
     },
     onExecute({ args, setResultAndStopExecution }) {
       const error = costError(args);
