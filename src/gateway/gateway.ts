@@ -99,21 +99,17 @@ export interface Gateway {
   dispose(): Promise<void>;
 }
 
+/** pino's levels as the Hive logger's (false: silent). */
+const hiveLevels: Record<string, LogLevel | false> = { trace: 'trace', debug: 'debug', info: 'info', warn: 'warn', error: 'error', fatal: 'error', silent: false };
+
 /** pino → the Hive logger the gateway runtime expects. */
 function hiveLogger(logger: Logger): HiveLogger {
-  const level = (): LogLevel | false => {
-    const current = logger.level;
-    if (current === 'silent') return false;
-    if (current === 'fatal') return 'error';
-    return current as LogLevel;
-  };
   return new HiveLogger({
-    level,
+    level: () => hiveLevels[logger.level] ?? 'info',
     writers: [
       {
-        write(lvl, attrs, msg) {
-          const log = logger[lvl].bind(logger) as (obj: object, msg?: string) => void;
-          log((attrs ?? {}) as object, msg ?? undefined);
+        write(level, attrs, msg) {
+          logger[level]({ ...attrs }, msg ?? undefined);
         },
       },
     ],

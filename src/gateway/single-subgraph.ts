@@ -10,7 +10,7 @@ import type {
 } from 'graphql';
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type { ExecutionRequest } from '@graphql-tools/utils';
-import { buildASTSchema, getNamedType, getOperationAST, getVariableValues, isAbstractType, isObjectType, Kind, parse, print, validate, type ExecutionResult } from 'graphql';
+import { buildASTSchema, getNamedType, getOperationAST, getVariableValues, isAbstractType, isObjectType, Kind, parse, print, validate } from 'graphql';
 import { forwardedHeaders, inProcessExecutor, type InProcessSubgraph } from './transport.js';
 
 /**
@@ -239,7 +239,8 @@ export function useSingleSubgraphShortcut(options: { supergraphSdl: string; subg
           context,
           extensions: { headers: forwardedHeaders(requestHeadersOf(context)) },
         };
-        const result = (await executor(request)) as ExecutionResult;
+        const result = await executor(request);
+        if (Symbol.asyncIterator in result) return executeFn(execArgs); // a query or mutation never streams here
         // as the runtime's subgraph error handling does for planned operations
         for (const error of result.errors ?? []) {
           const extensions = error.extensions as Record<string, unknown>;

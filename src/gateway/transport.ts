@@ -1,5 +1,5 @@
 import type { Transport } from '@graphql-mesh/transport-common';
-import type { ExecutionRequest, ExecutionResult as ToolsExecutionResult } from '@graphql-tools/utils';
+import type { ExecutionRequest, ExecutionResult as SubgraphResult } from '@graphql-tools/utils';
 import { execute, GraphQLError, subscribe, type ExecutionResult, type GraphQLSchema } from 'graphql';
 
 export interface InProcessSubgraph {
@@ -71,7 +71,7 @@ function subgraphContext(subgraph: InProcessSubgraph, request: ExecutionRequest)
  * extensions (`code`, `reasonCode`, `status` … intact) of errors the resolvers threw as GraphQLErrors;
  * anything else becomes an opaque INTERNAL_SERVER_ERROR and is logged with its stack.
  */
-function wireErrors(result: ExecutionResult, subgraph: string, logger: ErrorLogger): ExecutionResult {
+function wireErrors(result: ExecutionResult, subgraph: string, logger: ErrorLogger): SubgraphResult {
   if (!result.errors?.length) return result;
   const errors = result.errors.map((error) => {
     const original = error.originalError;
@@ -96,7 +96,7 @@ async function* mapAsyncIterable<T, U>(iterable: AsyncIterable<T>, map: (value: 
  */
 export function inProcessExecutor(subgraph: InProcessSubgraph, logger: ErrorLogger) {
   const normalize = (result: ExecutionResult) => wireErrors(result, subgraph.name, logger);
-  return async (request: ExecutionRequest): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> => {
+  return async (request: ExecutionRequest): Promise<SubgraphResult | AsyncIterable<SubgraphResult>> => {
     let contextValue: object;
     try {
       contextValue = await subgraphContext(subgraph, request);
@@ -128,7 +128,7 @@ export function inProcessTransport(subgraphs: ReadonlyMap<string, InProcessSubgr
       const subgraph = subgraphs.get(subgraphName.toLowerCase());
       if (!subgraph) throw new Error(`subgraph ${subgraphName} is not in this process`);
       const run = inProcessExecutor(subgraph, logger);
-      return (request) => run(request) as Promise<ToolsExecutionResult | AsyncIterable<ToolsExecutionResult>>;
+      return run;
     },
   };
 }
