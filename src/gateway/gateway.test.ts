@@ -281,6 +281,9 @@ describe('gateway (embedded: subgraphs in-process)', () => {
     expect(invalid.errors?.[0]?.message).toMatch(/Cannot query field "nope"/);
     const syntax = await gateway.execute({ document: '{ items { ', headers });
     expect(syntax.errors?.[0]?.message).toMatch(/Syntax Error/);
+    // variables that do not coerce: the client's mistake (400), as REST maps it
+    const missing = await gateway.execute({ document: 'query One($id: ID!) { item(id: $id) { name } }', variables: {}, headers });
+    expect(missing.errors?.[0]).toMatchObject({ message: expect.stringMatching(/Variable "\$id"/), extensions: { reasonCode: 'illegalArguments', status: 400 } });
   });
 
   it('runs single-subgraph operations directly with a cached plan, with the answers of the planner', async () => {

@@ -38,9 +38,13 @@ export const subscriptionNeedsSession = (): ExecutionResult => ({
 /** Codes of Hive's transports and timeouts for a subgraph that cannot be reached, fails over HTTP, or does not answer in time. */
 const unavailableCodes = new Set(['SUBREQUEST_HTTP_ERROR', 'DOWNSTREAM_SERVICE_ERROR', 'GATEWAY_TIMEOUT', 'TIMEOUT_ERROR', 'SERVICE_UNAVAILABLE']);
 
-/** Which reason code (and HTTP status) an error the runtime or a transport raised without one stands for. */
-function reasonOf(error: GraphQLError): { reasonCode: string; status: number } {
+/**
+ * Which reason code (and HTTP status) an error the runtime or a transport raised without one stands
+ * for. `requestError`: the operation did not run (no `data`: variables that do not coerce …).
+ */
+function reasonOf(error: GraphQLError, requestError: boolean): { reasonCode: string; status: number } {
   const code = error.extensions['code'];
+  if (requestError && code === undefined) return { reasonCode: 'illegalArguments', status: 400 };
   if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_USER_INPUT') return { reasonCode: 'illegalArguments', status: 400 };
   // a subgraph that cannot be reached, refuses, or does not answer in time (upstreamTimeout)
   if (typeof code === 'string' && unavailableCodes.has(code)) return { reasonCode: 'unavailable', status: 503 };
@@ -56,12 +60,13 @@ function reasonOf(error: GraphQLError): { reasonCode: string; status: number } {
 export function useErrorContract(): GatewayPlugin {
   const mapResult = (result: ExecutionResult, overHttp: boolean): ExecutionResult | undefined => {
     if (!result.errors?.some((e) => e.extensions['reasonCode'] === undefined || (overHttp && e.extensions['reasonCode'] === 'notAuthenticated'))) return undefined;
+    const requestError = result.data === undefined;
     const errors = result.errors.map((error) => {
       const reasonCode = error.extensions['reasonCode'];
       if (reasonCode === undefined) {
         // the transport's copy of the subgraph request and response are internals
         const { request: _request, response: _response, ...extensions } = error.extensions;
-        return new GraphQLError(error.message, { path: error.path, extensions: { ...extensions, ...reasonOf(error) } });
+        return new GraphQLError(error.message, { path: error.path, extensions: { ...extensions, ...reasonOf(error, requestError) } });
       }
       if (overHttp && reasonCode === 'notAuthenticated' && !error.message.includes('connection_init')) {
         return new GraphQLError(`${error.message} (/graphql: ${acceptedCredentials})`, { path: error.path, extensions: error.extensions });
