@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { bearerToken } from '../context.js';
 import { sessionEndedChannel, sessionTokenHash } from '../modules/auth/operations.js';
 
 /**
@@ -18,7 +19,7 @@ export class SessionConnections {
 
   /** Tracks a connection opened with `Authorization: <authorization>`; answers its untrack function. */
   track(authorization: string | undefined, close: () => void): () => void {
-    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    const token = bearerToken(authorization);
     if (!authorization || !token) return () => undefined;
     const hash = sessionTokenHash(token);
     let connections = this.#byHash.get(hash);

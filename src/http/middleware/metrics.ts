@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { bearerToken } from '../../context.js';
 import { errorBody } from '../../errors.js';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -41,7 +42,7 @@ export function requireMetricsToken(token: string | undefined): Middleware {
   const expected = token === undefined ? undefined : digest(token);
   return async (ctx, next) => {
     if (expected) {
-      const offered = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+      const offered = bearerToken(ctx.get('authorization'));
       // compared as digests: equal lengths, and no timing hint about the token
       if (!offered || !timingSafeEqual(digest(offered), expected)) {
         ctx.status = 401;
