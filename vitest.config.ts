@@ -6,7 +6,9 @@ const require = createRequire(import.meta.url);
 // Tests run from tsc's output (dist/): type-graphql and MikroORM rely on decorator metadata that
 // esbuild does not emit. `npm test` compiles first.
 export default defineConfig({
-  // one copy of graphql: vitest would load index.mjs for our imports and index.js for dependencies
+  // The one fix for graphql's dual package (npm installs one copy: `npm ls graphql`): Node loads its
+  // CommonJS build (index.js, no `exports` map) for everyone, but vite would resolve our imports to
+  // index.mjs — a second realm whose instanceof checks fail. Tests resolve it as Node does.
   resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     include: ['dist/**/*.test.js'],

@@ -4,6 +4,9 @@
  *   (b) through the Hive Gateway at {base}/graphql (the service as it runs, subgraphs in process),
  *   (c) through the REST compatibility layer, GET C/folder/{id}?sessionId=… (get-folder document).
  * (b)/(a) and (c)/(a) are printed against the target ≥ 0.5.
+ * The gateway's two custom paths are measured in the same run with their switch off (b′, b″, c″: the
+ * same service, started again on the same database with GATEWAY_HTTP_FAST_PATH=false or
+ * GATEWAY_SINGLE_SUBGRAPH_SHORTCUT=false), and each path's gain printed (issue 12: ≥ 15 % or removed).
  *
  * The servers run in a child process (this file with argument `serve`: the real service plus a
  * subgraph server over the same services and database); autocannon runs here, so the load generator
@@ -44,6 +47,10 @@ const QUERY = 'query Folder($repository: String!, $id: ID!) { folder(repository:
 interface Urls {
   base: string;
   subgraph: string;
+  /** the same service with GATEWAY_HTTP_FAST_PATH=false */
+  noFastPath: string;
+  /** the same service with GATEWAY_SINGLE_SUBGRAPH_SHORTCUT=false */
+  noShortcut: string;
 }
 
 async function serve(dataDir: string): Promise<void> {
@@ -57,6 +64,12 @@ async function serve(dataDir: string): Promise<void> {
 
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_PASSWORD, LOG_LEVEL: 'silent' });
   const running = await startWholeService(config, createLogger('silent'));
+  // the switched-off variants share the database (and so the session and the folder)
+  const databaseUrl = running.services.orm.config.get('clientUrl')!;
+  const variant = (env: Record<string, string>) =>
+    startWholeService(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', ADMIN_PASSWORD, LOG_LEVEL: 'silent', ...env }), createLogger('silent'));
+  const noFastPath = await variant({ GATEWAY_HTTP_FAST_PATH: 'false' });
+  const noShortcut = await variant({ GATEWAY_SINGLE_SUBGRAPH_SHORTCUT: 'false' });
   const subgraphs = await buildSubgraphs();
   const subgraph = await startSubgraphServer({
     schema: subgraphs.content.schema,
@@ -71,6 +84,8 @@ async function serve(dataDir: string): Promise<void> {
     stopping = true;
     void (async () => {
       await subgraph.stop();
+      await noFastPath.stop();
+      await noShortcut.stop();
       await running.stop();
       process.exit(0);
     })();
@@ -78,11 +93,11 @@ async function serve(dataDir: string): Promise<void> {
   process.on('message', (message) => message === 'stop' && stop());
   // the parent is gone (killed): stop too, so that no Postgres is left behind
   process.on('disconnect', stop);
-  process.send!({ base: running.baseUrl, subgraph: subgraph.url } satisfies Urls);
+  process.send!({ base: running.baseUrl, subgraph: subgraph.url, noFastPath: noFastPath.baseUrl, noShortcut: noShortcut.baseUrl } satisfies Urls);
 }
 
 interface Case {
-  key: 'a' | 'b' | 'c';
+  key: 'a' | 'b' | 'c' | 'bNoFastPath' | 'bNoShortcut' | 'cNoShortcut';
   label: string;
   options: AutocannonOptions;
 }
@@ -112,12 +127,16 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   const graphqlHeaders = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${session}` };
   const okGraphql = (body: string) => body.includes(folderId) && !body.includes('"errors"');
   const okRest = (body: string) => body.includes(folderId) && body.includes('svc.model.content.Folder');
-  const restUrl = `${urls.base}/api/v1/access.svc.content.${REPOSITORY}/v1/folder/${folderId}?sessionId=${session}`;
+  const restPath = `/api/v1/access.svc.content.${REPOSITORY}/v1/folder/${folderId}?sessionId=${session}`;
+  const restUrl = `${urls.base}${restPath}`;
 
   const cases: Case[] = [
     { key: 'a', label: '(a) content subgraph direct', options: { url: urls.subgraph, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
     { key: 'b', label: '(b) gateway /graphql', options: { url: `${urls.base}/graphql`, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
     { key: 'c', label: '(c) REST GET C/folder/{id}', options: { url: restUrl, method: 'GET', verifyBody: okRest } },
+    { key: 'bNoFastPath', label: "(b') gateway, fast path off", options: { url: `${urls.noFastPath}/graphql`, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
+    { key: 'bNoShortcut', label: '(b") gateway, shortcut off', options: { url: `${urls.noShortcut}/graphql`, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
+    { key: 'cNoShortcut', label: '(c") REST, shortcut off', options: { url: `${urls.noShortcut}${restPath}`, method: 'GET', verifyBody: okRest } },
   ];
 
   // one checked request each, so that a wrong setup fails with its answer rather than as a count
@@ -128,9 +147,10 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   }
   console.log(`server child pid ${child.pid}; ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per case, ${ROUNDS} round(s)`);
 
-  const rps: Record<Case['key'], number[]> = { a: [], b: [], c: [] };
-  const nodeCpu: Record<Case['key'], number[]> = { a: [], b: [], c: [] };
-  const pgCpu: Record<Case['key'], number[]> = { a: [], b: [], c: [] };
+  const series = (): Record<Case['key'], number[]> => ({ a: [], b: [], c: [], bNoFastPath: [], bNoShortcut: [], cNoShortcut: [] });
+  const rps = series();
+  const nodeCpu = series();
+  const pgCpu = series();
   const check = (c: Case, r: Result) => {
     const bad = r.errors + r.timeouts + r.non2xx + r.mismatches;
     if (bad > 0) throw new Error(`${c.label}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx, ${r.mismatches} bad bodies`);
@@ -169,6 +189,14 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   console.log(`ratio (b)/(a) gateway/direct = ${fmt(ratio(b, a), 2)} (target >= ${TARGET}: ${verdict(ratio(b, a) >= TARGET)})`);
   console.log(`ratio (c)/(a) REST/direct    = ${fmt(ratio(c, a), 2)} (target >= ${TARGET}: ${verdict(ratio(c, a) >= TARGET)})`);
   console.log(`(for a busy machine: the node CPU-per-request ratio, direct/gateway ${fmt(ratio(na, nb), 2)}, direct/REST ${fmt(ratio(na, nc), 2)})`);
+  // each switch's gain: req/s on ÷ off, and node CPU per request off ÷ on (the steadier figure on a loaded machine)
+  const gain = (label: string, on: Case['key'], off: Case['key']) =>
+    console.log(
+      `gain of ${label.padEnd(34)} req/s ${fmt(ratio(mean(rps[on]), mean(rps[off])), 2)}×, node CPU/request ${fmt(ratio(mean(nodeCpu[off]), mean(nodeCpu[on])), 2)}× (${fmt(mean(nodeCpu[off]), 0)} → ${fmt(mean(nodeCpu[on]), 0)} µs)`,
+    );
+  gain('the HTTP fast path on (b)', 'b', 'bNoFastPath');
+  gain('the single-subgraph shortcut on (b)', 'b', 'bNoShortcut');
+  gain('the single-subgraph shortcut on (c)', 'c', 'cNoShortcut');
 }
 
 if (process.argv[2] === 'serve') {

@@ -4,6 +4,8 @@ import { z } from 'zod';
 const role = z.enum(['all', 'gateway', 'content', 'admin', 'health', 'worker']);
 const optionalUrl = z.string().url().optional();
 const positiveInt = z.coerce.number().int().positive();
+/** true unless set to false */
+const flag = z.enum(['true', 'false']).default('true').transform((value) => value === 'true');
 
 /** The environment's schema (DESIGN §2). Every variable is optional; defaults give the embedded mode. */
 const environmentSchema = z.object({
@@ -31,6 +33,19 @@ const environmentSchema = z.object({
   SUBGRAPH_CONTENT_URL: optionalUrl,
   SUBGRAPH_ADMIN_URL: optionalUrl,
   SUBGRAPH_HEALTH_URL: optionalUrl,
+  CORS_ORIGINS: z
+    .string()
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/, 'each origin must be scheme://host[:port], without a path')))
+    .default([]),
+  GRAPHQL_INTROSPECTION: flag,
+  /** the gateway's custom paths (docs/benchmarks.md has what each gains): off switches */
+  GATEWAY_HTTP_FAST_PATH: flag,
+  GATEWAY_SINGLE_SUBGRAPH_SHORTCUT: flag,
+  GRAPHQL_MAX_RESULT_ITEMS: positiveInt.default(50_000),
+  /** how often open subscription connections have their session verified again (idle and absolute expiry) */
+  SUBSCRIPTION_SESSION_CHECK_SECONDS: positiveInt.default(30),
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   CONV_MAX_INPUT_FILE_SIZE: positiveInt.default(524288000),
   CONV_MAX_TOTAL_INPUT_FILE_SIZE: positiveInt.default(2147483648),
   CONV_MAX_NUMBER_OF_INPUT_FILES: positiveInt.default(100),

@@ -6,12 +6,15 @@ import type { GraphQLSchema } from 'graphql';
 import { ConfigError, type Config } from './config.js';
 import { createRequestContext, type Services } from './context.js';
 import { openDatabase } from './db/database.js';
-import { createGateway, type Gateway } from './gateway/gateway.js';
+import { createGateway, type Gateway, type QueryLimits } from './gateway/gateway.js';
+import { listenForEndedSessions } from './gateway/session-connections.js';
+import { chargeListItems } from './graphql/result-budget.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/auth-services.js';
-import { ensureAdministrator } from './modules/auth/operations.js';
+import { ensureAdministrator, forgetEndedSession } from './modules/auth/operations.js';
+import { maxLimit } from './modules/search/entry-query.js';
 import { ensureDefaultRepository } from './modules/repositories/operations.js';
 import { transferRouter } from './http/transfer.js';
 import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
@@ -35,7 +38,17 @@ export interface ServiceParts {
   workers?: (services: Services) => { stop(): Promise<void> }[];
 }
 
-export const graphqlLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
+/**
+ * The bounds of a GraphQL operation (docs/security.md). Entry lists are sized by `options.limit`
+ * (default 100, at most 1000). At most 100 000 by cost: one level of 1000 entries with their parent,
+ * resource and predecessor costs ≈ 9 000; lists nested in lists of 1000 are refused.
+ */
+export const graphqlLimits: QueryLimits = {
+  maxDepth: 12,
+  maxAliases: 30,
+  maxCost: 100_000,
+  slicedLists: [{ argument: 'options', inputField: 'limit', sizedField: 'entries', defaultSize: 100, maxSize: maxLimit }],
+};
 
 /**
  * Starts the parts of the service that `ROLE` names (all of them by default) on one HTTP server:
@@ -60,6 +73,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   const subgraphs = await buildSubgraphs();
+  for (const subgraph of Object.values(subgraphs)) chargeListItems(subgraph.schema, config.GRAPHQL_MAX_RESULT_ITEMS);
   const createContext = (headers: Headers) => createRequestContext(services, headers);
   const graphqlPath = `${config.BASE_PATH}/graphql`;
   const servesSubgraph = (['content', 'admin', 'health'] as const).find((name) => name === config.ROLE);
@@ -83,6 +97,11 @@ export async function startService(config: Config, logger: Logger, parts: Servic
         : (Object.keys(subgraphs) as SubgraphName[]).map((name) => ({ name, schema: subgraphs[name].schema, createContext })),
       graphqlEndpoint: graphqlPath,
       limits: graphqlLimits,
+      corsOrigins: config.CORS_ORIGINS,
+      introspection: config.GRAPHQL_INTROSPECTION,
+      httpFastPath: config.GATEWAY_HTTP_FAST_PATH,
+      singleSubgraphShortcut: config.GATEWAY_SINGLE_SUBGRAPH_SHORTCUT,
+      reverifySessionsMs: config.SUBSCRIPTION_SESSION_CHECK_SECONDS * 1000,
       logger,
       verifyConnection: async (authorization) => {
         const context = createRequestContext(services, new Headers(authorization ? { authorization } : {}));
@@ -91,6 +110,16 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     });
     await gateway.ready();
   }
+  // the end of a session (logout, user deleted), announced by whichever process saw it
+  const endedGateway = gateway;
+  const stopListening = await listenForEndedSessions(
+    database.url,
+    (tokenHash) => {
+      forgetEndedSession(services, tokenHash);
+      endedGateway?.endSession(tokenHash);
+    },
+    logger,
+  );
 
   const app = createHttpApp({
     services,
@@ -122,6 +151,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       server.closeIdleConnections();
       // in-flight requests get a moment to finish; then the rest are cut
       const timer = setTimeout(() => server.closeAllConnections(), 10_000);
+      await stopListening();
       await gateway?.dispose();
       await subgraphServer?.stop();
       await closed;

@@ -1,17 +1,18 @@
 /**
- * The GraphQL gateway (DESIGN §1): Hive Gateway runtime over the composed supergraph.
+ * The GraphQL gateway (DESIGN §1): Hive Gateway runtime over the composed supergraph, configured
+ * through its own options and plugins.
  *
- * - Subgraph calls go through a custom `http` transport (transport.ts): subgraphs given in-process
- *   (embedded mode) execute with graphql-js `execute`/`subscribe` against their schema and their own
- *   `createContext(headers)` — no loopback HTTP; the others (split mode) are POSTed to their URL, with
- *   subscriptions over graphql-ws. Both forward authorization, x-request-id, x-client-address.
- * - Operations one in-process subgraph resolves alone skip delegation (single-subgraph.ts: a plan
- *   cached per parsed document); the rest are planned by the runtime.
- * - HTTP: plain JSON POSTs from non-browser clients take a fast path (http-fast-path.ts) through the
- *   same envelop pipeline; GET, SSE, GraphiQL (offline, inlined assets) and CORS requests go to the
- *   runtime. graphql-ws is attached on the same path; connection_init {authorization} is checked by
- *   `verifyConnection` and becomes the subgraphs' authorization header.
- * - Bounds (limits.ts): depth, aliases and cost as a validation rule, tokens in the parser.
+ * - Subgraph calls go through transports: in embedded mode the in-process transport (transport.ts:
+ *   graphql-js `execute`/`subscribe` against the subgraph schema, no loopback HTTP); in split mode
+ *   Hive's HTTP transport (@graphql-mesh/transport-http) with subscriptions over its WebSocket
+ *   transport (@graphql-mesh/transport-ws). Hive's `propagateHeaders` forwards authorization,
+ *   x-request-id, x-client-address (and language, user agent) to either; `upstreamTimeout` bounds them.
+ * - Request ids: Hive's `requestId` (x-request-id, made sane by the HTTP layer before).
+ * - Bounds (limits.ts, useOperationLimits): tokens, depth, aliases, cost by list size.
+ * - Custom paths, each a named plugin with an off switch and its gain in docs/benchmarks.md:
+ *   useSingleSubgraphShortcut (single-subgraph.ts) and useHttpFastPath (http-fast-path.ts).
+ * - graphql-ws is attached on the same path; connection_init {authorization} is checked by
+ *   `verifyConnection`; SSE subscriptions need a valid session too; both close when it ends.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -19,32 +20,27 @@ import {
   createGatewayRuntime,
   getGraphQLWSOptions,
   Logger as HiveLogger,
-  type GatewayConfigSupergraph,
   type GatewayPlugin,
   type LogLevel,
 } from '@graphql-hive/gateway-runtime';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { DocumentNode, ExecutionResult } from 'graphql';
+import httpTransport from '@graphql-mesh/transport-http';
+import wsTransport from '@graphql-mesh/transport-ws';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
-import { getOperationAST, getVariableValues, GraphQLError } from './graphql.js';
-import { fastPathMediaType, serveFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
-import { SingleSubgraphPlanner } from './single-subgraph.js';
-import { attachGraphqlWs } from './websockets.js';
-import { boundedParse, createLimitsRule, type QueryLimits } from './limits.js';
 import { clientAddressHeader } from '../context.js';
 import { requestIdPattern } from '../http/middleware/request-id.js';
-import {
-  httpExecutor,
-  internalError,
-  isGraphQLErrorLike,
-  inProcessExecutor,
-  requestIds,
-  type InProcessSubgraph,
-  type SubgraphExecutor,
-} from './transport.js';
+import { useCompressedGraphiQL } from './graphiql.js';
+import { useHttpFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
+import { useOperationLimits, type QueryLimits } from './limits.js';
+import { subscriptionNeedsSession, useErrorContract, useJsonPostsOnly } from './plugins.js';
+import { SessionConnections } from './session-connections.js';
+import { useSingleSubgraphShortcut } from './single-subgraph.js';
+import { forwardedHeaders, inProcessKind, inProcessTransport, internalError, type InProcessSubgraph } from './transport.js';
+import { attachGraphqlWs } from './websockets.js';
 
 export type { InProcessSubgraph } from './transport.js';
 export type { QueryLimits } from './limits.js';
+export { acceptedCredentials } from './plugins.js';
 
 export interface GatewayOptions {
   /** the supergraph SDL composed with @apollo/composition */
@@ -68,9 +64,21 @@ export interface GatewayOptions {
   verifyConnection: (authorization: string | undefined) => Promise<boolean>;
   /**
    * Embedded mode: run an operation that one in-process subgraph resolves entirely directly against
-   * that subgraph, with a plan cached per document (see single-subgraph.ts). Default true.
+   * that subgraph, with a plan cached per document (useSingleSubgraphShortcut). Default true.
    */
   singleSubgraphShortcut?: boolean;
+  /** plain JSON POSTs skip the runtime's HTTP adapter (see http-fast-path.ts). Default true. */
+  httpFastPath?: boolean;
+  /** a subgraph call over HTTP that has not answered after this long fails as unavailable (default 30 s) */
+  upstreamTimeoutMs?: number;
+  /** origins (scheme://host[:port]) allowed cross-origin access; none by default (no CORS headers at all) */
+  corsOrigins?: readonly string[];
+  /** answer introspection queries (default true) */
+  introspection?: boolean;
+  /** further Hive plugins (e.g. telemetry); they see every subgraph call unless the single-subgraph shortcut takes it */
+  plugins?: GatewayPlugin[];
+  /** how often the session of each open subscription connection is verified again (default 30 s) */
+  reverifySessionsMs?: number;
 }
 
 export interface Gateway {
@@ -84,26 +92,24 @@ export interface Gateway {
   execute(args: { document: string; variables?: Record<string, unknown>; headers: Headers }): Promise<ExecutionResult>;
   /** attaches graphql-ws to the server on graphqlEndpoint (connection_init payload {authorization: "Bearer <id>"} becomes the subgraphs' authorization header) */
   attachWebSockets(server: Server): void;
+  /** closes the subscription connections (graphql-ws, SSE) of the session with this token hash */
+  endSession(tokenHash: string): void;
   /** resolves once the supergraph is loaded (optional: the first request waits for it anyway) */
   ready(): Promise<void>;
   dispose(): Promise<void>;
 }
 
+/** pino's levels as the Hive logger's (false: silent). */
+const hiveLevels: Record<string, LogLevel | false> = { trace: 'trace', debug: 'debug', info: 'info', warn: 'warn', error: 'error', fatal: 'error', silent: false };
+
 /** pino → the Hive logger the gateway runtime expects. */
 function hiveLogger(logger: Logger): HiveLogger {
-  const level = (): LogLevel | false => {
-    const current = logger.level;
-    if (current === 'silent') return false;
-    if (current === 'fatal') return 'error';
-    return current as LogLevel;
-  };
   return new HiveLogger({
-    level,
+    level: () => hiveLevels[logger.level] ?? 'info',
     writers: [
       {
-        write(lvl, attrs, msg) {
-          const log = logger[lvl].bind(logger) as (obj: object, msg?: string) => void;
-          log((attrs ?? {}) as object, msg ?? undefined);
+        write(level, attrs, msg) {
+          logger[level]({ ...attrs }, msg ?? undefined);
         },
       },
     ],
@@ -121,114 +127,36 @@ function saneRequestId(value: string | string[] | undefined): string | undefined
   return typeof value === 'string' && requestIdPattern.test(value) ? value : undefined;
 }
 
+/** The headers of a Node request as a WHATWG Headers init (repeated headers joined, as fetch does). */
+function nodeHeaders(req: IncomingMessage): [string, string][] {
+  const entries: [string, string][] = [];
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) entries.push([name, Array.isArray(value) ? value.join(', ') : value]);
+  }
+  return entries;
+}
+
 /** largest GraphQL request body the fast path reads (the runtime's own limit applies to the other requests) */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
-
-const notAuthenticated = (): ExecutionResult => ({
-  errors: [
-    new GraphQLError('A subscription needs a valid session.', {
-      extensions: { code: 'UNAUTHENTICATED', reasonCode: 'notAuthenticated', status: 401, http: { status: 401 } },
-    }),
-  ],
-});
-
-/** GraphiQL with every asset inlined (no CDN): rendered once, the page is ~9 MB. */
-function offlineGraphiQL(): (options?: Parameters<typeof renderGraphiQL>[0]) => string {
-  let cached: { key: string; html: string } | undefined;
-  return (options) => {
-    const key = JSON.stringify(options ?? {});
-    if (cached?.key !== key) cached = { key, html: renderGraphiQL(options) };
-    return cached.html;
-  };
-}
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { graphqlEndpoint, limits, verifyConnection } = options;
   const log = options.logger.child({ module: 'gateway' });
   const hiveLog = hiveLogger(log);
   const inProcess = new Map((options.subgraphs ?? []).map((s) => [s.name.toLowerCase(), s]));
-  // one executor per in-process subgraph, for the planner's delegation and the shortcut alike
-  const inProcessExecutors = new Map([...inProcess].map(([name, s]) => [name, inProcessExecutor(s, log)]));
-
-  const transports = {
-    http: {
-      getSubgraphExecutor({ subgraphName, transportEntry, fetch }: { subgraphName: string; transportEntry: { location?: string }; fetch?: unknown }): SubgraphExecutor {
-        const local = inProcessExecutors.get(subgraphName.toLowerCase());
-        if (local) return local;
-        if (!transportEntry.location) throw new Error(`subgraph ${subgraphName} has no URL in the supergraph`);
-        if (options.subgraphs) log.warn({ subgraph: subgraphName, url: transportEntry.location }, 'subgraph not given in-process: calling it over HTTP');
-        return httpExecutor(subgraphName, transportEntry.location, fetch as never);
-      },
-    },
-  } as unknown as GatewayConfigSupergraph['transports'];
-
-  const planner =
-    inProcess.size > 0 && options.singleSubgraphShortcut !== false
-      ? new SingleSubgraphPlanner(options.supergraphSdl, new Map([...inProcess].map(([name, s]) => [name, s.schema])))
-      : undefined;
-
-  /** single-subgraph operations skip delegation (the answers are the ones the planner would produce) */
-  const shortcutPlugin: GatewayPlugin = {
-    onExecute({ args, executeFn, setExecuteFn }) {
-      const target = planner?.plan(args.document, args.operationName);
-      if (!target) return;
-      const executor = inProcessExecutors.get(target)!;
-      const variableDefinitions = getOperationAST(args.document, args.operationName)?.variableDefinitions ?? [];
-      setExecuteFn(async (execArgs) => {
-        // variables the supergraph rejects: the planner's path reports them exactly as for any operation
-        if (getVariableValues(execArgs.schema, variableDefinitions, execArgs.variableValues ?? {}).errors) return executeFn(execArgs);
-        const result = (await executor({
-          document: execArgs.document,
-          variables: execArgs.variableValues ?? undefined,
-          operationName: execArgs.operationName ?? undefined,
-          context: execArgs.contextValue as never,
-        })) as ExecutionResult;
-        // as the runtime's subgraph error handling does for planned operations
-        for (const error of result.errors ?? []) {
-          const extensions = error.extensions as Record<string, unknown>;
-          extensions['code'] ??= 'DOWNSTREAM_SERVICE_ERROR';
-          extensions['serviceName'] ??= target;
-        }
-        return result;
-      });
-    },
-  };
-
-  const limitsRule = createLimitsRule(limits);
-  const parseFn = boundedParse(limits.maxTokens ?? 10_000);
-
-  /** x-request-id: the client's, or a fresh one; echoed in the response and forwarded to subgraphs */
-  const requestIdPlugin: GatewayPlugin = {
-    onRequest({ request }) {
-      requestIds.set(request, saneRequestId(request.headers.get('x-request-id') ?? undefined) ?? randomUUID());
-    },
-    onResponse({ request, response }) {
-      const id = requestIds.get(request);
-      if (id) response.headers.set('x-request-id', id);
-    },
-  };
-
-  const limitsPlugin: GatewayPlugin = {
-    onParse({ setParseFn }) {
-      setParseFn(parseFn);
-    },
-    onValidate({ addValidationRule }) {
-      addValidationRule(limitsRule);
-    },
-  };
+  const sessionConnections = new SessionConnections(verifyConnection, options.reverifySessionsMs ?? 30_000);
 
   /** SSE (and any non-WebSocket) subscriptions need a valid session; graphql-ws checks it at connection_init */
   const subscriptionAuthPlugin: GatewayPlugin = {
     onSubscribe({ context, setResultAndStopExecution }) {
-      const ctx = context as { connectionParams?: unknown; headers?: Record<string, string | undefined> };
-      if (ctx.connectionParams) return undefined;
-      return verifyConnection(ctx.headers?.['authorization']).then(
+      if (context.connectionParams) return undefined;
+      return verifyConnection(context.headers['authorization']).then(
         (ok) => {
-          if (!ok) setResultAndStopExecution(notAuthenticated() as never);
+          if (!ok) setResultAndStopExecution(subscriptionNeedsSession());
         },
         (error: unknown) => {
           log.error({ err: error }, 'verifyConnection failed');
-          setResultAndStopExecution(notAuthenticated() as never);
+          setResultAndStopExecution(subscriptionNeedsSession());
         },
       );
     },
@@ -236,14 +164,44 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const runtime = createGatewayRuntime({
     supergraph: options.supergraphSdl,
-    transports,
+    transports: { http: httpTransport, ws: wsTransport, [inProcessKind]: inProcessTransport(inProcess, log) },
+    transportEntries: {
+      // split mode: subscriptions over graphql-ws at the subgraph's URL, one connection per session
+      '*.http': { options: { subscriptions: { kind: 'ws', options: { connectionParams: { authorization: '{context.headers.authorization}' } } } } },
+      ...Object.fromEntries([...inProcess.keys()].map((name) => [name, { kind: inProcessKind }])),
+    },
+    propagateHeaders: { fromClientToSubgraphs: ({ request }) => forwardedHeaders(request.headers) },
+    // subgraphs over HTTP only: an in-process call has no upstream to give up on
+    upstreamTimeout: ({ subgraphName }) => (subgraphName && inProcess.has(subgraphName.toLowerCase()) ? undefined : (options.upstreamTimeoutMs ?? 30_000)),
     graphqlEndpoint,
     logging: hiveLog,
     landingPage: false,
-    graphiql: { title: 'Content Repository — GraphiQL', subscriptionsProtocol: 'SSE' },
-    renderGraphiQL: offlineGraphiQL(),
-    requestId: false,
-    plugins: () => [requestIdPlugin, limitsPlugin, subscriptionAuthPlugin, shortcutPlugin],
+    // served by useCompressedGraphiQL (yoga's would send the 9 MB page uncompressed every time)
+    graphiql: false,
+    cors: (request) => {
+      const origin = request.headers.get('origin');
+      if (!origin || !options.corsOrigins?.includes(origin)) return false;
+      return {
+        origin: [origin],
+        credentials: false,
+        methods: ['GET', 'POST'],
+        allowedHeaders: ['authorization', 'content-type', 'accept', 'x-request-id'],
+        exposedHeaders: ['x-request-id'],
+        maxAge: 600,
+      };
+    },
+    ...(options.introspection === false ? { disableIntrospection: {} } : {}),
+    plugins: () => [
+      useCompressedGraphiQL({ endpoint: graphqlEndpoint, title: 'Content Repository — GraphiQL' }),
+      useJsonPostsOnly,
+      useErrorContract(),
+      useOperationLimits(limits),
+      subscriptionAuthPlugin,
+      ...(options.plugins ?? []),
+      ...(inProcess.size > 0 && options.singleSubgraphShortcut !== false
+        ? [useSingleSubgraphShortcut({ supergraphSdl: options.supergraphSdl, subgraphs: [...inProcess.values()], logger: log })]
+        : []),
+    ],
   });
 
   let ready: Promise<void> | undefined;
@@ -264,16 +222,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   /**
    * One query or mutation through the runtime's envelop pipeline without its HTTP layer: the same
    * plugins (limits, masking, subgraph hooks), parse and validation caches, planning and transports
-   * as an HTTP request. Used by execute() and by the HTTP fast path.
+   * as an HTTP request. Used by execute() and by the HTTP fast path. `request` stands for the
+   * client's request (Hive's propagateHeaders reads the headers to forward from it).
    */
-  async function runOperation(headers: Record<string, string | string[] | undefined>, params: OperationParams, serverContext: object): Promise<OperationOutcome> {
+  async function runOperation(request: Request, params: OperationParams, serverContext: { req?: IncomingMessage; res?: ServerResponse }): Promise<OperationOutcome> {
     await ensureReady();
-    const enveloped = runtime.getEnveloped({ ...serverContext, log: hiveLog, headers, params } as never);
+    const headers = Object.fromEntries(request.headers);
+    const enveloped = runtime.getEnveloped({ ...serverContext, request, log: hiveLog, headers, params });
     let document: DocumentNode;
     try {
       document = enveloped.parse(params.query);
     } catch (error) {
-      return { result: { errors: [isGraphQLErrorLike(error) ? error : new GraphQLError((error as Error).message)] }, requestError: true };
+      return { result: { errors: [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message)] }, requestError: true };
     }
     const errors = enveloped.validate(enveloped.schema, document);
     if (errors.length > 0) return { result: { errors }, requestError: true };
@@ -285,22 +245,30 @@ export function createGateway(options: GatewayOptions): Gateway {
       return requestError('Subscriptions are served over graphql-ws or SSE (Accept: text/event-stream).');
     }
     const contextValue = await enveloped.contextFactory();
-    const result = (await enveloped.execute({
+    const result: ExecutionResult | AsyncIterable<ExecutionResult> = await enveloped.execute({
       schema: enveloped.schema,
       document,
       variableValues: params.variables,
       operationName: params.operationName,
       contextValue,
-    })) as ExecutionResult | AsyncIterable<ExecutionResult>;
+    });
     if (Symbol.asyncIterator in result) return requestError('Incremental delivery (@defer/@stream) is not supported.');
     return { result, requestError: result.data === undefined };
   }
 
-  const fastPath = {
-    maxBodyBytes: MAX_BODY_BYTES,
-    onUnexpected: unexpected,
-    run: (req: IncomingMessage, res: ServerResponse, params: OperationParams) => runOperation(req.headers, params, { req, res }),
-  };
+  const requestUrl = `http://gateway${graphqlEndpoint}`;
+  /** the client request as a WHATWG Request (headers only: the body was read already) */
+  const requestOf = (headers: HeadersInit) => new Request(requestUrl, { method: 'POST', headers });
+
+  const fastPath =
+    options.httpFastPath === false
+      ? undefined
+      : useHttpFastPath({
+          graphqlEndpoint,
+          maxBodyBytes: MAX_BODY_BYTES,
+          onUnexpected: unexpected,
+          run: (req, res, params) => runOperation(requestOf(nodeHeaders(req)), params, { req, res }),
+        });
 
   return {
     async handle(req, res) {
@@ -308,22 +276,19 @@ export function createGateway(options: GatewayOptions): Gateway {
       req.headers[clientAddressHeader] = req.socket.remoteAddress ?? 'unknown';
       const id = saneRequestId(req.headers['x-request-id']) ?? randomUUID();
       req.headers['x-request-id'] = id;
-      const mediaType = fastPathMediaType(req, graphqlEndpoint);
-      if (mediaType) {
-        await serveFastPath(req, res, mediaType, id, fastPath);
-        return;
+      if (req.headers.accept?.includes('text/event-stream')) {
+        const untrack = sessionConnections.track(req.headers.authorization, () => res.destroy());
+        res.once('close', untrack);
       }
+      if (await fastPath?.(req, res, id)) return;
       await runtime.requestListener(req, res);
     },
 
     async execute({ document, variables, headers }) {
-      const record: Record<string, string> = {};
-      headers.forEach((value, name) => {
-        record[name] = value;
-      });
-      record['x-request-id'] = saneRequestId(record['x-request-id']) ?? randomUUID();
+      const request = requestOf(headers);
+      request.headers.set('x-request-id', saneRequestId(headers.get('x-request-id') ?? undefined) ?? randomUUID());
       try {
-        return (await runOperation(record, { query: document, variables }, {})).result;
+        return (await runOperation(request, { query: document, variables }, {})).result;
       } catch (error) {
         unexpected(error);
         return { errors: [internalError()] };
@@ -331,7 +296,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
 
     attachWebSockets(server) {
-      const graphqlWs = getGraphQLWSOptions<Record<string, unknown>, { request: IncomingMessage }>(runtime as never, (ctx) => {
+      const graphqlWs = getGraphQLWSOptions<Record<string, unknown>, { request: IncomingMessage }>(runtime, (ctx) => {
         const upgrade = ctx.extra.request;
         const headers: Record<string, string> = {
           'x-request-id': randomUUID(),
@@ -344,26 +309,34 @@ export function createGateway(options: GatewayOptions): Gateway {
         const authorization = authorizationOf(ctx.connectionParams);
         if (authorization) headers['authorization'] = authorization;
         // connectionParams are merged into the headers by the runtime: keep only the session
-        return { req: upgrade, headers, connectionParams: authorization ? { authorization } : {} };
+        return { req: upgrade, request: requestOf(headers), headers, connectionParams: authorization ? { authorization } : {} };
       });
       detachers.push(
         attachGraphqlWs(server, graphqlEndpoint, {
           ...graphqlWs,
           onConnect: async (ctx) => {
+            const authorization = authorizationOf(ctx.connectionParams);
             try {
-              return await verifyConnection(authorizationOf(ctx.connectionParams));
+              if (!(await verifyConnection(authorization))) return false;
             } catch (error) {
               log.error({ err: error }, 'verifyConnection failed');
               return false;
             }
+            const socket = ctx.extra.socket;
+            const untrack = sessionConnections.track(authorization, () => socket.close(4401, 'Session ended'));
+            socket.once('close', untrack);
+            return true;
           },
         }),
       );
     },
 
+    endSession: (tokenHash) => sessionConnections.end(tokenHash),
+
     ready: ensureReady,
 
     async dispose() {
+      sessionConnections.dispose();
       for (const detach of detachers.splice(0)) await detach();
       await runtime.dispose();
     },

@@ -1,7 +1,7 @@
 import { BodyTooLargeError, readBoundedText } from '../http/body.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
-import { GraphQLError } from './graphql.js';
+import { GraphQLError } from 'graphql';
 
 /**
  * The GraphQL-over-HTTP fast path: a POST of a JSON query or mutation from a non-browser client is
@@ -30,7 +30,7 @@ export interface OperationOutcome {
 }
 
 /** The response media type when the fast path can serve this request, else undefined. */
-export function fastPathMediaType(req: IncomingMessage, graphqlEndpoint: string): ResponseMediaType | undefined {
+function fastPathMediaType(req: IncomingMessage, graphqlEndpoint: string): ResponseMediaType | undefined {
   if (req.method !== 'POST' || req.headers.origin !== undefined) return undefined;
   if (req.url !== graphqlEndpoint) return undefined; // a query string or another path: let the runtime decide
   const encoding = req.headers['content-encoding'];
@@ -127,13 +127,14 @@ function send(res: ServerResponse, status: number, mediaType: ResponseMediaType,
 }
 
 interface FastPathOptions {
+  graphqlEndpoint: string;
   maxBodyBytes: number;
   run: (req: IncomingMessage, res: ServerResponse, params: OperationParams) => Promise<OperationOutcome>;
   onUnexpected: (error: unknown) => void;
 }
 
 /** Serves one eligible request (see fastPathMediaType); never throws. */
-export async function serveFastPath(
+async function serveFastPath(
   req: IncomingMessage,
   res: ServerResponse,
   mediaType: ResponseMediaType,
@@ -169,4 +170,24 @@ export async function serveFastPath(
       send(res, 500, mediaType, { errors: [masked.toJSON()] }, requestId);
     }
   }
+}
+
+/**
+ * The fast path as a Node request handler in front of the runtime: answers true when it served the
+ * request, false when the runtime must (everything but a plain JSON POST from a non-browser client).
+ * Off with GATEWAY_HTTP_FAST_PATH=false; its gain is in docs/benchmarks.md.
+ *
+ * A documented exception to "through the runtime's HTTP layer": it skips yoga's Request/Response
+ * adapter, hence its `onRequest` / `onRequestParse` / `onResponse` hooks — CORS (never needed: a
+ * request with an Origin goes to the runtime), the CSRF check (only application/json is taken) and
+ * Hive's request id (the id is set on the request and echoed here). Every GraphQL and subgraph hook
+ * (parse, validate, execute, onSubgraphExecute, onFetch, propagateHeaders, upstreamTimeout) runs.
+ */
+export function useHttpFastPath(options: FastPathOptions): (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<boolean> {
+  return async (req, res, requestId) => {
+    const mediaType = fastPathMediaType(req, options.graphqlEndpoint);
+    if (!mediaType) return false;
+    await serveFastPath(req, res, mediaType, requestId, options);
+    return true;
+  };
 }

@@ -1,52 +1,79 @@
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type {
+  DefinitionNode,
+  DirectiveNode,
+  DocumentNode,
+  FieldNode,
   FragmentDefinitionNode,
   GraphQLField,
   GraphQLNamedType,
   GraphQLSchema,
+  OperationDefinitionNode,
   SelectionSetNode,
   ValidationContext,
-  ValidationRule,
+  ValueNode,
 } from 'graphql';
-import { getNamedType, getNullableType, GraphQLError, isInterfaceType, isListType, isObjectType, Kind, parse } from './graphql.js';
+import { getNamedType, getNullableType, getOperationAST, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
 
 /**
- * Bounds of one GraphQL operation (DESIGN §9). All counts are taken after fragment expansion: a
- * fragment spread N times counts N times, so fragments cannot hide amplification.
+ * Bounds of one GraphQL operation (DESIGN §9). Depth and aliases are graphql-armor's rules (fragments
+ * expanded: a fragment spread N times counts N times); nested introspection is bounded by graphql-js'
+ * own MaxIntrospectionDepthRule; tokens by graphql-js' parser option; cost below.
  */
 export interface QueryLimits {
-  /** deepest field nesting (a top-level field has depth 1; introspection subtrees are bounded separately) */
+  /** deepest field nesting (a top-level field has depth 1; `__schema` subtrees are left to MaxIntrospectionDepthRule) */
   maxDepth: number;
   /** number of aliased fields in the operation (stops alias amplification: `a1: health … a999: health`) */
   maxAliases: number;
   /**
-   * Estimated cost: every field costs 1 (`__typename` 0), and the selections under a list-typed field
-   * are multiplied by `listFactor`. So `{ items { id name } }` costs 1 + 2×listFactor.
+   * Estimated cost, counted as GraphQL demand control (IBM cost specification) counts it: a field
+   * returning an object, interface or union costs 1 (scalars and `__typename` 0), and everything under
+   * a list is multiplied by the list's size — its slicing argument (`slicedLists`) or else `listFactor` —
+   * so nested lists multiply. `children(options: {limit: 1000}) { entries { parent { id } } }` costs
+   * 1 + 1000 × (1 + 1). Checked when the operation runs, with its variables (and @skip/@include).
    */
   maxCost: number;
-  /** multiplier of a list field's sub-selection in the cost (default 10) */
+  /** size assumed for a list without a slicing argument (default 10) */
   listFactor?: number;
+  /** lists sized by an argument of the field above them (demand control's `@listSize(slicingArguments:, sizedFields:)`) */
+  slicedLists?: readonly SlicedList[];
   /** parser token limit: a document with more tokens is rejected before it is even parsed fully (default 10000) */
   maxTokens?: number;
-  /** depth limit within `__schema` / `__type` subtrees (default 20; GraphiQL's introspection query needs 15). graphql-js' own MaxIntrospectionDepthRule also applies */
-  maxIntrospectionDepth?: number;
 }
 
-interface OperationMeasure {
-  depth: number;
-  introspectionDepth: number;
-  aliases: number;
-  cost: number;
+/**
+ * `field(<argument>: {<inputField>: n}) { <sizedField> { … } }`: the list `sizedField` holds at most n
+ * items; n is capped at `maxSize` (the most the field accepts), and no value counts as `defaultSize`.
+ * Declared here because composition's `@listSize(slicingArguments:)` only takes top-level Int
+ * arguments, and ours is `options.limit`; and Hive's `demandControl` prices the planned subgraph
+ * requests inside execution (no 400, and not the single-subgraph shortcut's), so this is a check of
+ * its own, before execution.
+ */
+export interface SlicedList {
+  argument: string;
+  inputField: string;
+  sizedField: string;
+  defaultSize: number;
+  maxSize: number;
 }
 
-type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens' | 'introspectionDepth';
+interface SizedField {
+  name: string;
+  size: number;
+}
+
+type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens';
 
 /** The error a client gets when an operation exceeds a bound (HTTP 400, `illegalArguments` on the REST layer). */
 function limitError(limit: LimitName, actual: number | undefined, max: number, message: string): GraphQLError {
   return new GraphQLError(message, {
     extensions: {
-      code: 'GRAPHQL_VALIDATION_FAILED',
+      code: limit === 'cost' ? 'COST_ESTIMATED_TOO_EXPENSIVE' : 'GRAPHQL_VALIDATION_FAILED',
       reasonCode: 'illegalArguments',
       status: 400,
+      http: { status: 400 },
       limit,
       max,
       ...(actual === undefined ? {} : { actual }),
@@ -54,35 +81,75 @@ function limitError(limit: LimitName, actual: number | undefined, max: number, m
   });
 }
 
-const ZERO: OperationMeasure = { depth: 0, introspectionDepth: 0, aliases: 0, cost: 0 };
+interface MeasureOptions {
+  listFactor: number;
+  slicedLists: readonly SlicedList[];
+  /** the operation's variables: given, @skip/@include are applied and variable slicing arguments read; absent, every selection counts and every variable list is at its largest */
+  variables?: Readonly<Record<string, unknown>>;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * Measures every operation of a document. Linear in the document size: each fragment is measured
- * once (memoized) whatever the number of its spreads, so a "fragment bomb" cannot make this slow.
+ * The cost of one operation. Linear in the document size: each fragment is measured once per list
+ * size it is spread under (memoized), so a "fragment bomb" cannot make this slow.
  */
-function measureDocument(
-  schema: GraphQLSchema,
-  definitions: readonly { kind: Kind; selectionSet?: SelectionSetNode; operation?: string; name?: { value: string }; typeCondition?: { name: { value: string } } }[],
-  listFactor = 10,
-): OperationMeasure[] {
+function measureCost(schema: GraphQLSchema, definitions: readonly DefinitionNode[], operation: OperationDefinitionNode, options: MeasureOptions): number {
+  const { listFactor, slicedLists, variables } = options;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of definitions) {
-    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set((def as FragmentDefinitionNode).name.value, def as FragmentDefinitionNode);
+    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
   }
-  const memo = new Map<string, OperationMeasure>();
+  const memo = new Map<string, number>();
   const visiting = new Set<string>();
 
-  const fragmentMeasure = (name: string): OperationMeasure => {
-    const cached = memo.get(name);
-    if (cached) return cached;
+  const valueOf = (node: ValueNode | undefined): unknown => {
+    if (node?.kind === Kind.VARIABLE) return variables ? variables[node.name.value] : Infinity;
+    if (node?.kind === Kind.INT) return Number(node.value);
+    if (node?.kind === Kind.BOOLEAN) return node.value;
+    return undefined;
+  };
+
+  /** @skip(if: true) / @include(if: false), when the values are known */
+  const excluded = (directives: readonly DirectiveNode[] | undefined): boolean => {
+    if (!variables || !directives) return false;
+    for (const directive of directives) {
+      const condition = valueOf(directive.arguments?.find((a) => a.name.value === 'if')?.value);
+      if (directive.name.value === 'skip' && condition === true) return true;
+      if (directive.name.value === 'include' && condition === false) return true;
+    }
+    return false;
+  };
+
+  /** the size a sliced list below this field gets from the field's arguments */
+  const slicedSize = (selection: FieldNode, field: GraphQLField<unknown, unknown> | undefined): SizedField | undefined => {
+    for (const sliced of slicedLists) {
+      if (!field?.args.some((arg) => arg.name === sliced.argument)) continue;
+      const argument = selection.arguments?.find((arg) => arg.name.value === sliced.argument)?.value;
+      let value: unknown;
+      if (argument?.kind === Kind.VARIABLE) {
+        const object = variables?.[argument.name.value];
+        value = variables ? (isRecord(object) ? object[sliced.inputField] : undefined) : Infinity;
+      } else if (argument?.kind === Kind.OBJECT) {
+        value = valueOf(argument.fields.find((f) => f.name.value === sliced.inputField)?.value);
+      }
+      const size = typeof value === 'number' && !Number.isNaN(value) ? Math.min(Math.max(value, 0), sliced.maxSize) : sliced.defaultSize;
+      return { name: sliced.sizedField, size };
+    }
+    return undefined;
+  };
+
+  const fragmentCost = (name: string, sized: SizedField | undefined): number => {
+    const key = sized ? `${name}\u0000${sized.name}\u0000${sized.size}` : name;
+    const cached = memo.get(key);
+    if (cached !== undefined) return cached;
     const fragment = fragments.get(name);
-    if (!fragment || visiting.has(name)) return ZERO; // unknown or cyclic: other validation rules report it
+    if (!fragment || visiting.has(name)) return 0; // unknown or cyclic: validation reports it
     visiting.add(name);
-    const type = schema.getType(fragment.typeCondition.name.value);
-    const measure = measureSelectionSet(fragment.selectionSet, type, false);
+    const cost = selectionSetCost(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), sized);
     visiting.delete(name);
-    memo.set(name, measure);
-    return measure;
+    memo.set(key, cost);
+    return cost;
   };
 
   const fieldOf = (type: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined => {
@@ -90,107 +157,51 @@ function measureDocument(
     return undefined;
   };
 
-  function measureSelectionSet(set: SelectionSetNode, parent: GraphQLNamedType | undefined | null, inIntrospection: boolean): OperationMeasure {
-    let depth = 0;
-    let introspectionDepth = 0;
-    let aliases = 0;
+  /** `sized`: the list field of this selection set that a slicing argument of the field above sized */
+  function selectionSetCost(set: SelectionSetNode, parent: GraphQLNamedType | undefined | null, sized: SizedField | undefined): number {
     let cost = 0;
     for (const selection of set.selections) {
-      let child: OperationMeasure;
+      if (excluded(selection.directives)) continue;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
-        if (selection.alias) aliases += 1;
-        if (name === '__typename') {
-          depth = Math.max(depth, inIntrospection ? 0 : 1);
-          continue;
-        }
-        const introspectionRoot = name === '__schema' || name === '__type';
-        const field = introspectionRoot ? undefined : fieldOf(parent, name);
-        const nested = inIntrospection || introspectionRoot;
-        let sub: OperationMeasure = ZERO;
-        let isList = false;
-        if (selection.selectionSet) {
-          let childType: GraphQLNamedType | undefined | null;
-          if (introspectionRoot) {
-            childType = schema.getType(name === '__schema' ? '__Schema' : '__Type');
-          } else if (field) {
-            childType = getNamedType(field.type);
-            isList = isListType(getNullableType(field.type));
-          } else {
-            childType = undefined;
-          }
-          sub = measureSelectionSet(selection.selectionSet, childType, nested);
-        }
-        if (nested) {
-          // introspection: bounded by its own depth limit; costs nothing against the data budget
-          introspectionDepth = Math.max(introspectionDepth, 1 + sub.introspectionDepth);
-          depth = Math.max(depth, inIntrospection ? 0 : 1);
-          aliases += sub.aliases;
-          continue;
-        }
-        child = {
-          depth: 1 + sub.depth,
-          introspectionDepth: sub.introspectionDepth,
-          aliases: sub.aliases,
-          cost: 1 + sub.cost * (isList ? listFactor : 1),
-        };
+        if (name.startsWith('__')) continue; // __typename and introspection cost nothing against the data budget
+        const field = fieldOf(parent, name);
+        if (!field) continue;
+        const sub = selection.selectionSet ? selectionSetCost(selection.selectionSet, getNamedType(field.type), slicedSize(selection, field)) : 0;
+        const size = isListType(getNullableType(field.type)) ? (sized?.name === name ? sized.size : listFactor) : 1;
+        cost += ((isCompositeType(getNamedType(field.type)) ? 1 : 0) + sub) * size;
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-        child = measureSelectionSet(selection.selectionSet, type, inIntrospection);
+        cost += selectionSetCost(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent, sized);
       } else {
-        child = fragmentMeasure(selection.name.value);
-        if (inIntrospection) child = { ...child, introspectionDepth: Math.max(child.introspectionDepth, child.depth), depth: 0, cost: 0 };
+        cost += fragmentCost(selection.name.value, sized);
       }
-      depth = Math.max(depth, child.depth);
-      introspectionDepth = Math.max(introspectionDepth, child.introspectionDepth);
-      aliases += child.aliases;
-      cost += child.cost;
     }
-    return { depth, introspectionDepth, aliases, cost };
+    return cost;
   }
 
-  const result: OperationMeasure[] = [];
-  for (const def of definitions) {
-    if (def.kind !== Kind.OPERATION_DEFINITION || !def.selectionSet) continue;
-    const root =
-      def.operation === 'mutation' ? schema.getMutationType() : def.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-    result.push(measureSelectionSet(def.selectionSet, root, false));
-  }
-  return result;
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : operation.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  return selectionSetCost(operation.selectionSet, root, undefined);
 }
 
-/** A validation rule enforcing depth, alias and cost bounds on every operation of the document. */
-export function createLimitsRule(limits: QueryLimits): ValidationRule {
-  const listFactor = limits.listFactor ?? 10;
-  const maxIntrospectionDepth = limits.maxIntrospectionDepth ?? 20;
-  return function QueryLimitsRule(context: ValidationContext) {
-    return {
-      Document: {
-        leave(document) {
-          for (const m of measureDocument(context.getSchema(), document.definitions as never, listFactor)) {
-            if (m.depth > limits.maxDepth) {
-              context.reportError(limitError('depth', m.depth, limits.maxDepth, `Query depth ${m.depth} exceeds the maximum depth of ${limits.maxDepth}.`));
-            }
-            if (m.introspectionDepth > maxIntrospectionDepth) {
-              context.reportError(
-                limitError(
-                  'introspectionDepth',
-                  m.introspectionDepth,
-                  maxIntrospectionDepth,
-                  `Introspection depth ${m.introspectionDepth} exceeds the maximum depth of ${maxIntrospectionDepth}.`,
-                ),
-              );
-            }
-            if (m.aliases > limits.maxAliases) {
-              context.reportError(limitError('aliases', m.aliases, limits.maxAliases, `Query uses ${m.aliases} aliases; at most ${limits.maxAliases} are allowed.`));
-            }
-            if (m.cost > limits.maxCost) {
-              context.reportError(limitError('cost', m.cost, limits.maxCost, `Query cost ${m.cost} exceeds the maximum cost of ${limits.maxCost}.`));
-            }
-          }
-        },
-      },
-    };
+/**
+ * The cost check of one operation about to run: the error that refuses it (HTTP 400) when its
+ * estimated cost with these variables is over `maxCost`.
+ */
+export function createCostCheck(limits: QueryLimits) {
+  const options = { listFactor: limits.listFactor ?? 10, slicedLists: limits.slicedLists ?? [] };
+  // per operation of a (cached) document: its cost with every list at its largest and every selection
+  // included. Most operations stay under the bound even so, and need no measuring per request.
+  const upperBounds = new WeakMap<OperationDefinitionNode, number>();
+  return (schema: GraphQLSchema, document: { definitions: readonly DefinitionNode[] }, operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): GraphQLError | undefined => {
+    let upperBound = upperBounds.get(operation);
+    if (upperBound === undefined) {
+      upperBound = measureCost(schema, document.definitions, operation, options);
+      upperBounds.set(operation, upperBound);
+    }
+    if (upperBound <= limits.maxCost) return undefined;
+    const cost = measureCost(schema, document.definitions, operation, { ...options, variables });
+    if (cost <= limits.maxCost) return undefined;
+    return limitError('cost', cost, limits.maxCost, `Query cost ${cost} exceeds the maximum cost of ${limits.maxCost}.`);
   };
 }
 
@@ -205,5 +216,43 @@ export function boundedParse(maxTokens: number): typeof parse {
       }
       throw error;
     }
+  };
+}
+
+/**
+ * The bounds as a gateway plugin: tokens in the parser, depth and aliases as graphql-armor's
+ * validation rules (both cached per document by the runtime), cost before execution (it needs the variables). Every path
+ * into the runtime's pipeline (HTTP, graphql-ws, SSE, REST's execute) runs it.
+ */
+export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
+  const parseFn = boundedParse(limits.maxTokens ?? 10_000);
+  // graphql-armor reports through these (instead of throwing out of validation), as our other bounds do
+  const reportAs =
+    (limit: LimitName, max: number) =>
+    (context: ValidationContext | null, error: GraphQLError): void =>
+      context?.reportError(limitError(limit, undefined, max, error.message.replace(/^Syntax Error: /, '')));
+  const depthRule = maxDepthRule({ n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, propagateOnRejection: false, onReject: [reportAs('depth', limits.maxDepth)] });
+  const aliasesRule = maxAliasesRule({ n: limits.maxAliases, propagateOnRejection: false, onReject: [reportAs('aliases', limits.maxAliases)] });
+  const costCheck = createCostCheck(limits);
+  const costError = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Readonly<Record<string, unknown>> | null }) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    return operation ? costCheck(args.schema, args.document, operation, args.variableValues ?? {}) : undefined;
+  };
+  return {
+    onParse({ setParseFn }) {
+      setParseFn(parseFn);
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule(depthRule);
+      addValidationRule(aliasesRule);
+    },
+    onExecute({ args, setResultAndStopExecution }) {
+      const error = costError(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const error = costError(args);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
   };
 }

@@ -8,7 +8,10 @@ import type {
   GraphQLSchema,
   SelectionSetNode,
 } from 'graphql';
-import { buildASTSchema, getNamedType, getOperationAST, isAbstractType, isObjectType, Kind, parse, print, validate } from './graphql.js';
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import type { ExecutionRequest } from '@graphql-tools/utils';
+import { buildASTSchema, getNamedType, getOperationAST, getVariableValues, isAbstractType, isObjectType, Kind, parse, print, validate } from 'graphql';
+import { forwardedHeaders, inProcessExecutor, type InProcessSubgraph } from './transport.js';
 
 /**
  * Single-subgraph plans, cached per document. When every field an operation selects can be resolved
@@ -197,3 +200,64 @@ function boolArg(directive: ConstDirectiveNode | undefined, name: string): boole
   const value = argOf(directive, name);
   return value?.kind === Kind.BOOLEAN && value.value;
 }
+
+interface ShortcutLogger {
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * Embedded mode: an operation that one in-process subgraph resolves entirely runs directly against
+ * that subgraph (SingleSubgraphPlanner), skipping the runtime's planning and delegation. Off with
+ * GATEWAY_SINGLE_SUBGRAPH_SHORTCUT=false; its gain is in docs/benchmarks.md.
+ *
+ * A documented exception to "every subgraph call runs Hive's subgraph hooks": the call does not go
+ * through the runtime's executor, so `onSubgraphExecute` / `onFetch` plugins (upstreamTimeout,
+ * propagateHeaders, demand control, telemetry) do not see it. What they provide here is done the
+ * same way (the test "the shortcut forwards the headers and keeps the bounds …" holds it): the
+ * headers `propagateHeaders` would forward are forwarded, the bounds are checked before execution
+ * (useOperationLimits), and there is no upstream to time out. A plugin that must see every subgraph
+ * call needs the switch off.
+ */
+export function useSingleSubgraphShortcut(options: { supergraphSdl: string; subgraphs: readonly InProcessSubgraph[]; logger: ShortcutLogger }): GatewayPlugin {
+  const subgraphs = new Map(options.subgraphs.map((s) => [s.name.toLowerCase(), s]));
+  const planner = new SingleSubgraphPlanner(options.supergraphSdl, new Map([...subgraphs].map(([name, s]) => [name, s.schema])));
+  const executors = new Map([...subgraphs].map(([name, s]) => [name, inProcessExecutor(s, options.logger)]));
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      const target = planner.plan(args.document, args.operationName);
+      const executor = target === undefined ? undefined : executors.get(target);
+      if (!target || !executor) return;
+      const variableDefinitions = getOperationAST(args.document, args.operationName)?.variableDefinitions ?? [];
+      setExecuteFn(async (execArgs) => {
+        // variables the supergraph rejects: the planner's path reports them exactly as for any operation
+        if (getVariableValues(execArgs.schema, variableDefinitions, execArgs.variableValues ?? {}).errors) return executeFn(execArgs);
+        const context: unknown = execArgs.contextValue;
+        const request: ExecutionRequest = {
+          document: execArgs.document,
+          variables: execArgs.variableValues ?? undefined,
+          operationName: execArgs.operationName ?? undefined,
+          context,
+          extensions: { headers: forwardedHeaders(requestHeadersOf(context)) },
+        };
+        const result = await executor(request);
+        if (Symbol.asyncIterator in result) return executeFn(execArgs); // a query or mutation never streams here
+        // as the runtime's subgraph error handling does for planned operations
+        for (const error of result.errors ?? []) {
+          const extensions = error.extensions as Record<string, unknown>;
+          extensions['code'] ??= 'DOWNSTREAM_SERVICE_ERROR';
+          extensions['serviceName'] ??= target;
+        }
+        return result;
+      });
+    },
+  };
+}
+
+/** The client request's headers from a gateway context (every path into the runtime gives one `request`: yoga's own WHATWG implementation or Node's). */
+function requestHeadersOf(context: unknown): Headers {
+  const request = typeof context === 'object' && context !== null && 'request' in context ? context.request : undefined;
+  const headers = typeof request === 'object' && request !== null && 'headers' in request ? request.headers : undefined;
+  return headers instanceof Headers ? headers : new Headers(isHeaderList(headers) ? [...headers] : undefined);
+}
+
+const isHeaderList = (value: unknown): value is Iterable<[string, string]> => typeof value === 'object' && value !== null && Symbol.iterator in value;

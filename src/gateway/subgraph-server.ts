@@ -4,12 +4,11 @@ import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { koaMiddleware } from '@as-integrations/koa';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { clientAddressHeader } from '../context.js';
 import { BodyTooLargeError, readBoundedText } from '../http/body.js';
-import { isGraphQLErrorLike } from './transport.js';
 import { attachGraphqlWs } from './websockets.js';
 
 export interface SubgraphServerOptions {
@@ -51,7 +50,7 @@ export async function createSubgraphServer(options: SubgraphServerOptions): Prom
     // errors thrown as GraphQLErrors keep message and extensions; anything else is masked (and logged)
     formatError: (formatted, error) => {
       const original = unwrapResolverError(error);
-      if (original instanceof Error && !isGraphQLErrorLike(original)) {
+      if (original instanceof Error && !(original instanceof GraphQLError)) {
         options.logger?.error({ err: original, path: formatted.path }, 'unexpected error in a subgraph resolver');
         return { message: 'Unexpected error.', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', reasonCode: 'internal', status: 500 } };
       }

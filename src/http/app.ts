@@ -4,7 +4,7 @@ import type { Services } from '../context.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { checkHealth } from '../modules/health/operations.js';
 import { useErrorBody } from './middleware/errors.js';
-import { metricsRegistry, useMetrics } from './middleware/metrics.js';
+import { metricsRegistry, requireMetricsToken, useMetrics } from './middleware/metrics.js';
 import { useRequestId, type RequestState } from './middleware/request-id.js';
 
 export interface HttpAppParts {
@@ -35,7 +35,7 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
     ctx.status = health.status === 'ok' ? 200 : 503;
     ctx.body = health;
   });
-  operations.get('/metrics', async (ctx) => {
+  operations.get('/metrics', requireMetricsToken(services.config.METRICS_TOKEN), async (ctx) => {
     ctx.type = metricsRegistry.contentType;
     ctx.body = await metricsRegistry.metrics();
   });

@@ -27,6 +27,23 @@ describe('configuration (DESIGN §2)', () => {
     }
   });
 
+  it('reads the GraphQL switches and refuses bad CORS origins, flags and tokens', () => {
+    expect(loadConfig({})).toMatchObject({ CORS_ORIGINS: [], GRAPHQL_INTROSPECTION: true, GATEWAY_HTTP_FAST_PATH: true, GATEWAY_SINGLE_SUBGRAPH_SHORTCUT: true });
+    expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
+    const set = loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000', GRAPHQL_INTROSPECTION: 'false', METRICS_TOKEN: 'a-long-enough-token' });
+    expect(set).toMatchObject({ CORS_ORIGINS: ['https://a.example', 'http://localhost:3000'], GRAPHQL_INTROSPECTION: false, METRICS_TOKEN: 'a-long-enough-token' });
+    for (const [name, value] of [
+      ['CORS_ORIGINS', '*'],
+      ['CORS_ORIGINS', 'null'],
+      ['CORS_ORIGINS', 'https://a.example/path'],
+      ['GRAPHQL_INTROSPECTION', 'yes'],
+      ['METRICS_TOKEN', 'short'],
+      ['GRAPHQL_MAX_RESULT_ITEMS', '0'],
+    ]) {
+      expect(() => loadConfig({ [name!]: value }), `${name}=${value}`).toThrow(new RegExp(name!));
+    }
+  });
+
   it('stops the service at start with a message naming the variable', () => {
     const run = spawnSync(process.execPath, [path.join(projectRoot, 'dist/app/main.js')], {
       env: { ...process.env, SESSION_IDLE_MINUTES: '-5' },

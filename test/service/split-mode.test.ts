@@ -54,6 +54,19 @@ describe('split mode (ROLE)', () => {
     expect(statuses).toEqual(['ok', 'ok']);
   });
 
+  it('ends a subscription on the gateway process when its session logs out through the admin subgraph process', async () => {
+    const session = await gateway.createUserSession('split-leaver');
+    const subscription = subscriptionEvents(gateway, 'subscription { healthChanges(intervalMs: 100) { status } }', 10_000, { session, timeoutMs: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const loggedOut = performance.now();
+    // logout runs in the admin process, which announces it (pg_notify); the gateway process closes the socket
+    expect((await call(`${gateway.baseUrl}/api/v1/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } })).status).toBe(204);
+    const outcome = await subscription;
+    expect(performance.now() - loggedOut).toBeLessThan(1_000);
+    expect(outcome.events.length).toBeGreaterThan(0);
+    expect(outcome.error).toMatchObject({ code: 4401 });
+  });
+
   it('counts failed logins per client behind the gateway, not per gateway', async () => {
     const admin = services[1]!;
     const authenticate = (client: string, user: string) =>

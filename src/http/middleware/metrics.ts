@@ -1,4 +1,7 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { bearerToken } from '../../context.js';
+import { errorBody } from '../../errors.js';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export const metricsRegistry = new Registry();
@@ -29,5 +32,25 @@ export function useMetrics(): Middleware {
     } finally {
       end({ status: String(ctx.status) });
     }
+  };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** `METRICS_TOKEN` set: /metrics answers only `Authorization: Bearer <token>` (401 otherwise); unset: open. */
+export function requireMetricsToken(token: string | undefined): Middleware {
+  const expected = token === undefined ? undefined : digest(token);
+  return async (ctx, next) => {
+    if (expected) {
+      const offered = bearerToken(ctx.get('authorization'));
+      // compared as digests: equal lengths, and no timing hint about the token
+      if (!offered || !timingSafeEqual(digest(offered), expected)) {
+        ctx.status = 401;
+        ctx.set('www-authenticate', 'Bearer realm="metrics"');
+        ctx.body = errorBody(401, 'notAuthenticated', '/metrics needs the header "Authorization: Bearer <METRICS_TOKEN>"');
+        return;
+      }
+    }
+    await next();
   };
 }

@@ -9,6 +9,15 @@ import type { Principal } from './principal.js';
 import { Session, User, roles as knownRoles, type Role } from './user.entity.js';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+/** How a session is named outside this module (stored, and announced on the `session_ended` channel). */
+export const sessionTokenHash = hashToken;
+/** Postgres channel announcing the token hash of each session that ended (logout, user deleted) to every process. */
+export const sessionEndedChannel = 'session_ended';
+
+/** Another process (or this one) announced the end of a session: forget it here too. */
+export function forgetEndedSession(services: Services, tokenHash: string): void {
+  services.auth.sessions.forget(tokenHash);
+}
 const userNamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
 
 /**
@@ -86,6 +95,7 @@ export async function resolveSession(em: EntityManager, services: Services, toke
 export async function logout(em: EntityManager, services: Services, token: string): Promise<void> {
   services.auth.sessions.forget(hashToken(token));
   await em.getConnection().execute('delete from user_session where token_hash = ?', [hashToken(token)]);
+  await em.getConnection().execute(`select pg_notify('${sessionEndedChannel}', ?)`, [hashToken(token)]);
 }
 
 export interface UserRecord {
@@ -130,6 +140,8 @@ export async function deleteUser(em: EntityManager, services: Services, actor: P
   const user = await em.findOne(User, byName(normalizeUserName(userName)));
   if (!user) throw notFound(`user '${userName}' not found`);
   if (user.userName === actor.userName) throw new ServiceError('conflict', 'you cannot delete your own user');
+  // announced before the sessions go with the user (the notifications are sent at commit)
+  await em.getConnection().execute(`select pg_notify('${sessionEndedChannel}', token_hash) from user_session where user_name = ?`, [user.userName]);
   await em.nativeDelete(User, { userName: user.userName });
   services.auth.sessions.forgetUser(user.userName);
 }

@@ -1,0 +1,94 @@
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+
+/** What /graphql accepts as a session, told with every 401 it answers. */
+export const acceptedCredentials =
+  'send the session id as the header "Authorization: Bearer <session id>" (over graphql-ws: the connection_init payload {"authorization": "Bearer <session id>"})';
+
+/** Content types a browser may POST cross-site without a preflight: never a GraphQL request here (CSRF). */
+const simpleRequestTypes = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+
+/**
+ * Refuses POSTs a browser sends cross-site without a CORS preflight (form-encoded, multipart,
+ * text/plain): with them a page elsewhere could run mutations. The same test as yoga's CSRF
+ * prevention plugin, for POSTs only: GET cannot run mutations, and GET queries stay open to clients
+ * that cannot set headers (yoga's plugin would require a custom header on every GET).
+ */
+export const useJsonPostsOnly: GatewayPlugin = {
+  onRequestParse({ request }) {
+    if (request.method !== 'POST') return;
+    const type = request.headers.get('content-type')?.toLowerCase() ?? '';
+    if (type === '' || simpleRequestTypes.some((simple) => type.startsWith(simple))) {
+      throw new GraphQLError('POST a GraphQL request as application/json.', {
+        extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', reasonCode: 'unsupportedMediaType', status: 415, http: { status: 415 } },
+      });
+    }
+  },
+};
+
+/** A subscription refused for want of a session (SSE: an error event; graphql-ws refuses at connection_init). */
+export const subscriptionNeedsSession = (): ExecutionResult => ({
+  errors: [
+    new GraphQLError(`A subscription needs a valid session: ${acceptedCredentials}.`, {
+      extensions: { code: 'UNAUTHENTICATED', reasonCode: 'notAuthenticated', status: 401, http: { status: 401 } },
+    }),
+  ],
+});
+
+/** Codes of Hive's transports and timeouts for a subgraph that cannot be reached, fails over HTTP, or does not answer in time. */
+const unavailableCodes = new Set(['SUBREQUEST_HTTP_ERROR', 'DOWNSTREAM_SERVICE_ERROR', 'GATEWAY_TIMEOUT', 'TIMEOUT_ERROR', 'SERVICE_UNAVAILABLE']);
+
+/**
+ * Which reason code (and HTTP status) an error the runtime or a transport raised without one stands
+ * for. `requestError`: the operation did not run (no `data`: variables that do not coerce …).
+ */
+function reasonOf(error: GraphQLError, requestError: boolean): { reasonCode: string; status: number } {
+  const code = error.extensions['code'];
+  if (requestError && code === undefined) return { reasonCode: 'illegalArguments', status: 400 };
+  if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_USER_INPUT') return { reasonCode: 'illegalArguments', status: 400 };
+  // a subgraph that cannot be reached, refuses, or does not answer in time (upstreamTimeout)
+  if (typeof code === 'string' && unavailableCodes.has(code)) return { reasonCode: 'unavailable', status: 503 };
+  return { reasonCode: 'internal', status: 500 };
+}
+
+/**
+ * The error contract of both APIs (REST maps from it): every error carries `extensions.reasonCode` and
+ * `extensions.status`. Errors of the subgraphs have them; this adds them to what the runtime and its
+ * transports raise (planning, unreachable subgraphs, timeouts), and tells HTTP clients without a
+ * session what /graphql accepts.
+ */
+export function useErrorContract(): GatewayPlugin {
+  const mapResult = (result: ExecutionResult, overHttp: boolean): ExecutionResult | undefined => {
+    if (!result.errors?.some((e) => e.extensions['reasonCode'] === undefined || (overHttp && e.extensions['reasonCode'] === 'notAuthenticated'))) return undefined;
+    const requestError = result.data === undefined;
+    const errors = result.errors.map((error) => {
+      const reasonCode = error.extensions['reasonCode'];
+      if (reasonCode === undefined) {
+        // the transport's copy of the subgraph request and response are internals
+        const { request: _request, response: _response, ...extensions } = error.extensions;
+        return new GraphQLError(error.message, { path: error.path, extensions: { ...extensions, ...reasonOf(error, requestError) } });
+      }
+      if (overHttp && reasonCode === 'notAuthenticated' && !error.message.includes('connection_init')) {
+        return new GraphQLError(`${error.message} (/graphql: ${acceptedCredentials})`, { path: error.path, extensions: error.extensions });
+      }
+      return error;
+    });
+    return { ...result, errors };
+  };
+  return {
+    onExecute({ args }) {
+      // REST's execute() runs without a client request: its own messages say what it accepts
+      const overHttp = typeof args.contextValue === 'object' && args.contextValue !== null && 'req' in args.contextValue;
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (Symbol.asyncIterator in result) return;
+          const mapped = mapResult(result, overHttp);
+          if (mapped) setResult(mapped);
+        },
+      };
+    },
+    onResponse({ response }) {
+      if (response.status === 401) response.headers.set('www-authenticate', 'Bearer');
+    },
+  };
+}

@@ -1,0 +1,250 @@
+import { getIntrospectionQuery } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newFolder } from '../helpers/entries.js';
+import { call, startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
+
+/** Issue 11 (hardening) as seen from a client of /graphql: cost and size bounds, CORS, CSRF, session ends, switches. */
+let service: TestService;
+let guarded: TestService;
+const metricsToken = 'metrics-token-for-tests-0123456789';
+const allowedOrigin = 'https://app.example.com';
+
+beforeAll(async () => {
+  [service, guarded] = await Promise.all([
+    startTestService({ GRAPHQL_MAX_RESULT_ITEMS: '150', SUBSCRIPTION_SESSION_CHECK_SECONDS: '1' }),
+    startTestService({ CORS_ORIGINS: `${allowedOrigin}, http://localhost:3000`, METRICS_TOKEN: metricsToken, GRAPHQL_INTROSPECTION: 'false' }),
+  ]);
+});
+afterAll(() => Promise.all([service?.stop(), guarded?.stop()]));
+
+const post = (target: TestService, body: unknown, headers: Record<string, string> = {}) =>
+  call(`${target.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${target.adminSession}`, ...headers },
+    body: JSON.stringify(body),
+  });
+
+describe('GraphQL cost counts lists by their size', () => {
+  let parentId: string;
+  beforeAll(async () => {
+    parentId = (await newFolder(service, 'hundred'))['id'];
+    for (let i = 0; i < 100; i += 10) {
+      await Promise.all(Array.from({ length: 10 }, (_, j) => newFolder(service, `sub-${i + j}`, parentId)));
+    }
+  });
+
+  // the query of the issue: three levels of children(limit: 1000), each level's entries back to the parent
+  const nested = (limit: string) =>
+    `folder(repository: "default", id: $id) { children(options: {limit: ${limit}}) { entries { ... on Folder { parent { children(options: {limit: ${limit}}) { entries { ... on Folder { parent { children(options: {limit: ${limit}}) { entries { id } } } } } } } } } } }`;
+
+  it('refuses the nested children query, aliased 30 times, with a 400 cost error while answering other requests', async () => {
+    const aliased = Array.from({ length: 30 }, (_, i) => `a${i}: ${nested('1000')}`).join(' ');
+    const started = performance.now();
+    const [refused, ...health] = await Promise.all([
+      post(service, { query: `query($id: ID!) { ${aliased} }`, variables: { id: parentId } }, { accept: 'application/graphql-response+json' }),
+      ...Array.from({ length: 5 }, () => call(`${service.baseUrl}/healthz`)),
+    ]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.data ?? null).toBeNull();
+    expect(refused.body.errors[0]).toMatchObject({
+      message: expect.stringMatching(/cost/i),
+      extensions: { code: 'COST_ESTIMATED_TOO_EXPENSIVE', reasonCode: 'illegalArguments', status: 400, limit: 'cost', max: 100_000 },
+    });
+    expect(health.map((h) => h.status)).toEqual([200, 200, 200, 200, 200]);
+    // refused before anything ran (it took 57 s and 1.4 GB before)
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect((await call(`${service.baseUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('counts a limit given by a variable, and one level alone at its limit', async () => {
+    const byVariable = await post(service, {
+      query: `query($id: ID!, $limit: Int) { ${nested('$limit')} }`,
+      variables: { id: parentId, limit: 1000 },
+    });
+    expect(byVariable.body.errors?.[0]?.extensions).toMatchObject({ limit: 'cost', reasonCode: 'illegalArguments' });
+    // a limit over the maximum the field accepts counts as that maximum (1000), not more
+    const oneLevel = await post(service, {
+      query: 'query($id: ID!) { folder(repository: "default", id: $id) { children(options: {limit: 5000000}) { count entries { id ... on Folder { parent { id } } } } } }',
+      variables: { id: parentId },
+    });
+    expect(oneLevel.body.errors?.[0]?.extensions?.['limit']).not.toBe('cost');
+    // small limits nested are fine
+    const small = await post(service, { query: `query($id: ID!) { ${nested('3')} }`, variables: { id: parentId } });
+    expect(small.body.errors).toBeUndefined();
+    expect(small.body.data.folder.children.entries).toHaveLength(3);
+  });
+
+  it('cuts a response over the list-item budget off with an error instead of building it', async () => {
+    const page = (alias: string) => `${alias}: folder(repository: "default", id: $id) { children(options: {limit: 100}) { entries { id } } }`;
+    const within = await post(service, { query: `query($id: ID!) { ${page('a')} }`, variables: { id: parentId } });
+    expect(within.body.errors).toBeUndefined();
+    expect(within.body.data.a.children.entries).toHaveLength(100);
+    // 200 entries > GRAPHQL_MAX_RESULT_ITEMS=150
+    const over = await post(service, { query: `query($id: ID!) { ${page('a')} ${page('b')} }`, variables: { id: parentId } });
+    expect(over.body.errors?.[0]).toMatchObject({ extensions: { code: 'RESULT_TOO_LARGE', reasonCode: 'tooLarge', status: 413, max: 150 } });
+    const entries = [over.body.data?.a?.children?.entries, over.body.data?.b?.children?.entries].filter(Boolean);
+    expect(entries.flat().length).toBeLessThanOrEqual(150);
+  });
+});
+
+describe('CORS and CSRF on /graphql', () => {
+  const query = JSON.stringify({ query: '{ __typename }' });
+
+  it('gives no cross-origin access by default: no echo of the origin, never null, no credentials', async () => {
+    for (const origin of ['https://evil.example', 'null']) {
+      const preflight = await call(`${service.baseUrl}/graphql`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+      });
+      const actual = await call(`${service.baseUrl}/graphql`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: query });
+      for (const response of [preflight, actual]) {
+        expect(response.headers.get('access-control-allow-origin')).toBeNull();
+        expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+      }
+    }
+  });
+
+  it('allows the origins CORS_ORIGINS lists, without credentials, and no other', async () => {
+    const preflight = await call(`${guarded.baseUrl}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin: allowedOrigin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(allowedOrigin);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+    const allowed = await call(`${guarded.baseUrl}/graphql`, { method: 'POST', headers: { origin: allowedOrigin, 'content-type': 'application/json' }, body: query });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(allowedOrigin);
+    for (const origin of ['https://evil.example', 'null', 'https://app.example.com.evil.example']) {
+      const other = await call(`${guarded.baseUrl}/graphql`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: query });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+
+  it('refuses the POSTs a browser sends cross-site without a preflight (form, multipart, text/plain): the mutation does not run', async () => {
+    const mutation = 'mutation { createFolder(repository: "default", input: {name: "csrf"}) { id } }';
+    const form = new FormData();
+    form.set('query', mutation);
+    const attempts: RequestInit[] = [
+      { body: new URLSearchParams({ query: mutation }) },
+      { body: form },
+      { headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: mutation }) },
+    ];
+    for (const attempt of attempts) {
+      const response = await call(`${service.baseUrl}/graphql`, {
+        method: 'POST',
+        ...attempt,
+        headers: { authorization: `Bearer ${service.adminSession}`, origin: 'https://evil.example', ...(attempt.headers as Record<string, string>) },
+      });
+      expect(response.status).toBe(415);
+      expect(response.body.errors[0]).toMatchObject({ extensions: { reasonCode: 'unsupportedMediaType', status: 415 } });
+    }
+    const home = await service.graphql<{ home: { entries: { name: string }[] } }>('{ home(repository: "default") { entries { name } } }');
+    expect(home.data!.home.entries.map((e) => e.name)).not.toContain('csrf');
+  });
+});
+
+describe('subscriptions end with their session', () => {
+  const subscription = 'subscription { healthChanges(intervalMs: 100) { status } }';
+
+  it('closes the graphql-ws and SSE subscriptions of a session within a second of its logout', async () => {
+    const session = await service.createUserSession('leaving');
+    const other = await service.createUserSession('staying');
+    // graphql-ws: collects until the server ends it
+    const ws = subscriptionEvents(service, subscription, 10_000, { session, timeoutMs: 20_000 });
+    const stays = subscriptionEvents(service, subscription, 10_000, { session: other, timeoutMs: 4_000 });
+    const sse = await fetch(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${session}` },
+      body: JSON.stringify({ query: subscription }),
+    });
+    const reader = sse.body!.getReader();
+    const sseEnded = (async () => {
+      let text = '';
+      for (;;) {
+        try {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+        } catch {
+          break; // the connection was cut
+        }
+      }
+      return { at: performance.now(), text };
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const loggedOut = performance.now();
+    expect((await call(`${service.baseUrl}/api/v1/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } })).status).toBe(204);
+    const [wsOutcome, sseOutcome] = await Promise.all([ws.then((outcome) => ({ ...outcome, at: performance.now() })), sseEnded]);
+    expect(wsOutcome.events.length).toBeGreaterThan(0);
+    expect(wsOutcome.error).toMatchObject({ code: 4401 });
+    expect(wsOutcome.at - loggedOut).toBeLessThan(1_000);
+    expect(sseOutcome.text).toContain('healthChanges');
+    expect(sseOutcome.at - loggedOut).toBeLessThan(1_000);
+    // another session's subscription goes on
+    await expect(stays).rejects.toThrow(/no 10000 events/);
+  });
+
+  it('re-verifies open connections: a session removed behind the gateway ends them too', async () => {
+    const session = await service.createUserSession('expiring');
+    const ws = subscriptionEvents(service, subscription, 10_000, { session, timeoutMs: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // the session expires (no notification): the periodic check (every second here) finds it gone
+    const { sql } = await import('../helpers/entries.js');
+    await sql(service, "update user_session set expires_at = now() where user_name = 'expiring'");
+    const outcome = await ws;
+    expect(outcome.error).toMatchObject({ code: 4401 });
+  }, 40_000);
+});
+
+describe('switches and hints', () => {
+  it('serves GraphiQL compressed, cacheable and revalidated with an ETag', async () => {
+    const response = await fetch(`${service.baseUrl}/graphql`, { headers: { accept: 'text/html', 'accept-encoding': 'br' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-encoding')).toBe('br');
+    expect(response.headers.get('cache-control')).toMatch(/max-age=\d+/);
+    expect(Number(response.headers.get('content-length'))).toBeLessThan(3 * 1024 * 1024);
+    expect(await response.text()).toContain('<div id="root">'); // fetch decodes brotli
+    const etag = response.headers.get('etag')!;
+    const gzip = await fetch(`${service.baseUrl}/graphql`, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
+    expect(gzip.headers.get('content-encoding')).toBe('gzip');
+    await gzip.arrayBuffer();
+    const revalidated = await fetch(`${service.baseUrl}/graphql`, { headers: { accept: 'text/html', 'if-none-match': etag } });
+    expect(revalidated.status).toBe(304);
+  });
+
+  it("says in /graphql's 401 what it accepts", async () => {
+    const anonymous = await call(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { userName } }' }),
+    });
+    expect(anonymous.body.errors[0].message).toMatch(/Authorization: Bearer <session id>/);
+    expect(anonymous.body.errors[0].message).toMatch(/connection_init/);
+    expect(anonymous.body.errors[0].extensions).toMatchObject({ reasonCode: 'notAuthenticated', status: 401 });
+    // REST answers keep their own message
+    const rest = await call(`${service.contentBase}/home`);
+    expect(JSON.stringify(rest.body)).not.toMatch(/connection_init/);
+  });
+
+  it('answers introspection unless GRAPHQL_INTROSPECTION=false', async () => {
+    const open = await post(service, { query: getIntrospectionQuery() });
+    expect(open.body.errors).toBeUndefined();
+    expect(open.body.data.__schema.queryType.name).toBe('Query');
+    const closed = await post(guarded, { query: '{ __schema { queryType { name } } }' });
+    expect(closed.body.data ?? null).toBeNull();
+    expect(closed.body.errors[0].message).toMatch(/introspection/i);
+    expect((await post(guarded, { query: '{ me { userName } }' })).body.data).toEqual({ me: { userName: 'admin' } });
+  });
+
+  it('serves /metrics openly, or only with METRICS_TOKEN as Bearer when it is set', async () => {
+    expect((await call(`${service.baseUrl}/metrics`)).status).toBe(200);
+    const refused = await call(`${guarded.baseUrl}/metrics`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect((await call(`${guarded.baseUrl}/metrics`, { headers: { authorization: 'Bearer wrong-token-of-some-length' } })).status).toBe(401);
+    const allowed = await call(`${guarded.baseUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toContain('http_request_duration_seconds');
+  });
+});
