@@ -106,19 +106,22 @@ export async function runEntryQuery(
   const params = all.flatMap((p) => p.params);
   const resolver = new PropertyResolver();
   const order = orderClause(resolver, options.orderBy, options.orderingDirection, defaultOrder);
-  const joins = new Map([...all.flatMap((p) => [...(p.joins ?? [])]), ...resolver.joins]);
-  const from = ['from entry e left join resource r on r.id = e.resource_id', ...joins.values()].join(' ');
+  const predicateJoins = all.flatMap((p) => [...(p.joins ?? [])]);
+  const fromWith = (joins: [string, string][]) =>
+    ['from entry e left join resource r on r.id = e.resource_id', ...new Map(joins).values()].join(' ');
   const client = scope.em.getConnection().getClient();
   const run = async <Row>(sql: string, values: unknown[]) => (await client.executeQuery<Row>(CompiledQuery.raw(numbered(sql), values))).rows;
   const rows = await run<Record<string, unknown>>(
-    `select e.*, count(*) over() as total_count ${from} where ${where} order by ${order.sql} limit ? offset ?`,
+    `select e.* ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`,
     [...params, ...order.params, limit, offset],
   );
-  let count = rows.length > 0 ? Number(rows[0]!.total_count) : 0;
-  if (rows.length === 0 && (offset > 0 || limit === 0)) {
-    const [total] = await run<{ n: string }>(`select count(*) as n ${from} where ${where}`, params);
+  // A short page tells the total; otherwise it is counted apart, so that a large result is not
+  // materialised and sorted whole just to count it (a window count would do that).
+  let count = offset + rows.length;
+  if (rows.length === limit || (rows.length === 0 && offset > 0)) {
+    const [total] = await run<{ n: string }>(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`, params);
     count = Number(total?.n ?? 0);
   }
-  const entries = rows.map(({ total_count: _, ...row }) => scope.em.map(Entry, row));
+  const entries = rows.map((row) => scope.em.map(Entry, row));
   return { count, duration: Math.round(performance.now() - started), entries };
 }
