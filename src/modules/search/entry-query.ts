@@ -66,7 +66,7 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
 }
 
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
-function visibility(scope: EntryScope, options: SearchOptions): SqlPredicate {
+function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
   const allowed = visibleEntries(scope.principal, scope.repository);
   const parts = [allowed.sql];
   const params: unknown[] = [...allowed.params];
@@ -88,18 +88,19 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/**
- * Runs a search: visibility rules, the caller's predicates, ordering and paging; `count` is the total.
- * The SQL runs with bound parameters (Kysely's raw query through MikroORM's connection), never with
- * values written into it.
- */
-export async function runEntryQuery(
-  scope: EntryScope,
-  predicates: SqlPredicate[],
-  options: SearchOptions,
-  defaultOrder?: string,
-): Promise<EntriesPage> {
-  const started = performance.now();
+/** A search's two statements, numbered (`$1`…) with their parameters: the page and the total count. */
+export interface EntryQuery {
+  limit: number;
+  offset: number;
+  page: { sql: string; params: unknown[] };
+  count: { sql: string; params: unknown[] };
+}
+
+/** Who searches where: what the visibility rules read. */
+export type SearchScope = Pick<EntryScope, 'principal' | 'repository'>;
+
+/** Builds a search: visibility rules, the caller's predicates, ordering and paging. */
+export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, defaultOrder?: string): EntryQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
   const all = [visibility(scope, options), ...predicates];
   const where = all.map((p) => `(${p.sql})`).join(' and ');
@@ -109,17 +110,37 @@ export async function runEntryQuery(
   const predicateJoins = all.flatMap((p) => [...(p.joins ?? [])]);
   const fromWith = (joins: [string, string][]) =>
     ['from entry e left join resource r on r.id = e.resource_id', ...new Map(joins).values()].join(' ');
+  return {
+    limit,
+    offset,
+    page: {
+      sql: numbered(`select e.* ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`),
+      params: [...params, ...order.params, limit, offset],
+    },
+    count: { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
+  };
+}
+
+/**
+ * Runs a search; `count` is the total. The SQL runs with bound parameters (Kysely's raw query through
+ * MikroORM's connection), never with values written into it.
+ */
+export async function runEntryQuery(
+  scope: EntryScope,
+  predicates: SqlPredicate[],
+  options: SearchOptions,
+  defaultOrder?: string,
+): Promise<EntriesPage> {
+  const started = performance.now();
+  const query = buildEntryQuery(scope, predicates, options, defaultOrder);
   const client = scope.em.getConnection().getClient();
-  const run = async <Row>(sql: string, values: unknown[]) => (await client.executeQuery<Row>(CompiledQuery.raw(numbered(sql), values))).rows;
-  const rows = await run<Record<string, unknown>>(
-    `select e.* ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`,
-    [...params, ...order.params, limit, offset],
-  );
+  const run = async <Row>({ sql, params }: { sql: string; params: unknown[] }) => (await client.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+  const rows = await run<Record<string, unknown>>(query.page);
   // A short page tells the total; otherwise it is counted apart, so that a large result is not
   // materialised and sorted whole just to count it (a window count would do that).
-  let count = offset + rows.length;
-  if (rows.length === limit || (rows.length === 0 && offset > 0)) {
-    const [total] = await run<{ n: string }>(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`, params);
+  let count = query.offset + rows.length;
+  if (rows.length === query.limit || (rows.length === 0 && query.offset > 0)) {
+    const [total] = await run<{ n: string }>(query.count);
     count = Number(total?.n ?? 0);
   }
   const entries = rows.map((row) => scope.em.map(Entry, row));
