@@ -100,6 +100,22 @@ describe('condition parser', () => {
     expect([...joins!.values()]).toEqual(['left join entry j_p on j_p.id = e.parent_id']);
   });
 
+  it('reads dates in UTC unless a zone is given; a date alone means its whole day', () => {
+    expect(compile("createdAt > '2026-11-22T10:00:00.000+0100'").params).toEqual(['2026-11-22T09:00:00.000Z']);
+    expect(compile("createdAt > '2026-11-22T10:00:00.000+0000'").params).toEqual(['2026-11-22T10:00:00.000Z']);
+    expect(compile("createdAt < '2026-11-22T10:00-02:30'").params).toEqual(['2026-11-22T12:30:00.000Z']);
+    expect(compile("createdAt >= '2026-11-22 10:00:05'").params).toEqual(['2026-11-22T10:00:05.000Z']);
+    const day = compile("lockedAt = '2026-11-22'");
+    expect(day.sql).toBe('(e.locked_at >= ?::timestamptz and e.locked_at < ?::timestamptz)');
+    expect(day.params).toEqual(['2026-11-22T00:00:00.000Z', '2026-11-23T00:00:00.000Z']);
+    expect(compile("createdAt <= '2026-12-31'")).toMatchObject({ sql: 'e.created_at < ?::timestamptz', params: ['2027-01-01T00:00:00.000Z'] });
+    expect(compile("createdAt > '2026-12-31'")).toMatchObject({ sql: 'e.created_at >= ?::timestamptz', params: ['2027-01-01T00:00:00.000Z'] });
+    expect(compile("createdAt < '0001-01-01'").params).toEqual(['0001-01-01T00:00:00.000Z']);
+    for (const bad of ['2026-13-01', '2026-11-22T24:00', '2026-11-22T10:00+1900', '0000-01-01', '9999-01-01', '2026-11-22T10:00:00.000+00']) {
+      expect(refusal(`createdAt > '${bad}'`).message).toContain('createdAt is a date');
+    }
+  });
+
   it('translates like patterns: * is the only wildcard, % _ and \\ are literal', () => {
     expect(compile("name like 'a*b%c_d\\e*'").params).toEqual(['a%b\\%c\\_d\\\\e%']);
   });
