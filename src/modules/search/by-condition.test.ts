@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder } from '../../../test/helpers/entries.js';
+import { contentUrl, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { conditionLimits } from './condition/parser.js';
 
@@ -203,5 +203,23 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
     expect(result.data!.searchByCondition).toEqual({ count: 2, entries: [{ name: 'a.txt' }, { name: 'b.pdf' }] });
     const refused = await service.graphql(`{ searchByCondition(repository: "default", condition: "name =") { count } }`);
     expect(refused.errors?.[0]).toMatchObject({ extensions: { reasonCode: 'illegalArguments', status: 400 } });
+  });
+});
+
+describe('a search that runs too long', () => {
+  let slow: TestService;
+  beforeAll(async () => {
+    slow = await startTestService({ SEARCH_TIMEOUT_MS: '50' });
+    await sql(slow, `insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by)
+      select 'slow-' || i, 'svc.repository.default', 'FOLDER', 'slow-' || i, 'folder-' || i, 'admin', 'admin', 'admin' from generate_series(1, 20000) i`);
+  });
+  afterAll(() => slow?.stop());
+
+  it('is stopped at SEARCH_TIMEOUT_MS with a 503 saying so, and the service goes on', async () => {
+    // 300 leading-wildcard patterns over 20,000 rows: far more than 50 ms of work
+    const condition = Array.from({ length: 300 }, (_, i) => `name ilike '*${i}*x*'`).join(' or ');
+    const { status, body } = await call(contentUrl(slow, '/content/search/by-condition', { condition }));
+    expect({ status, body }).toMatchObject({ status: 503, body: { reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') } });
+    expect((await call(contentUrl(slow, '/content/search/by-condition', { condition: "name = 'folder-7'" }))).body).toMatchObject({ count: 1 });
   });
 });

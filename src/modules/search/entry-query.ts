@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { illegalArguments } from '../../errors.js';
+import { illegalArguments, ServiceError } from '../../errors.js';
 import { visibleEntries } from '../access/policy.js';
 import { Entry, type VersionStatus } from '../entries/entry.entity.js';
 import type { SearchOptionsInput } from '../entries/entry.types.js';
@@ -133,16 +133,30 @@ export async function runEntryQuery(
 ): Promise<EntriesPage> {
   const started = performance.now();
   const query = buildEntryQuery(scope, predicates, options, defaultOrder);
-  const client = scope.em.getConnection().getClient();
-  const run = async <Row>({ sql, params }: { sql: string; params: unknown[] }) => (await client.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
-  const rows = await run<Record<string, unknown>>(query.page);
-  // A short page tells the total; otherwise it is counted apart, so that a large result is not
-  // materialised and sorted whole just to count it (a window count would do that).
-  let count = query.offset + rows.length;
-  if (rows.length === query.limit || (rows.length === 0 && query.offset > 0)) {
-    const [total] = await run<{ n: string }>(query.count);
-    count = Number(total?.n ?? 0);
+  const timeoutMs = scope.services.config.SEARCH_TIMEOUT_MS;
+  try {
+    // one read-only transaction, so that the statement timeout holds for this search only
+    const { rows, count } = await scope.em
+      .getConnection()
+      .getClient()
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const run = async <Row>({ sql, params }: { sql: string; params: unknown[] }) => (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+        await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
+        const page = await run<Record<string, unknown>>(query.page);
+        // A short page tells the total; otherwise it is counted apart, so that a large result is not
+        // materialised and sorted whole just to count it (a window count would do that).
+        if (page.length < query.limit && (page.length > 0 || query.offset === 0)) return { rows: page, count: query.offset + page.length };
+        const [total] = await run<{ n: string }>(query.count);
+        return { rows: page, count: Number(total?.n ?? 0) };
+      });
+    const entries = rows.map((row) => scope.em.map(Entry, row));
+    return { count, duration: Math.round(performance.now() - started), entries };
+  } catch (error) {
+    if ((error as { code?: string }).code === '57014') {
+      throw new ServiceError('unavailable', `the search took longer than ${timeoutMs} ms (SEARCH_TIMEOUT_MS) and was stopped: narrow it, or try again`);
+    }
+    throw error;
   }
-  const entries = rows.map((row) => scope.em.map(Entry, row));
-  return { count, duration: Math.round(performance.now() - started), entries };
 }
