@@ -42,7 +42,8 @@ export function parse<T extends z.ZodType>(schema: T, input: unknown, where = 'p
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || where;
-    const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+    const missing = (issue.code === 'invalid_type' || issue.code === 'invalid_union') && issue.input === undefined;
+    const message = missing ? 'is required' : issue.message;
     return `${name} ${message}`;
   });
   throw illegalArguments(`invalid ${where}: ${problems.join('; ')}`);

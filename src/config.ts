@@ -28,6 +28,7 @@ const environmentSchema = z.object({
   SESSION_IDLE_MINUTES: positiveInt.default(30),
   SESSION_MAX_HOURS: positiveInt.default(12),
   MAX_UPLOAD_BYTES: positiveInt.default(5 * 1024 ** 3),
+  SEARCH_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ROLE: role.default('all'),
   SUBGRAPH_CONTENT_URL: optionalUrl,

@@ -10,6 +10,7 @@ import { createGateway, type Gateway, type QueryLimits } from './gateway/gateway
 import { listenForEndedSessions } from './gateway/session-connections.js';
 import { chargeListItems } from './graphql/result-budget.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/auth-services.js';
@@ -135,6 +136,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   gateway?.attachWebSockets(server);
   subgraphServer?.attachWebSockets(server);
   server.listen(config.PORT, config.HOST);

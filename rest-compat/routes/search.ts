@@ -1,7 +1,11 @@
-import { SearchByPropertiesDocument } from '../operations/documents.generated.js';
-import { searchPage, withChildren } from '../params.js';
+import { z } from 'zod';
+import { SearchByConditionDocument, SearchByPropertiesDocument } from '../operations/documents.generated.js';
+import { nonEmptyText, parse, searchPage, withChildren } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
 import { pageReply } from './results.js';
+
+/** Spec endpoint 2's own parameter: the condition (its language: docs/search.md). */
+const conditionParameter = z.object({ condition: nonEmptyText });
 
 export const searchRoutes: RestRoute[] = [
   route({
@@ -11,6 +15,14 @@ export const searchRoutes: RestRoute[] = [
     // spec endpoint 1: the property filters are the fields of the GraphQL PropertyFilter
     input: (ctx, params, { inputs }) => ({ repository: params.repository!, filter: inputs.fromText('PropertyFilter', ctx.query), ...searchPage(ctx, inputs) }),
     variables: ({ repository, filter, options, projection }) => ({ repository, filter, options, withChildren: withChildren(projection) }),
+    reply: pageReply,
+  }),
+  route({
+    method: 'GET',
+    path: `${contentDomain}/content/search/by-condition`,
+    document: SearchByConditionDocument,
+    input: (ctx, params, { inputs }) => ({ repository: params.repository!, ...parse(conditionParameter, ctx.query), ...searchPage(ctx, inputs) }),
+    variables: ({ repository, condition, options, projection }) => ({ repository, condition, options, withChildren: withChildren(projection) }),
     reply: pageReply,
   }),
 ];

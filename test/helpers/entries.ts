@@ -54,8 +54,8 @@ export async function newContent(service: TestService, options: UploadOptions = 
 }
 
 /** POST C/folder; the REST body (asserts the 201). */
-export async function newFolder(service: TestService, name: string, parentId?: string, session?: string): Promise<Record<string, any>> {
-  const { status, body } = await call(contentUrl(service, '/folder', {}, session), json('POST', parentId ? { name, parentId } : { name }));
+export async function newFolder(service: TestService, name: string, parentId?: string, session?: string, base?: string): Promise<Record<string, any>> {
+  const { status, body } = await call(contentUrl(service, '/folder', {}, session, base), json('POST', parentId ? { name, parentId } : { name }));
   if (status !== 201) throw new Error(`folder creation failed: ${status} ${JSON.stringify(body)}`);
   return body;
 }

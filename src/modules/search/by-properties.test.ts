@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, newContent, newFolder } from '../../../test/helpers/entries.js';
-import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
 let bob: string;
@@ -136,5 +136,108 @@ describe('GET C/content/search (spec endpoint 1)', () => {
       '{ searchByProperties(repository: "default", filter: { tags: ["red"] }, options: { orderBy: "name" }) { count entries { name } } }',
     );
     expect(result.data!.searchByProperties).toEqual({ count: 2, entries: [{ name: 'a.txt' }, { name: 'b.pdf' }] });
+  });
+});
+
+describe('GET C/content/search: locks, working copies, the version history and every orderBy', () => {
+  const history: Record<string, string> = {};
+  let base: string;
+  const inHistory = (query: Record<string, string | number | boolean | string[]>) =>
+    call(contentUrl(service, '/content/search', query, service.adminSession, base));
+  const versionsOf = (body: { entries: { name: string; version: string; versionStatus: string }[] }) =>
+    body.entries.map((e) => `${e.name} ${e.version} ${e.versionStatus}`).sort();
+  const post = (path: string, body?: FormData) => call(contentUrl(service, path, {}, service.adminSession, base), { method: 'POST', body });
+
+  beforeAll(async () => {
+    expect((await service.graphql('mutation { createRepository(name: "history") { id } }')).errors).toBeUndefined();
+    base = `${service.baseUrl}/api/v1/access.svc.content.history/v1`;
+    history.alpha = (await newFolder(service, 'alpha', undefined, undefined, base)).id;
+    history.beta = (await newFolder(service, 'beta', undefined, undefined, base)).id;
+    history.one = (await newContent(service, { base, name: 'one.txt', parentId: history.alpha, bytes: 'one', properties: { size: 30 } })).id;
+    history.two = (await newContent(service, { base, name: 'two.txt', parentId: history.beta, bytes: 'two two', properties: { size: 10 } })).id;
+    history.three = (await newContent(service, { base, name: 'three.md', bytes: 'three three three', mimeType: 'text/markdown' })).id;
+    // one.txt: 1.0 → check-out → 2.0 (renamed uno.txt) → checked out again (a working copy, locked)
+    const copy = await post(`/content/${history.one}/check-out`);
+    expect(copy.status).toBe(200);
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('one, the second major version')]), 'one.txt');
+    const major = await post(`/content/${copy.body.id}/check-in`, form);
+    expect(major.body).toMatchObject({ version: '2.0', versionStatus: 'CURRENT' });
+    const renamed = await call(contentUrl(service, `/content/${major.body.id}`, {}, service.adminSession, base), json('PATCH', { name: 'uno.txt' }));
+    expect(renamed.status).toBe(200);
+    history.workingCopy = (await post(`/content/${history.one}/check-out`)).body.id;
+    // two.txt: 1.1 by a replaced resource, locked
+    const bytes = new FormData();
+    bytes.append('file', new Blob([Buffer.from('two, again')]), 'two.txt');
+    expect((await call(contentUrl(service, `/content/${history.two}/resource`, {}, service.adminSession, base), { method: 'PUT', body: bytes })).status).toBe(200);
+    expect((await post(`/content/${history.two}/lock`)).status).toBe(200);
+  });
+
+  it('shows working copies only when versionStatus=WORKING_COPY asks for them', async () => {
+    expect(versionsOf((await inHistory({ entryType: 'CONTENT' })).body)).toEqual(['three.md 1.0 CURRENT', 'two.txt 1.1 CURRENT', 'uno.txt 2.0 CURRENT']);
+    const copies = await inHistory({ versionStatus: 'WORKING_COPY' });
+    expect(copies.body).toMatchObject({ count: 1, entries: [{ id: history.workingCopy, name: 'uno.txt', versionStatus: 'WORKING_COPY', lockedBy: 'admin' }] });
+    expect(versionsOf((await inHistory({ versionStatus: 'CURRENT' })).body)).toEqual(['three.md 1.0 CURRENT', 'two.txt 1.1 CURRENT', 'uno.txt 2.0 CURRENT']);
+    expect((await inHistory({ versionStatus: 'WORKING_COPY', parentId: history.alpha, isLocked: true })).body.count).toBe(1);
+    expect((await inHistory({ versionStatus: 'WORKING_COPY', parentId: history.beta })).body.count).toBe(0);
+  });
+
+  it('searches the whole version history with includeVersions=true', async () => {
+    expect((await inHistory({ name: 'one.txt' })).body.count).toBe(0);
+    expect(versionsOf((await inHistory({ name: 'one.txt', includeVersions: true })).body)).toEqual(['one.txt 1.0 CURRENT']);
+    expect(versionsOf((await inHistory({ chronicalId: history.one!, includeVersions: true })).body)).toEqual(['one.txt 1.0 CURRENT', 'uno.txt 2.0 CURRENT']);
+    expect(versionsOf((await inHistory({ chronicalId: history.one!, includeVersions: true, versionStatus: 'WORKING_COPY' })).body)).toEqual(['uno.txt 2.0 WORKING_COPY']);
+    expect(versionsOf((await inHistory({ includeVersions: true, entryType: 'CONTENT', version: '1.0' })).body)).toEqual(['one.txt 1.0 CURRENT', 'three.md 1.0 CURRENT', 'two.txt 1.0 CURRENT']);
+    expect(versionsOf((await inHistory({ includeVersions: true, mimeType: 'text/markdown' })).body)).toEqual(['three.md 1.0 CURRENT']);
+  });
+
+  it('filters by isLocked and lockedBy, over the latest versions and the history', async () => {
+    expect(versionsOf((await inHistory({ isLocked: true })).body)).toEqual(['two.txt 1.1 CURRENT', 'uno.txt 2.0 CURRENT']);
+    expect(versionsOf((await inHistory({ isLocked: false, entryType: 'CONTENT' })).body)).toEqual(['three.md 1.0 CURRENT']);
+    expect(versionsOf((await inHistory({ lockedBy: 'admin', includeVersions: true })).body)).toEqual([
+      'one.txt 1.0 CURRENT', 'two.txt 1.0 CURRENT', 'two.txt 1.1 CURRENT', 'uno.txt 2.0 CURRENT',
+    ]);
+    expect((await inHistory({ lockedBy: 'bob' })).body.count).toBe(0);
+  });
+
+  /** A property's value in a REST entry: dot paths, the resource shortcuts, parentId. */
+  function valueOf(entry: Record<string, any>, property: string): unknown {
+    const path = property === 'mimeType' || property === 'fileSize' ? `resource.${property}` : property === 'parentId' ? 'parent.id' : property;
+    return path.split('.').reduce<any>((value, key) => (value === undefined || value === null ? undefined : value[key]), entry);
+  }
+  const versionKey = (v: string) => v.split('.').map((n) => n.padStart(9, '0')).join('.');
+
+  it('orders by every orderable property, dot paths and custom properties too, missing values last', async () => {
+    const orderable = [
+      'id', 'chronicalId', 'name', 'entryType', 'active', 'owner', 'createdAt', 'createdBy', 'lastModifiedAt', 'lastModifiedBy',
+      'lockedAt', 'lockedBy', 'version', 'versionStatus', 'typeName', 'parentId', 'comment', 'mimeType', 'fileSize',
+      'resource.id', 'resource.name', 'resource.mimeType', 'resource.fileSize', 'resource.md5', 'resource.created', 'resource.creator',
+      'parent.name', 'parent.createdAt', 'predecessor.version', 'predecessor.resource.fileSize', 'predecessor.parent.name', 'properties.size',
+    ];
+    const sortable = new Set(['createdAt', 'lastModifiedAt', 'lockedAt', 'resource.created', 'parent.createdAt', 'fileSize', 'resource.fileSize', 'predecessor.resource.fileSize', 'version', 'predecessor.version', 'properties.size']);
+    for (const orderBy of orderable) {
+      const pages = await Promise.all(
+        (['asc', 'desc'] as const).map((orderingDirection) => inHistory({ orderBy, orderingDirection, includeVersions: true })),
+      );
+      const [asc, desc] = pages.map(({ status, body }) => {
+        expect({ orderBy, status }).toEqual({ orderBy, status: 200 });
+        expect(body.count).toBe(7); // two folders, one.txt 1.0, uno.txt 2.0, two.txt 1.0 and 1.1, three.md
+        return (body.entries as Record<string, any>[]).map((entry) => ({ id: entry.id as string, value: valueOf(entry, orderBy) }));
+      }) as [{ id: string; value: unknown }[], { id: string; value: unknown }[]];
+      for (const rows of [asc, desc]) {
+        // missing values last in both directions
+        const firstMissing = rows.findIndex((row) => row.value === undefined);
+        if (firstMissing >= 0) expect({ orderBy, rest: rows.slice(firstMissing).every((row) => row.value === undefined) }).toEqual({ orderBy, rest: true });
+      }
+      const present = (rows: typeof asc) => rows.filter((row) => row.value !== undefined).map((row) => row.id);
+      expect({ orderBy, order: present(asc) }).toEqual({ orderBy, order: present(desc).reverse() });
+      if (sortable.has(orderBy)) {
+        const key = (value: unknown) => (orderBy.endsWith('version') ? versionKey(value as string) : typeof value === 'number' ? value : String(value));
+        const values = asc.filter((row) => row.value !== undefined).map((row) => key(row.value));
+        expect({ orderBy, values }).toEqual({ orderBy, values: [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) });
+      }
+    }
+    expect((await inHistory({ orderBy: 'tags' })).body).toMatchObject({ status: 400, message: expect.stringContaining('orderBy') });
+    expect((await inHistory({ orderBy: 'parent.password' })).body).toMatchObject({ status: 400, message: expect.stringContaining("unknown property 'parent.password'") });
   });
 });

@@ -21,7 +21,7 @@ export function propertyPredicates(filter: PropertyFilter): SqlPredicate[] {
     if (value !== undefined) predicates.push({ sql: `${column} = ?`, params: [value] });
   }
   if (filter.isLocked !== undefined) predicates.push({ sql: filter.isLocked ? 'e.locked_by is not null' : 'e.locked_by is null', params: [] });
-  if (filter.tags && filter.tags.length > 0) predicates.push({ sql: 'e.tags @> array[?]::text[]', params: [filter.tags] });
+  if (filter.tags && filter.tags.length > 0) predicates.push({ sql: 'e.tags @> ?::text[]', params: [filter.tags] });
   return predicates;
 }
 

@@ -1,13 +1,19 @@
-import { illegalArguments } from '../../errors.js';
+import { CompiledQuery } from 'kysely';
+import { illegalArguments, ServiceError } from '../../errors.js';
 import { visibleEntries } from '../access/policy.js';
 import { Entry, type VersionStatus } from '../entries/entry.entity.js';
 import type { SearchOptionsInput } from '../entries/entry.types.js';
 import type { EntryScope } from '../entries/scope.js';
+import { PropertyResolver } from './condition/properties.js';
 
-/** A parameterised SQL predicate over `e` (entry) and `r` (its resource). Never string-built from input. */
+/**
+ * A parameterised SQL predicate over `e` (entry) and `r` (its resource), with `?` for each parameter.
+ * Never string-built from input. `joins` (alias → left join) are the further tables it names.
+ */
 export interface SqlPredicate {
   sql: string;
   params: unknown[];
+  joins?: ReadonlyMap<string, string>;
 }
 
 /** The search parameters the spec's three searches share, and what the operations add to them. */
@@ -26,38 +32,29 @@ export interface EntriesPage {
 export const defaultLimit = 100;
 export const maxLimit = 1000;
 
-/** Properties a search may order by, and the column each one means. */
-const orderColumns: Record<string, string> = {
-  id: 'e.id',
-  chronicalId: 'e.chronical_id',
-  name: 'e.name',
-  entryType: 'e.entry_type',
-  active: 'e.active',
-  owner: 'e.owner',
-  createdAt: 'e.created_at',
-  createdBy: 'e.created_by',
-  lastModifiedAt: 'e.last_modified_at',
-  lastModifiedBy: 'e.last_modified_by',
-  lockedAt: 'e.locked_at',
-  lockedBy: 'e.locked_by',
-  version: 'e.version_major {dir}, e.version_minor',
-  versionStatus: 'e.version_status',
-  typeName: 'e.type_name',
-  parentId: 'e.parent_id',
-  'resource.name': 'r.name',
-  'resource.mimeType': 'r.mime_type',
-  'resource.fileSize': 'r.file_size',
-  'resource.created': 'r.created_at',
-  mimeType: 'r.mime_type',
-  fileSize: 'r.file_size',
-};
-
-export function orderClause(orderBy: string | undefined, direction: 'asc' | 'desc' = 'asc', fallback = 'e.created_at {dir}, e.id'): string {
+/**
+ * `orderBy`: any property a condition may name except collections (tags), dot paths included; `version`
+ * orders numerically. Ties are broken by id so that paging is stable.
+ */
+export function orderClause(
+  resolver: PropertyResolver,
+  orderBy: string | undefined,
+  direction: 'asc' | 'desc' = 'asc',
+  fallback = 'e.created_at {dir}, e.id',
+): { sql: string; params: unknown[] } {
   const dir = direction === 'desc' ? 'desc' : 'asc';
-  if (orderBy === undefined) return fallback.replaceAll('{dir}', dir) + ` ${dir}`;
-  const column = orderColumns[orderBy];
-  if (!column) throw illegalArguments(`orderBy: unknown property '${orderBy}' (known: ${Object.keys(orderColumns).join(', ')})`);
-  return `${column.replaceAll('{dir}', dir)} ${dir} nulls last, e.id ${dir}`;
+  if (orderBy === undefined) return { sql: `${fallback.replaceAll('{dir}', dir)} ${dir}`, params: [] };
+  let property;
+  try {
+    property = resolver.resolve(orderBy);
+  } catch (error) {
+    throw illegalArguments(`orderBy: ${(error as Error).message}`);
+  }
+  if (property.kind === 'tags') throw illegalArguments(`orderBy: '${orderBy}' is a collection and cannot order`);
+  const tail = `${dir} nulls last, e.id ${dir}`;
+  if (property.versionColumns) return { sql: `${property.versionColumns[0]} ${dir} nulls last, ${property.versionColumns[1]} ${tail}`, params: [] };
+  if (property.jsonKey !== undefined) return { sql: `${property.sql} -> ?::text ${tail}`, params: [property.jsonKey] };
+  return { sql: `${property.sql} ${tail}`, params: [] };
 }
 
 export function checkPaging(limit: number | undefined, offset: number | undefined): { limit: number; offset: number } {
@@ -69,7 +66,7 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
 }
 
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
-function visibility(scope: EntryScope, options: SearchOptions): SqlPredicate {
+function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
   const allowed = visibleEntries(scope.principal, scope.repository);
   const parts = [allowed.sql];
   const params: unknown[] = [...allowed.params];
@@ -85,7 +82,49 @@ function visibility(scope: EntryScope, options: SearchOptions): SqlPredicate {
   return { sql: parts.join(' and '), params };
 }
 
-/** Runs a search: visibility rules, the caller's predicates, ordering and paging; `count` is the total. */
+/** `?` placeholders become Postgres' `$1, $2, …`: the values travel apart from the SQL text. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** A search's two statements, numbered (`$1`…) with their parameters: the page and the total count. */
+export interface EntryQuery {
+  limit: number;
+  offset: number;
+  page: { sql: string; params: unknown[] };
+  count: { sql: string; params: unknown[] };
+}
+
+/** Who searches where: what the visibility rules read. */
+export type SearchScope = Pick<EntryScope, 'principal' | 'repository'>;
+
+/** Builds a search: visibility rules, the caller's predicates, ordering and paging. */
+export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, defaultOrder?: string): EntryQuery {
+  const { limit, offset } = checkPaging(options.limit, options.offset);
+  const all = [visibility(scope, options), ...predicates];
+  const where = all.map((p) => `(${p.sql})`).join(' and ');
+  const params = all.flatMap((p) => p.params);
+  const resolver = new PropertyResolver();
+  const order = orderClause(resolver, options.orderBy, options.orderingDirection, defaultOrder);
+  const predicateJoins = all.flatMap((p) => [...(p.joins ?? [])]);
+  const fromWith = (joins: [string, string][]) =>
+    ['from entry e left join resource r on r.id = e.resource_id', ...new Map(joins).values()].join(' ');
+  return {
+    limit,
+    offset,
+    page: {
+      sql: numbered(`select e.* ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`),
+      params: [...params, ...order.params, limit, offset],
+    },
+    count: { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
+  };
+}
+
+/**
+ * Runs a search; `count` is the total. The SQL runs with bound parameters (Kysely's raw query through
+ * MikroORM's connection), never with values written into it.
+ */
 export async function runEntryQuery(
   scope: EntryScope,
   predicates: SqlPredicate[],
@@ -93,22 +132,31 @@ export async function runEntryQuery(
   defaultOrder?: string,
 ): Promise<EntriesPage> {
   const started = performance.now();
-  const { limit, offset } = checkPaging(options.limit, options.offset);
-  const all = [visibility(scope, options), ...predicates];
-  const where = all.map((p) => `(${p.sql})`).join(' and ');
-  const params = all.flatMap((p) => p.params);
-  const order = orderClause(options.orderBy, options.orderingDirection, defaultOrder);
-  const connection = scope.em.getConnection();
-  const from = 'from entry e left join resource r on r.id = e.resource_id';
-  const rows = await connection.execute<Record<string, unknown>[]>(
-    `select e.*, count(*) over() as total_count ${from} where ${where} order by ${order} limit ? offset ?`,
-    [...params, limit, offset],
-  );
-  let count = rows.length > 0 ? Number(rows[0]!.total_count) : 0;
-  if (rows.length === 0 && (offset > 0 || limit === 0)) {
-    const [total] = await connection.execute<{ n: string }[]>(`select count(*) as n ${from} where ${where}`, params);
-    count = Number(total?.n ?? 0);
+  const query = buildEntryQuery(scope, predicates, options, defaultOrder);
+  const timeoutMs = scope.services.config.SEARCH_TIMEOUT_MS;
+  try {
+    // one read-only transaction, so that the statement timeout holds for this search only
+    const { rows, count } = await scope.em
+      .getConnection()
+      .getClient()
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        const run = async <Row>({ sql, params }: { sql: string; params: unknown[] }) => (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+        await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
+        const page = await run<Record<string, unknown>>(query.page);
+        // A short page tells the total; otherwise it is counted apart, so that a large result is not
+        // materialised and sorted whole just to count it (a window count would do that).
+        if (page.length < query.limit && (page.length > 0 || query.offset === 0)) return { rows: page, count: query.offset + page.length };
+        const [total] = await run<{ n: string }>(query.count);
+        return { rows: page, count: Number(total?.n ?? 0) };
+      });
+    const entries = rows.map((row) => scope.em.map(Entry, row));
+    return { count, duration: Math.round(performance.now() - started), entries };
+  } catch (error) {
+    if ((error as { code?: string }).code === '57014') {
+      throw new ServiceError('unavailable', `the search took longer than ${timeoutMs} ms (SEARCH_TIMEOUT_MS) and was stopped: narrow it, or try again`);
+    }
+    throw error;
   }
-  const entries = rows.map(({ total_count: _, ...row }) => scope.em.map(Entry, row));
-  return { count, duration: Math.round(performance.now() - started), entries };
 }

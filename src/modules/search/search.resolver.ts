@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { EntriesPageNode, SearchOptionsInput } from '../entries/entry.types.js';
 import { entryScope } from '../entries/scope-of-request.js';
+import { searchByCondition } from './by-condition.js';
 import { searchByProperties } from './by-properties.js';
 import { PropertyFilter } from './inputs.js';
 
@@ -16,5 +17,15 @@ export class SearchResolver {
     @Ctx() context: RequestContext,
   ) {
     return searchByProperties(await entryScope(context, repository), filter ?? {}, options ?? {});
+  }
+
+  @Query(() => EntriesPageNode, { description: 'search by a condition (spec endpoint 2; the language: docs/search.md)' })
+  async searchByCondition(
+    @Arg('repository', () => String) repository: string,
+    @Arg('condition', () => String) condition: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    return searchByCondition(await entryScope(context, repository), condition, options ?? {});
   }
 }

@@ -1,0 +1,28 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { errorBody } from '../errors.js';
+
+/**
+ * Requests Node's HTTP parser refuses (a request line and headers over 16 KB, such as a GET with a very
+ * long search condition, or a malformed request) get the service's JSON error body instead of Node's
+ * empty answer: 431 `tooLarge` or 400 `illegalArguments`.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || (error.code === 'ECONNRESET' && !socket.readable)) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    const body = JSON.stringify(
+      tooLarge
+        ? errorBody(431, 'tooLarge', 'the request line and headers are longer than 16 KB; send long search conditions through GraphQL (POST /graphql)')
+        : errorBody(400, 'illegalArguments', 'malformed HTTP request'),
+    );
+    const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
