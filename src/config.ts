@@ -53,6 +53,22 @@ const environmentSchema = z.object({
   CONV_MAX_PDF_TO_IMAGE_THRESHOLD: positiveInt.default(1000000),
   CONV_MAX_PDF_TO_IMAGE_TOTAL_THRESHOLD: positiveInt.default(10000000),
   CONV_MAX_PDF_TO_IMAGE_MAX_NUMBER_OF_PAGES: positiveInt.default(10000),
+  /** this process's name among the workers (Agenda's lastModifiedBy, the job record's worker) */
+  WORKER_NAME: z.string().regex(/^[A-Za-z0-9._@:-]{1,64}$/, 'letters, digits and . _ @ : - only').optional(),
+  /** jobs one worker process runs at once */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** a job whose worker stopped touching it for this long is taken over by another worker */
+  JOB_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).default(60_000),
+  /** how often a worker looks for due jobs besides the LISTEN/NOTIFY wake-ups (and for expired locks) */
+  JOB_POLL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** the memory bound of one render process (V8 heap and, through its resident size, native memory) */
+  CONV_RENDER_MEMORY_MB: z.coerce.number().int().min(64).default(1024),
+  /** the deadline of one conversion's rendering */
+  CONV_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  /** the largest image (input or rendered page) in pixels */
+  CONV_MAX_IMAGE_PIXELS: positiveInt.default(100_000_000),
+  /** resolution of rendered PDF pages */
+  CONV_PDF_DPI: z.coerce.number().int().min(18).max(600).default(150),
 });
 
 /** The settings-file names of the spec are accepted as aliases of the property names (DESIGN §0). */

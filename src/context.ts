@@ -5,6 +5,7 @@ import type { Logger } from './logger.js';
 import type { AuthServices } from './modules/auth/auth-services.js';
 import { resolveSession } from './modules/auth/operations.js';
 import type { Principal } from './modules/auth/principal.js';
+import type { JobQueue } from './modules/jobs/queue.js';
 import type { FileStore } from './storage/file-store.js';
 
 /** Long-lived parts every operation may use. */
@@ -16,6 +17,8 @@ export interface Services {
   cacheStore: FileStore;
   /** the session cache, login limits and password hashing queue of this process */
   auth: AuthServices;
+  /** background jobs (conversion, …): submitted from any process, run by the workers */
+  jobs: JobQueue;
 }
 
 /** Per-request context of subgraph resolvers: who calls, with a fresh entity manager. */

@@ -20,6 +20,8 @@ import { ensureDefaultRepository } from './modules/repositories/operations.js';
 import { transferRouter } from './http/transfer.js';
 import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
 import { FileStore } from './storage/file-store.js';
+import { JobQueue } from './modules/jobs/queue.js';
+import { addRepresentationDownload } from './modules/conversion/transfer.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
 
 export interface RunningService {
@@ -61,7 +63,8 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
-  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore, auth: createAuthServices(database.url, logger) };
+  const jobs = new JobQueue(config, database.orm, logger, database.url);
+  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore, auth: createAuthServices(database.url, logger), jobs };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
   // mode) only old ones are surely abandoned.
@@ -69,6 +72,9 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
   await sweepPendingUploads(em, services, abandonedAfterMs);
   const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? (parts.workers?.(services) ?? []) : [];
+  // a process that submits jobs starts the queue too: only a started queue announces new jobs (NOTIFY)
+  const usesJobs = config.ROLE === 'all' || config.ROLE === 'worker' || config.ROLE === 'content';
+  if (usesJobs) await jobs.start();
 
   await ensureAdministrator(em, services);
   await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
@@ -128,7 +134,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     subgraphMiddleware: subgraphServer?.middleware,
     // binary transfer (shared by both APIs) first, then what the composition adds
     routers: gateway
-      ? [transferRouter(services), ...(parts.gatewayRouters?.({ gateway, services, schemas: Object.values(subgraphs).map((s) => s.schema) }) ?? [])]
+      ? [addRepresentationDownload(transferRouter(services), services), ...(parts.gatewayRouters?.({ gateway, services, schemas: Object.values(subgraphs).map((s) => s.schema) }) ?? [])]
       : [],
   });
   const server = http.createServer(app.callback());
@@ -149,6 +155,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   const stop = () =>
     (stopping ??= (async () => {
       await Promise.all(workers.map((worker) => worker.stop()));
+      await jobs.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // in-flight requests get a moment to finish; then the rest are cut

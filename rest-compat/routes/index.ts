@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.js';
 import { contentRoutes } from './contents.js';
+import { conversionRoutes } from './conversion.js';
 import { folderRoutes } from './folders.js';
 import { maintenanceRoutes } from './maintenance.js';
 import { searchRoutes } from './search.js';
@@ -7,4 +8,4 @@ import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes];

@@ -6,6 +6,7 @@ import { Migration20261122000001Initial } from './migrations/Migration2026112200
 import { Migration20261122210000LoginLimits } from './migrations/Migration20261122210000LoginLimits.js';
 import { Migration20261122210001UserNamesCaseInsensitive } from './migrations/Migration20261122210001UserNamesCaseInsensitive.js';
 import { Migration20261122220000RepairMediaTypes } from './migrations/Migration20261122220000RepairMediaTypes.js';
+import { Migration20261122240000Jobs } from './migrations/Migration20261122240000Jobs.js';
 import { Migration20261122250000SearchIndexes } from './migrations/Migration20261122250000SearchIndexes.js';
 
 export type Orm = MikroORM;
@@ -16,6 +17,7 @@ export const migrationsList = [
   { name: 'Migration20261122210000LoginLimits', class: Migration20261122210000LoginLimits },
   { name: 'Migration20261122210001UserNamesCaseInsensitive', class: Migration20261122210001UserNamesCaseInsensitive },
   { name: 'Migration20261122220000RepairMediaTypes', class: Migration20261122220000RepairMediaTypes },
+  { name: 'Migration20261122240000Jobs', class: Migration20261122240000Jobs },
   { name: 'Migration20261122250000SearchIndexes', class: Migration20261122250000SearchIndexes },
 ];
 

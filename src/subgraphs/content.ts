@@ -1,3 +1,4 @@
+import { ConversionResolver } from '../modules/conversion/conversion.resolver.js';
 import { ContentsResolver } from '../modules/entries/contents.resolver.js';
 import { ContentResolver, EntryResolver, FolderChildrenResolver, FolderResolver } from '../modules/entries/entries.resolver.js';
 import { ContentNode, FolderNode } from '../modules/entries/entry.types.js';
@@ -6,6 +7,6 @@ import { SearchResolver } from '../modules/search/search.resolver.js';
 import { VersionsResolver } from '../modules/versions/versions.resolver.js';
 import { buildFederatedSchema } from './federated-schema.js';
 
-/** The content domain: folders, contents, versions, search. */
+/** The content domain: folders, contents, versions, search, conversion jobs. */
 export const buildContentSubgraph = () =>
-  buildFederatedSchema([EntryResolver, ContentResolver, FolderChildrenResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver], [ContentNode, FolderNode]);
+  buildFederatedSchema([EntryResolver, ContentResolver, FolderChildrenResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver, ConversionResolver], [ContentNode, FolderNode]);

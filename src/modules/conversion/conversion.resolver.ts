@@ -1,0 +1,169 @@
+import { Arg, Authorized, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
+import type { RequestContext } from '../../context.js';
+import { JSONObject } from '../../graphql/scalars.js';
+import { entryScope } from '../entries/scope-of-request.js';
+import { checkPaging } from '../search/entry-query.js';
+import { durationOf, type JobRecord, type JobState } from '../jobs/records.js';
+import { findJobs, getJob, startImageConversion, type ResultAction, type TargetFormat } from './operations.js';
+import { listRepresentations } from './representations.js';
+
+enum TargetFormatEnum {
+  png = 'png',
+  jpeg = 'jpeg',
+  webp = 'webp',
+  tiff = 'tiff',
+}
+enum ResultActionEnum {
+  NEW_CONTENT = 'NEW_CONTENT',
+  CONTENT_REPRESENTATION = 'CONTENT_REPRESENTATION',
+}
+enum JobStateEnum {
+  pending = 'pending',
+  running = 'running',
+  Done = 'Done',
+  panic = 'panic',
+  cancelled = 'cancelled',
+}
+registerEnumType(TargetFormatEnum, { name: 'TargetFormat' });
+registerEnumType(ResultActionEnum, { name: 'ResultAction' });
+registerEnumType(JobStateEnum, { name: 'JobState' });
+
+@InputType('ImageConversionInput')
+class ImageConversionInputNode {
+  @Field(() => ID) contentId!: string;
+  @Field(() => ResultActionEnum) resultAction!: ResultAction;
+  @Field(() => TargetFormatEnum) targetFormat!: TargetFormat;
+  @Field(() => JSONObject, { nullable: true, description: 'NEW_CONTENT: name, parentId, typeName, tags, properties; any other field becomes a property' })
+  newContentSpecification?: Record<string, unknown>;
+}
+
+@ObjectType('ConversionResponse')
+class ConversionResponseNode {
+  @Field(() => Int) duration!: number;
+  @Field(() => ID) jobId!: string;
+}
+
+/** The spec's `serviceRequestJob`. */
+@ObjectType('ServiceRequestJob')
+export class ServiceRequestJobNode {
+  @Field(() => ID) id!: string;
+  @Field(() => String, { nullable: true, description: 'the id of the job in the queue' }) conversionJobId!: string | null;
+  @Field(() => String) conversionType!: string;
+  @Field(() => String, { nullable: true, description: 'a reference to the session that started the job (never the session id)' }) clientSessionId!: string | null;
+  @Field(() => String) clientUsername!: string;
+  @Field(() => [String]) contentIds!: string[];
+  @Field(() => [String]) inputFilenames!: string[];
+  @Field(() => String, { nullable: true }) displayFilename!: string | null;
+  @Field(() => String, { nullable: true }) targetName!: string | null;
+  @Field(() => String, { nullable: true }) resultAction!: string | null;
+  @Field(() => String) state!: string;
+  @Field(() => Float) percentage!: number;
+  @Field(() => Int) priority!: number;
+  @Field(() => Int) tries!: number;
+  @Field(() => Boolean) revivable!: boolean;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { nullable: true }) startTimestamp!: Date | null;
+  @Field(() => Date, { nullable: true }) endTimestamp!: Date | null;
+  @Field(() => Date) lastStatusUpdate!: Date;
+  @Field(() => Int) duration!: number;
+  @Field(() => String, { nullable: true }) workerName!: string | null;
+  @Field(() => String, { nullable: true }) errorMessage!: string | null;
+  @Field(() => String, { nullable: true }) reasonCode!: string | null;
+  @Field(() => String, { nullable: true }) stackTrace!: string | null;
+  @Field(() => String) partition!: string;
+  @Field(() => String, { nullable: true }) requestSelectiveInformation!: string | null;
+  @Field(() => String, { nullable: true }) requestTypeShortName!: string | null;
+  @Field(() => String, { nullable: true }) requestTypeSignature!: string | null;
+  @Field(() => String, { description: 'JSON' }) serializedRequest!: string;
+  @Field(() => String, { nullable: true, description: 'JSON' }) serializedLowlevelRequest!: string | null;
+  @Field(() => String, { nullable: true, description: 'JSON' }) serializedResult!: string | null;
+}
+
+@ObjectType('AsyncJobResponse')
+class AsyncJobResponseNode {
+  @Field(() => Int) duration!: number;
+  @Field(() => String, { description: 'the cache access id of the repository' }) representationAccessId!: string;
+  @Field(() => String) state!: string;
+  @Field(() => ServiceRequestJobNode) serviceRequestJob!: ServiceRequestJobNode;
+}
+
+@ObjectType('JobsPage')
+class JobsPageNode {
+  @Field(() => Int) count!: number;
+  @Field(() => Int) duration!: number;
+  @Field(() => [ServiceRequestJobNode]) entries!: ServiceRequestJobNode[];
+}
+
+@ObjectType('Representation')
+class RepresentationNode {
+  @Field(() => ID) id!: string;
+  @Field(() => ID) contentId!: string;
+  @Field(() => String) format!: string;
+  @Field(() => String) mimeType!: string;
+  @Field(() => Int) page!: number;
+  @Field(() => Int) pageCount!: number;
+  @Field(() => String, { description: 'READY, or PLACEHOLDER for a page replaced under the REPLACE strategy or that could not be rendered' }) status!: string;
+  @Field(() => Float) fileSize!: number;
+  @Field(() => Int) width!: number;
+  @Field(() => Int) height!: number;
+  @Field(() => String, { nullable: true }) jobId!: string | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType('RepresentationsPage')
+class RepresentationsPageNode {
+  @Field(() => Int) count!: number;
+  @Field(() => [RepresentationNode]) entries!: RepresentationNode[];
+}
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export const serviceRequestJob = (job: JobRecord): ServiceRequestJobNode => ({
+  ...job,
+  conversionJobId: job.queueJobId,
+  duration: durationOf(job),
+  serializedRequest: JSON.stringify(job.serializedRequest),
+  serializedLowlevelRequest: json(job.serializedLowlevelRequest),
+  serializedResult: json(job.serializedResult),
+});
+
+@Authorized()
+@Resolver()
+export class ConversionResolver {
+  @Mutation(() => ConversionResponseNode, { description: 'starts converting a content to images; the job runs in the background' })
+  async convertToImage(
+    @Arg('repository', () => String) repository: string,
+    @Arg('input', () => ImageConversionInputNode) input: ImageConversionInputNode,
+    @Ctx() context: RequestContext,
+  ) {
+    const started = Date.now();
+    const job = await startImageConversion(await entryScope(context, repository), input, context.sessionToken);
+    return { jobId: job.id, duration: Date.now() - started };
+  }
+
+  @Query(() => AsyncJobResponseNode)
+  async jobStatus(@Arg('repository', () => String) repository: string, @Arg('jobId', () => ID) jobId: string, @Ctx() context: RequestContext) {
+    const started = Date.now();
+    const job = await getJob(await entryScope(context, repository), jobId);
+    return { duration: Date.now() - started, representationAccessId: `cache.${job.partition}`, state: job.state, serviceRequestJob: serviceRequestJob(job) };
+  }
+
+  @Query(() => JobsPageNode, { description: "the cache area's Jobs list, newest first" })
+  async jobs(
+    @Arg('repository', () => String) repository: string,
+    @Arg('state', () => JobStateEnum, { nullable: true }) state: JobState | undefined,
+    @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
+    @Arg('offset', () => Int, { nullable: true }) offset: number | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    const started = Date.now();
+    const page = await findJobs(await entryScope(context, repository), { state, ...checkPaging(limit, offset) });
+    return { count: page.count, duration: Date.now() - started, entries: page.entries.map(serviceRequestJob) };
+  }
+
+  @Query(() => RepresentationsPageNode, { description: 'the page images of a version of a content' })
+  async representations(@Arg('repository', () => String) repository: string, @Arg('contentId', () => ID) contentId: string, @Ctx() context: RequestContext) {
+    const page = await listRepresentations(await entryScope(context, repository), contentId);
+    return { count: page.count, entries: page.entries.map((r) => ({ ...r, contentId: r.sourceEntryId })) };
+  }
+}

@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { illegalArguments, ServiceError } from '../../errors.js';
+import { validateProperties, validateTags } from '../entries/contents.js';
+import { Resource } from '../entries/entry.entity.js';
+import { validateEntryName } from '../entries/names.js';
+import { requireEntry, requireParentFolder } from '../entries/queries.js';
+import type { EntryScope } from '../entries/scope.js';
+import { jobPriority } from '../jobs/queue.js';
+import { durationOf, listJobs, requireJob, type JobRecord, type JobState } from '../jobs/records.js';
+
+export const targetFormats = ['png', 'jpeg', 'webp', 'tiff'] as const;
+export const resultActions = ['NEW_CONTENT', 'CONTENT_REPRESENTATION'] as const;
+export type TargetFormat = (typeof targetFormats)[number];
+export type ResultAction = (typeof resultActions)[number];
+
+/** The job name of convert/image in the job system. */
+export const convertJobName = 'convert';
+
+/** What a new content made of a page carries (spec: `name`, `description`, `parentId`, any content property). */
+export interface NewContentSpecification {
+  name?: string;
+  parentId?: string;
+  typeName?: string;
+  tags?: string[];
+  /** every other field of the specification (`description`, …) */
+  properties: Record<string, unknown>;
+}
+
+export interface ImageConversionInput {
+  contentId: string;
+  resultAction: ResultAction;
+  targetFormat: TargetFormat;
+  newContentSpecification?: Record<string, unknown> | null;
+}
+
+const specificationSchema = z
+  .object({
+    name: z.string().optional(),
+    parentId: z.string().optional(),
+    typeName: z.string().optional(),
+    tags: z.array(z.string()).optional(),
+    properties: z.record(z.string(), z.unknown()).optional(),
+  })
+  .passthrough();
+
+/** The specification split into the content's fields and its properties (validated like createContent's). */
+export function parseSpecification(raw: Record<string, unknown> | null | undefined): NewContentSpecification {
+  const parsed = specificationSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw illegalArguments(`newContentSpecification.${issue.path.join('.')}: ${issue.message}`);
+  }
+  const { name, parentId, typeName, tags, properties, ...rest } = parsed.data;
+  return {
+    name: name === undefined ? undefined : validateEntryName(name, 'newContentSpecification.name'),
+    parentId,
+    typeName,
+    tags: validateTags(tags),
+    properties: validateProperties({ ...rest, ...properties }),
+  };
+}
+
+/** A session is a credential: the job record keeps a reference to it, never the session id itself. */
+const sessionReference = (sessionToken: string | undefined) => (sessionToken ? createHash('sha256').update(sessionToken).digest('hex').slice(0, 16) : null);
+
+export const mimeTypeOf = (format: TargetFormat) => `image/${format}`;
+
+/**
+ * POST C/convert/image: checks at once what can be checked without the bytes (the content exists and
+ * has a resource; the folder of new contents exists), records the job and queues it. Everything found
+ * while the job runs (limits, unreadable input) ends the job in `panic`.
+ */
+export async function startImageConversion(scope: EntryScope, input: ImageConversionInput, sessionToken?: string): Promise<JobRecord> {
+  const content = await requireEntry(scope, input.contentId, 'CONTENT');
+  const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
+  if (!resource) throw new ServiceError('notFound', `content '${content.id}' has no resource to convert`);
+  const specification = parseSpecification(input.newContentSpecification);
+  if (input.resultAction === 'NEW_CONTENT') await requireParentFolder(scope, specification.parentId, 'newContentSpecification.parentId');
+  const targetName = input.resultAction === 'NEW_CONTENT' ? `${baseName(specification.name ?? content.name)}.${input.targetFormat}` : `${baseName(content.name)}.${input.targetFormat}`;
+  return scope.services.jobs.submit(scope.em, {
+    repositoryId: scope.repository.id,
+    jobName: convertJobName,
+    conversionType: 'IMAGE',
+    clientSessionId: sessionReference(sessionToken),
+    clientUsername: scope.principal.userName,
+    clientRoles: scope.principal.roles,
+    contentIds: [content.id],
+    inputFilenames: [resource.name],
+    displayFilename: content.name,
+    targetName,
+    resultAction: input.resultAction,
+    priority: jobPriority.normal,
+    partition: `access.svc.content.${scope.repository.name}`,
+    requestTypeShortName: 'ConvertToImageRequest',
+    requestTypeSignature: 'POST /v1/convert/image',
+    requestSelectiveInformation: `contentId=${content.id}, targetFormat=${input.targetFormat}, resultAction=${input.resultAction}`,
+    serializedRequest: { contentId: content.id, resultAction: input.resultAction, targetFormat: input.targetFormat, newContentSpecification: input.newContentSpecification ?? null },
+  });
+}
+
+/** A file name without its extension. */
+export const baseName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, '') || name;
+
+/** The job of the scope's repository; a user sees their own jobs, an administrator every job. */
+export async function getJob(scope: EntryScope, jobId: string): Promise<JobRecord> {
+  const job = await requireJob(scope.em, scope.repository.id, jobId);
+  if (job.clientUsername !== scope.principal.userName && !scope.principal.roles.includes('ADMIN')) throw new ServiceError('notFound', `job '${jobId}' not found`);
+  return job;
+}
+
+export interface JobsQuery {
+  state?: JobState;
+  limit: number;
+  offset: number;
+}
+
+/** The cache area's Jobs list: newest first; a user's own jobs, every job for an administrator. */
+export async function findJobs(scope: EntryScope, query: JobsQuery): Promise<{ count: number; entries: JobRecord[] }> {
+  const own = scope.principal.roles.includes('ADMIN') ? undefined : scope.principal.userName;
+  return listJobs(scope.em, scope.repository.id, { ...query, clientUsername: own });
+}
+
+export { durationOf };

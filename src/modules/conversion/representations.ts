@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../../errors.js';
+import type { EntryScope } from '../entries/scope.js';
+import { requireEntry } from '../entries/queries.js';
+
+/** A page image of a content version in the cache store (DESIGN §4 representations). */
+export interface RepresentationRecord {
+  id: string;
+  repositoryId: string;
+  sourceEntryId: string;
+  format: string;
+  page: number;
+  pageCount: number;
+  status: string;
+  mimeType: string;
+  fileSize: number;
+  width: number;
+  height: number;
+  storagePath: string;
+  jobId: string | null;
+  createdAt: Date;
+}
+
+const toRecord = (row: Record<string, any>): RepresentationRecord => ({
+  id: row.id,
+  repositoryId: row.repository_id,
+  sourceEntryId: row.source_entry_id,
+  format: row.format,
+  page: row.page,
+  pageCount: row.page_count,
+  status: row.status,
+  mimeType: row.mime_type,
+  fileSize: Number(row.file_size),
+  width: row.width,
+  height: row.height,
+  storagePath: row.storage_path,
+  jobId: row.job_id,
+  createdAt: new Date(row.created_at),
+});
+
+/** The storage id of a page image: derived from what it is, so a retried job writes the same file. */
+export const representationId = (sourceEntryId: string, format: string, page: number) => `${sourceEntryId}_${format}_${page}`;
+
+/** Records a page image; a page recorded before (a retried job, a concurrent one) is kept as it is. */
+export async function recordRepresentation(em: EntityManager, row: Omit<RepresentationRecord, 'createdAt'>): Promise<void> {
+  await em.execute(
+    `insert into representation (id, repository_id, source_entry_id, format, page, page_count, status, mime_type, file_size, width, height, storage_path, job_id)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (source_entry_id, format, page) do nothing`,
+    [row.id, row.repositoryId, row.sourceEntryId, row.format, row.page, row.pageCount, row.status, row.mimeType, row.fileSize, row.width, row.height, row.storagePath, row.jobId],
+  );
+}
+
+export async function representationsOf(em: EntityManager, sourceEntryId: string, format?: string): Promise<RepresentationRecord[]> {
+  const rows: Record<string, any>[] = await em.execute(
+    `select * from representation where source_entry_id = ? and (?::text is null or format = ?) order by format, page`,
+    [sourceEntryId, format ?? null, format ?? null],
+  );
+  return rows.map(toRecord);
+}
+
+/** Every page of a version in one format, when all of them are there (a conversion reuses them). */
+export async function completeRepresentations(em: EntityManager, sourceEntryId: string, format: string): Promise<RepresentationRecord[] | undefined> {
+  const pages = await representationsOf(em, sourceEntryId, format);
+  return pages.length > 0 && pages.length === pages[0]!.pageCount ? pages : undefined;
+}
+
+/** GET C/content/{id}/representations: the page images of that version of the content. */
+export async function listRepresentations(scope: EntryScope, contentId: string): Promise<{ count: number; entries: RepresentationRecord[] }> {
+  const content = await requireEntry(scope, contentId, 'CONTENT');
+  const entries = await representationsOf(scope.em, content.id);
+  return { count: entries.length, entries };
+}
+
+export async function requireRepresentation(scope: EntryScope, id: string): Promise<RepresentationRecord> {
+  const rows: Record<string, any>[] = await scope.em.execute(`select * from representation where id = ? and repository_id = ?`, [id, scope.repository.id]);
+  if (!rows[0]) throw notFound(`representation '${id}' not found in repository '${scope.repository.name}'`);
+  return toRecord(rows[0]);
+}

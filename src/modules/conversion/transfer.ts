@@ -1,0 +1,34 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../context.js';
+import { ServiceError } from '../../errors.js';
+import { contentDomain } from '../../http/session.js';
+import { contentDisposition } from '../../storage/range.js';
+import { openStoredFile, sendFile, StoredFileUnavailableError } from '../../storage/send-file.js';
+import { scopeOfHttpRequest } from '../entries/transfer.js';
+import { requireRepresentation } from './representations.js';
+
+/** GET C/representations/{id}/download: the bytes of a page image from the cache store (DESIGN §4). */
+export function addRepresentationDownload(router: Router, services: Services): Router {
+  router.get(`${contentDomain}/representations/:id/download`, async (ctx: Context) => {
+    const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
+    const representation = await requireRepresentation(scope, ctx.params.id!);
+    const file = await openStoredFile(services.cacheStore.absolutePath(representation.storagePath), representation.fileSize).catch((error: unknown) => {
+      if (error instanceof StoredFileUnavailableError) throw new ServiceError('unavailable', `representation '${representation.id}' is not in the cache store as stored (${error.message})`);
+      throw error;
+    });
+    try {
+      ctx.type = representation.mimeType;
+      ctx.length = representation.fileSize;
+      ctx.set('content-disposition', contentDisposition(`page-${representation.page}.${representation.format}`, 'inline'));
+      ctx.set('x-content-type-options', 'nosniff');
+      ctx.set('cache-control', 'private');
+      ctx.respond = false;
+      ctx.res.writeHead(200);
+      await sendFile(ctx.res, file, 0, representation.fileSize - 1);
+    } finally {
+      await file.close();
+    }
+  });
+  return router;
+}

@@ -1,0 +1,170 @@
+import os from 'node:os';
+import { MongoBackend } from '@agendajs/mongo-backend';
+import { PostgresBackend } from '@agendajs/postgres-backend';
+import { Agenda, type AgendaBackend, type Job } from 'agenda';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import type { Orm } from '../../db/orm.js';
+import { ServiceError } from '../../errors.js';
+import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
+
+/** Agenda's priorities (its named levels: lowest -20, low -10, normal 0). */
+export const jobPriority = { normal: 0, low: -10, lowest: -20 } as const;
+
+/** What a handler gets for one run of a job. */
+export interface JobRun {
+  record: JobRecord;
+  /** a unit of work of its own */
+  em: EntityManager;
+  /** saves the percentage (0–100) in the job record and touches the queue's lock */
+  progress(percentage: number): Promise<void>;
+}
+
+/** How a run ended: with a result (state Done) or back in the queue with another priority. A thrown error is state panic. */
+export type JobOutcome = { result: Record<string, unknown> } | { requeue: { priority: number; note: Record<string, unknown> } };
+export type JobHandler = (run: JobRun) => Promise<JobOutcome>;
+
+/** A failure whose reason code and message the job record keeps as they are (DESIGN §7). */
+export class JobFailure extends Error {
+  constructor(
+    readonly reasonCode: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JobFailure';
+  }
+}
+
+function failureOf(error: unknown): { reasonCode: string; errorMessage: string; stackTrace: string } {
+  const e = error instanceof Error ? error : new Error(String(error));
+  const reasonCode = e instanceof JobFailure || e instanceof ServiceError ? e.reasonCode : 'internal';
+  return { reasonCode, errorMessage: e.message, stackTrace: e.stack ?? `${e.name}: ${e.message}` };
+}
+
+interface QueueData {
+  jobId: string;
+}
+
+/**
+ * The job system of every background capability (conversion now, text extraction and reindexing
+ * later): jobs are defined by name with a handler; the job record (`service_job`) is what clients see,
+ * Agenda 6 is the queue. Agenda runs on its Postgres backend in the service's database (LISTEN/NOTIFY
+ * wakes workers at once) or, when MONGODB_URL is set, on its MongoDB backend; the handlers are the same.
+ *
+ * At-least-once: a worker that dies leaves its queue lock to expire (JOB_LOCK_LIFETIME_MS; running jobs
+ * touch it every third of that), another worker takes the job over and `tries` counts the start.
+ */
+export class JobQueue {
+  readonly workerName: string;
+  private readonly agenda: Agenda;
+  private readonly handlers = new Map<string, JobHandler>();
+  private started = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly orm: Orm,
+    private readonly logger: Logger,
+    databaseUrl: string,
+  ) {
+    this.workerName = config.WORKER_NAME ?? `${os.hostname()}-${process.pid}`;
+    const backend: AgendaBackend = config.MONGODB_URL
+      ? new MongoBackend({ address: config.MONGODB_URL, collection: 'agendaJobs' })
+      : // the table comes with the service's migrations (Migration…Jobs), not from the library at connect time
+        new PostgresBackend({ connectionString: databaseUrl, tableName: 'agenda_jobs', ensureSchema: false });
+    this.agenda = new Agenda({
+      backend,
+      name: this.workerName,
+      maxConcurrency: config.JOB_CONCURRENCY,
+      defaultConcurrency: config.JOB_CONCURRENCY,
+      lockLimit: config.JOB_CONCURRENCY,
+      defaultLockLifetime: config.JOB_LOCK_LIFETIME_MS,
+      processEvery: config.JOB_POLL_MS,
+      removeOnComplete: true,
+    });
+    this.agenda.on('error', (error: Error) => logger.warn({ err: error }, 'job queue error'));
+  }
+
+  /** The backend in use: `postgres` or `mongodb`. */
+  get backendName(): 'postgres' | 'mongodb' {
+    return this.config.MONGODB_URL ? 'mongodb' : 'postgres';
+  }
+
+  /** Makes this process a worker for jobs named `name`. Call before start(). */
+  define(name: string, handler: JobHandler): void {
+    this.handlers.set(name, handler);
+    this.agenda.define<QueueData>(name, (job) => this.run(job, handler), {
+      concurrency: this.config.JOB_CONCURRENCY,
+      lockLifetime: this.config.JOB_LOCK_LIFETIME_MS,
+    });
+  }
+
+  /**
+   * Records a job and queues it. Every process that submits must have started the queue: only a
+   * started Agenda announces new jobs to the workers (NOTIFY); without it they find them only by polling.
+   */
+  async submit(em: EntityManager, job: NewJob): Promise<JobRecord> {
+    const record = await insertJob(em, job);
+    const queued = await this.enqueue(job.jobName, record.id, record.priority);
+    return (await recordQueueJob(em, record.id, queued)) ?? record;
+  }
+
+  private async enqueue(name: string, jobId: string, priority: number): Promise<string> {
+    const job = this.agenda.create<QueueData>(name, { jobId });
+    job.priority(priority);
+    await job.save();
+    return String(job.attrs._id);
+  }
+
+  private async run(job: Job<QueueData>, handler: JobHandler): Promise<void> {
+    const em = this.orm.em.fork() as EntityManager;
+    const { jobId } = job.attrs.data;
+    const record = await startJob(em, jobId, this.workerName);
+    if (!record) return; // it ended meanwhile (a run after a worker's death that had finished it)
+    const log = this.logger.child({ jobId, job: record.jobName, tries: record.tries });
+    log.info('job started');
+    let percentage = record.percentage;
+    const touch = () => job.touch(percentage).catch((error: unknown) => log.warn({ err: error }, 'job lock not renewed'));
+    const heartbeat = setInterval(touch, Math.floor(this.config.JOB_LOCK_LIFETIME_MS / 3));
+    try {
+      const outcome = await handler({
+        record,
+        em,
+        progress: async (value) => {
+          const rounded = Math.round(value * 10) / 10;
+          if (rounded === percentage) return;
+          percentage = rounded;
+          await Promise.all([reportProgress(em, jobId, rounded), touch()]);
+        },
+      });
+      if ('requeue' in outcome) {
+        await requeueJob(em, jobId, outcome.requeue.priority, outcome.requeue.note);
+        await this.enqueue(record.jobName, jobId, outcome.requeue.priority);
+        log.info({ priority: outcome.requeue.priority }, 'job requeued');
+      } else {
+        await completeJob(em, jobId, outcome.result);
+        log.info('job done');
+      }
+    } catch (error) {
+      const failure = failureOf(error);
+      await failJob(em, jobId, failure);
+      log.info({ reasonCode: failure.reasonCode, message: failure.errorMessage }, 'job failed');
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Connects the queue; with handlers defined, this process starts taking jobs. */
+  async start(): Promise<void> {
+    await this.agenda.start();
+    this.started = true;
+  }
+
+  /** Waits up to `drainMs` for running jobs, then stops (jobs still running are unlocked for other workers). */
+  async stop(drainMs = 10_000): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    if (this.handlers.size > 0) await this.agenda.drain({ timeout: drainMs, closeConnection: false });
+    await this.agenda.stop();
+  }
+}

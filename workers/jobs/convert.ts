@@ -1,0 +1,195 @@
+import { createReadStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../../src/context.js';
+import { isUniqueViolation } from '../../src/errors.js';
+import type { Role } from '../../src/modules/auth/user.entity.js';
+import { checkInputFiles, decidePdf, LimitExceeded } from '../../src/modules/conversion/limits.js';
+import { baseName, mimeTypeOf, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
+import { completeRepresentations, recordRepresentation, representationId } from '../../src/modules/conversion/representations.js';
+import { createContent } from '../../src/modules/entries/contents.js';
+import { Entry, Resource } from '../../src/modules/entries/entry.entity.js';
+import { requireEntry } from '../../src/modules/entries/queries.js';
+import type { EntryScope } from '../../src/modules/entries/scope.js';
+import { stageUpload } from '../../src/modules/entries/uploads.js';
+import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../../src/modules/jobs/queue.js';
+import { saveJobResult } from '../../src/modules/jobs/records.js';
+import { findRepositoryByName, repositoryNameOf } from '../../src/modules/repositories/operations.js';
+import type { InputKind } from '../render/protocol.js';
+import { renderInChild } from '../render/render-process.js';
+
+const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
+
+/** PDF or image, by the declared type and the first bytes (a PDF uploaded as octet-stream is still a PDF). */
+async function kindOf(file: string, mimeType: string, name: string): Promise<InputKind> {
+  const handle = await open(file, 'r');
+  const head = Buffer.alloc(1024);
+  try {
+    await handle.read(head, 0, head.length, 0);
+  } finally {
+    await handle.close();
+  }
+  if (mimeType === 'application/pdf' || head.includes('%PDF-')) return 'pdf';
+  if (imageTypes.has(mimeType)) return 'image';
+  throw new JobFailure('unsupportedMediaType', `input resource ${name} (${mimeType}) cannot be converted to an image: PDF, PNG, JPEG, WebP, TIFF and GIF can`);
+}
+
+interface PageFile {
+  page: number;
+  path: string;
+  width: number;
+  height: number;
+  placeholder: boolean;
+}
+
+/** What the job produced, kept in the job record (`serializedResult`) page by page so that a retry goes on from there. */
+interface ConversionResult {
+  pages: number;
+  placeholders: number[];
+  representationIds?: string[];
+  contentIds?: Record<string, string>;
+  reused?: boolean;
+}
+
+/** The scope the job acts in: the client who started it, in its repository. */
+async function scopeOfJob(run: JobRun, services: Services): Promise<EntryScope> {
+  const repository = await findRepositoryByName(run.em, repositoryNameOf(run.record.repositoryId));
+  return { em: run.em, services, repository, principal: { userName: run.record.clientUsername, roles: run.record.clientRoles as Role[] } };
+}
+
+/** Places a page image in the cache store and records it as a representation of the source version. */
+async function storeRepresentation(em: EntityManager, services: Services, source: Entry, format: TargetFormat, page: PageFile, pageCount: number, jobId: string) {
+  const id = representationId(source.id, format, page.page);
+  const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
+  const storagePath = services.cacheStore.pathFor(id);
+  await staged.commit(storagePath);
+  await recordRepresentation(em, {
+    id,
+    repositoryId: source.repositoryId,
+    sourceEntryId: source.id,
+    format,
+    page: page.page,
+    pageCount,
+    status: page.placeholder ? 'PLACEHOLDER' : 'READY',
+    mimeType: mimeTypeOf(format),
+    fileSize: staged.size,
+    width: page.width,
+    height: page.height,
+    storagePath,
+    jobId,
+  });
+  return id;
+}
+
+/**
+ * A new content of one page. Idempotent: a content of that name already in the folder with the same
+ * bytes (a retried job that created it before its worker died) is taken as the result, not created again.
+ */
+async function createPageContent(scope: EntryScope, page: PageFile, name: string, specification: ReturnType<typeof parseSpecification>, format: TargetFormat): Promise<string> {
+  const upload = await stageUpload(scope, { source: createReadStream(page.path), fileName: name, mimeType: mimeTypeOf(format) });
+  const existing = async () => {
+    const entry = await scope.em.findOne(Entry, {
+      repositoryId: scope.repository.id,
+      parentId: specification.parentId ?? null,
+      name,
+      active: true,
+      isLatest: true,
+      entryType: 'CONTENT',
+    });
+    const resource = entry?.resourceId ? await scope.em.findOne(Resource, { id: entry.resourceId }) : null;
+    return entry && resource?.md5 === upload.md5 ? entry.id : undefined;
+  };
+  try {
+    const created = await createContent(scope, {
+      uploadId: upload.id,
+      name,
+      parentId: specification.parentId,
+      typeName: specification.typeName,
+      tags: specification.tags,
+      properties: specification.properties,
+    });
+    return created.id;
+  } catch (error) {
+    const same = (error as { reasonCode?: string }).reasonCode === 'conflict' || isUniqueViolation(error) ? await existing() : undefined;
+    if (same) return same;
+    throw error;
+  }
+}
+
+/**
+ * The `convert` job (POST C/convert/image): limits first (files, then the PDF's pages and painting
+ * operations with the repository's strategy), then rendering in a bounded child process, then the
+ * results — representations in the cache store, or new contents — each page as it comes.
+ */
+export function convertHandler(services: Services): JobHandler {
+  return async (run): Promise<JobOutcome> => {
+    const { record, em } = run;
+    const scope = await scopeOfJob(run, services);
+    const request = record.serializedRequest as { targetFormat: TargetFormat; resultAction: ResultAction; newContentSpecification: Record<string, unknown> | null };
+    const format = request.targetFormat;
+    const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));
+    const resources = await Promise.all(sources.map((source) => (source.resourceId ? em.findOne(Resource, { id: source.resourceId }) : null)));
+    const limits = scope.repository.limits ?? {};
+    checkInputFiles(
+      resources.map((resource, index) => ({ name: resource?.name ?? record.inputFilenames[index] ?? sources[index]!.name, size: resource?.fileSize ?? 0 })),
+      limits,
+      services.config,
+    );
+    // image conversion takes one input; several (MERGE) come with their own job
+    const source = sources[0]!;
+    const resource = resources[0]!;
+    if (request.resultAction === 'CONTENT_REPRESENTATION') {
+      const existing = await completeRepresentations(em, source.id, format);
+      if (existing) return { result: { pages: existing.length, placeholders: [], representationIds: existing.map((r) => r.id), reused: true } };
+    }
+    const inputPath = services.contentStore.absolutePath(resource.storagePath);
+    const kind = await kindOf(inputPath, resource.mimeType, resource.name);
+    const specification = parseSpecification(request.newContentSpecification);
+    const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
+    const result: ConversionResult = { pages: 0, placeholders: [], ...((record.serializedResult as ConversionResult | null) ?? {}) };
+    const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
+    let requeue: JobOutcome | undefined;
+    try {
+      await renderInChild(
+        { type: 'start', inputPath, fileName: resource.name, kind, format, dpi: services.config.CONV_PDF_DPI, maxPixels: services.config.CONV_MAX_IMAGE_PIXELS, outputDir },
+        { memoryMb: services.config.CONV_RENDER_MEMORY_MB, timeoutMs: services.config.CONV_RENDER_TIMEOUT_MS },
+        {
+          inspected: async (pages, objects) => {
+            result.pages = pages;
+            if (kind !== 'pdf') return { type: 'render', placeholders: [] };
+            const decision = decidePdf({ file: resource.name, objects }, limits, services.config, lowered);
+            if (decision.action === 'lowerPriority') {
+              requeue = { requeue: { priority: jobPriority.lowest, note: { lowered: true, reason: decision.reason } } };
+              return { type: 'stop' };
+            }
+            result.placeholders = decision.placeholders.map((p) => p.page);
+            await run.progress(5);
+            return { type: 'render', placeholders: decision.placeholders };
+          },
+          page: async (page) => {
+            if (request.resultAction === 'CONTENT_REPRESENTATION') {
+              (result.representationIds ??= []).push(await storeRepresentation(em, services, source, format, page, result.pages, record.id));
+            } else {
+              result.contentIds ??= {};
+              if (!result.contentIds[page.page]) {
+                const base = baseName(specification.name ?? source.name);
+                const name = result.pages > 1 ? `${base}-${page.page}.${format}` : `${base}.${format}`;
+                result.contentIds[page.page] = await createPageContent(scope, page, name, specification, format);
+                await saveJobResult(em, record.id, { ...result });
+              }
+            }
+            await rm(page.path, { force: true });
+            await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
+          },
+        },
+      );
+    } catch (error) {
+      if (error instanceof LimitExceeded) throw new JobFailure(error.reasonCode, error.message);
+      throw error;
+    } finally {
+      await rm(outputDir, { recursive: true, force: true });
+    }
+    return requeue ?? { result: { ...result } };
+  };
+}

@@ -1,0 +1,208 @@
+/**
+ * A render process: one conversion's input in, page images out (files in `outputDir`). It runs apart
+ * from the service with a V8 heap limit, and its parent kills it on its resident size and deadline
+ * (workers/render/render-process.ts), so a hostile document costs this process only.
+ *
+ * PDFs: pdfjs-dist (its worker code runs in this process) draws on @napi-rs/canvas; the pixels are
+ * encoded by sharp. Images: sharp alone, with a pixel limit read from the header before decoding.
+ */
+import { mkdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
+import sharp from 'sharp';
+import type { ChildMessage, DecisionMessage, StartMessage, TargetFormat } from './protocol.js';
+
+type Image = ReturnType<typeof sharp>;
+
+const require = createRequire(import.meta.url);
+const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const placeholderFont = 'Placeholder Sans';
+GlobalFonts.registerFromPath(path.join(pdfjsRoot, 'standard_fonts', 'LiberationSans-Regular.ttf'), placeholderFont);
+
+const send = (message: ChildMessage) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
+
+class RenderFailure extends Error {
+  constructor(
+    readonly reasonCode: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function nextMessage<T>(): Promise<T> {
+  return new Promise((resolve) => process.once('message', (message) => resolve(message as T)));
+}
+
+function encoder(format: TargetFormat, image: Image): Image {
+  switch (format) {
+    case 'png':
+      return image.png();
+    case 'jpeg':
+      return image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 });
+    case 'webp':
+      return image.webp({ quality: 90 });
+    case 'tiff':
+      return image.tiff({ compression: 'lzw' });
+  }
+}
+
+const outputPath = (start: StartMessage, page: number) => path.join(start.outputDir, `page-${page}.${start.format}`);
+
+async function writeRgba(start: StartMessage, page: number, data: Uint8Array | Uint8ClampedArray, width: number, height: number, placeholder: boolean) {
+  const file = outputPath(start, page);
+  await encoder(start.format, sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: 4 } })).toFile(file);
+  await send({ type: 'page', page, path: file, width, height, placeholder });
+}
+
+/** A white page of the given size with `text` in its middle (REPLACE strategy, pages that failed to render). */
+async function writePlaceholder(start: StartMessage, page: number, width: number, height: number, text: string) {
+  const canvas = createCanvas(width, height);
+  const context = canvas.getContext('2d');
+  context.fillStyle = '#ffffff';
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = '#000000';
+  const size = Math.max(10, Math.floor(width / 40));
+  context.font = `${size}px "${placeholderFont}"`;
+  context.textAlign = 'center';
+  const words = text.split(' ');
+  const lines: string[] = [];
+  for (const word of words) {
+    const last = lines.at(-1);
+    if (last !== undefined && context.measureText(`${last} ${word}`).width < width * 0.85) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  lines.forEach((line, index) => context.fillText(line, width / 2, height / 2 + (index - lines.length / 2) * size * 1.4));
+  await writeRgba(start, page, context.getImageData(0, 0, width, height).data, width, height, true);
+}
+
+async function convertImage(start: StartMessage) {
+  let metadata: Awaited<ReturnType<Image['metadata']>>;
+  try {
+    metadata = await sharp(start.inputPath).metadata();
+  } catch (error) {
+    throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is not a readable image (${(error as Error).message})`);
+  }
+  const pixels = (metadata.width ?? 0) * (metadata.height ?? 0);
+  if (pixels > start.maxPixels) {
+    throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has ${metadata.width}×${metadata.height} pixels, more than the limit of ${start.maxPixels}`);
+  }
+  await send({ type: 'inspected', pages: 1, objects: [] });
+  const decision = await nextMessage<DecisionMessage>();
+  if (decision.type === 'stop') return;
+  const file = outputPath(start, 1);
+  try {
+    const info = await encoder(start.format, sharp(start.inputPath, { limitInputPixels: start.maxPixels }).rotate()).toFile(file);
+    await send({ type: 'page', page: 1, path: file, width: info.width, height: info.height, placeholder: false });
+  } catch (error) {
+    throw new RenderFailure('illegalArguments', `input resource ${start.fileName} could not be converted (${(error as Error).message})`);
+  }
+}
+
+/** Painting operations of a page's operator list: filled or stroked paths, text runs, images, shadings, form XObjects. */
+function countObjects(OPS: Record<string, number>, fnArray: number[], argsArray: unknown[][]): number {
+  const single = new Set([
+    OPS.stroke, OPS.closeStroke, OPS.fill, OPS.eoFill, OPS.fillStroke, OPS.eoFillStroke, OPS.closeFillStroke, OPS.closeEOFillStroke, OPS.rawFillPath,
+    OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText,
+    OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject, OPS.paintSolidColorImageMask,
+    OPS.shadingFill, OPS.paintFormXObjectBegin,
+  ]);
+  let count = 0;
+  for (let i = 0; i < fnArray.length; i++) {
+    const op = fnArray[i]!;
+    if (single.has(op)) count++;
+    // a path is built and painted in one operation; its first argument is the painting operator (endPath: not painted)
+    else if (op === OPS.constructPath) count += argsArray[i]?.[0] === OPS.endPath ? 0 : 1;
+    else if (op === OPS.paintImageMaskXObjectGroup || op === OPS.paintInlineImageXObjectGroup) count += (argsArray[i]?.[0] as unknown[] | undefined)?.length ?? 1;
+    else if (op === OPS.paintImageXObjectRepeat || op === OPS.paintImageMaskXObjectRepeat) count += Math.max(1, ((argsArray[i]?.at(-1) as unknown[] | undefined)?.length ?? 2) / 2);
+  }
+  return count;
+}
+
+async function convertPdf(start: StartMessage) {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  pdfjs.GlobalWorkerOptions.workerSrc = pathToFileURL(path.join(pdfjsRoot, 'legacy', 'build', 'pdf.worker.mjs')).href;
+  const bytes = await readFile(start.inputPath);
+  let document;
+  try {
+    document = await pdfjs.getDocument({
+      // pdfjs takes the buffer over (detaches it): it gets a copy of its own
+      data: new Uint8Array(bytes),
+      standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
+      cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
+      iccUrl: `${path.join(pdfjsRoot, 'iccs')}/`,
+      wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
+      maxImageSize: start.maxPixels,
+      verbosity: 0,
+    }).promise;
+  } catch (error) {
+    const e = error as Error;
+    if (e.name === 'PasswordException') throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is encrypted and cannot be opened without its password`);
+    throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is not a readable PDF (${e.message})`);
+  }
+  const pages = document.numPages;
+  if (pages < 1) throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has no pages`);
+  const objects: number[] = [];
+  for (let number = 1; number <= pages; number++) {
+    try {
+      const page = await document.getPage(number);
+      const list = await page.getOperatorList();
+      objects.push(countObjects(pdfjs.OPS as unknown as Record<string, number>, list.fnArray, list.argsArray as unknown[][]));
+      page.cleanup();
+    } catch {
+      objects.push(0); // an unreadable page is rendered as a placeholder below
+    }
+  }
+  await send({ type: 'inspected', pages, objects });
+  const decision = await nextMessage<DecisionMessage>();
+  if (decision.type === 'stop') return;
+  const placeholders = new Map(decision.placeholders.map((p) => [p.page, p.text]));
+  const scale = start.dpi / 72;
+  for (let number = 1; number <= pages; number++) {
+    let page;
+    let width = Math.round(8.5 * start.dpi);
+    let height = Math.round(11 * start.dpi);
+    try {
+      page = await document.getPage(number);
+      let viewport = page.getViewport({ scale });
+      // a huge page is rendered at the resolution that fits the pixel limit
+      const fit = Math.sqrt(start.maxPixels / (viewport.width * viewport.height));
+      if (fit < 1) viewport = page.getViewport({ scale: scale * fit });
+      width = Math.max(1, Math.floor(viewport.width));
+      height = Math.max(1, Math.floor(viewport.height));
+      const text = placeholders.get(number);
+      if (text !== undefined) {
+        await writePlaceholder(start, number, width, height, text);
+        continue;
+      }
+      const canvas = createCanvas(width, height);
+      await page.render({ canvas: canvas as unknown as HTMLCanvasElement, viewport, background: '#ffffff' }).promise;
+      await writeRgba(start, number, canvas.getContext('2d').getImageData(0, 0, width, height).data, width, height, false);
+    } catch (error) {
+      // a malformed page does not stop the document: it is shown as a placeholder saying why
+      await writePlaceholder(start, number, width, height, `Page ${number} could not be rendered: ${(error as Error).message}`);
+    } finally {
+      page?.cleanup();
+    }
+  }
+  await document.cleanup();
+}
+
+async function main() {
+  const start = await nextMessage<StartMessage>();
+  try {
+    await mkdir(start.outputDir, { recursive: true });
+    if (start.kind === 'pdf') await convertPdf(start);
+    else await convertImage(start);
+    await send({ type: 'done' });
+  } catch (error) {
+    const e = error as Error;
+    await send({ type: 'failed', reasonCode: e instanceof RenderFailure ? e.reasonCode : 'conversionFailed', message: e.message });
+  }
+  process.disconnect();
+}
+
+await main();
