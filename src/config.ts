@@ -60,7 +60,7 @@ const environmentSchema = z.object({
   /** a job whose worker stopped touching it for this long is taken over by another worker */
   JOB_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).default(60_000),
   /** how often a worker looks for due jobs besides the LISTEN/NOTIFY wake-ups (and for expired locks) */
-  JOB_POLL_MS: z.coerce.number().int().min(100).default(5_000),
+  JOB_POLL_MS: z.coerce.number().int().min(100).default(1_000),
   /** the memory bound of one render process (V8 heap and, through its resident size, native memory) */
   CONV_RENDER_MEMORY_MB: z.coerce.number().int().min(64).default(1024),
   /** the deadline of one conversion's rendering */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { contentUrl, newContent } from './entries.js';
+import { contentUrl, newContent, sql } from './entries.js';
 import { call, json, type TestService } from './service.js';
 
 export interface ConvertRequest {
@@ -9,18 +9,28 @@ export interface ConvertRequest {
   newContentSpecification?: Record<string, unknown>;
 }
 
+/** Whose session, in which repository (`C` of the spec; default: the administrator in `default`). */
+export interface Caller {
+  session?: string;
+  base?: string;
+}
+
 /** POST C/convert/image as the spec writes it. */
-export const convert = (service: TestService, request: ConvertRequest, session = service.adminSession) =>
-  call(contentUrl(service, '/convert/image', {}, session), json('POST', { resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png', ...request }));
+export const convert = (service: TestService, request: ConvertRequest, caller: Caller = {}) =>
+  call(
+    contentUrl(service, '/convert/image', {}, caller.session, caller.base),
+    json('POST', { resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png', ...request }),
+  );
 
 /** GET C/jobs/status?jobId=… */
-export const jobStatus = (service: TestService, jobId: string, session = service.adminSession) => call(contentUrl(service, '/jobs/status', { jobId }, session));
+export const jobStatus = (service: TestService, jobId: string, caller: Caller = {}) =>
+  call(contentUrl(service, '/jobs/status', { jobId }, caller.session, caller.base));
 
 /** Polls the job status until the job is in a final state (Done, panic, cancelled); gives up after `timeoutMs`. */
-export async function finishedJob(service: TestService, jobId: string, timeoutMs = 60_000, session = service.adminSession): Promise<Record<string, any>> {
+export async function finishedJob(service: TestService, jobId: string, caller: Caller = {}, timeoutMs = 90_000): Promise<Record<string, any>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { status, body } = await jobStatus(service, jobId, session);
+    const { status, body } = await jobStatus(service, jobId, caller);
     if (status !== 200) throw new Error(`job status: ${status} ${JSON.stringify(body)}`);
     if (['Done', 'panic', 'cancelled'].includes(body.state)) return body;
     if (Date.now() > until) throw new Error(`job ${jobId} still ${body.state} after ${timeoutMs} ms`);
@@ -28,16 +38,39 @@ export async function finishedJob(service: TestService, jobId: string, timeoutMs
   }
 }
 
-/** Uploads `bytes` and converts them; answers the final job status. */
+/** Uploads `bytes` as a content and starts converting it; answers the content and the job id. */
+export async function startConversion(
+  service: TestService,
+  bytes: Buffer,
+  name: string,
+  request: Omit<ConvertRequest, 'contentId'> = {},
+  caller: Caller = {},
+): Promise<{ content: Record<string, any>; jobId: string }> {
+  const content = await newContent(service, { name, bytes, session: caller.session, base: caller.base });
+  const started = await convert(service, { contentId: content.id, ...request }, caller);
+  if (started.status !== 200) throw new Error(`convert: ${started.status} ${JSON.stringify(started.body)}`);
+  return { content, jobId: started.body.jobId };
+}
+
+/** Uploads `bytes`, converts them and waits for the end; answers the content and the final job status. */
 export async function convertBytes(
   service: TestService,
   bytes: Buffer,
   name: string,
   request: Omit<ConvertRequest, 'contentId'> = {},
-  timeoutMs?: number,
+  caller: Caller = {},
 ): Promise<{ content: Record<string, any>; job: Record<string, any> }> {
-  const content = await newContent(service, { name, bytes });
-  const started = await convert(service, { contentId: content.id, ...request });
-  if (started.status !== 200) throw new Error(`convert: ${started.status} ${JSON.stringify(started.body)}`);
-  return { content, job: await finishedJob(service, started.body.jobId, timeoutMs) };
+  const { content, jobId } = await startConversion(service, bytes, name, request, caller);
+  return { content, job: await finishedJob(service, jobId, caller) };
+}
+
+let repositories = 0;
+
+/** A new repository with these limits in its record (as the administration endpoint will set them); its `C`. */
+export async function repositoryWithLimits(service: TestService, limits: Record<string, unknown>): Promise<string> {
+  const name = `limits${++repositories}`;
+  const created = await service.graphql('mutation($n: String!) { createRepository(name: $n) { id } }', { n: name });
+  if (created.errors) throw new Error(JSON.stringify(created.errors));
+  await sql(service, 'update repository set limits = ?::jsonb where name = ?', [JSON.stringify(limits), name]);
+  return `${service.baseUrl}/api/v1/access.svc.content.${name}/v1`;
 }

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../src/context.js';
 import { isUniqueViolation } from '../../src/errors.js';
 import type { Role } from '../../src/modules/auth/user.entity.js';
-import { checkInputFiles, decidePdf, LimitExceeded } from '../../src/modules/conversion/limits.js';
+import { checkInputFiles, decidePdf } from '../../src/modules/conversion/limits.js';
 import { baseName, mimeTypeOf, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
 import { completeRepresentations, recordRepresentation, representationId } from '../../src/modules/conversion/representations.js';
 import { createContent } from '../../src/modules/entries/contents.js';
@@ -184,9 +184,6 @@ export function convertHandler(services: Services): JobHandler {
           },
         },
       );
-    } catch (error) {
-      if (error instanceof LimitExceeded) throw new JobFailure(error.reasonCode, error.message);
-      throw error;
     } finally {
       await rm(outputDir, { recursive: true, force: true });
     }

@@ -6,7 +6,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
-import { ServiceError } from '../../errors.js';
 import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
 
 /** Agenda's priorities (its named levels: lowest -20, low -10, normal 0). */
@@ -38,7 +37,9 @@ export class JobFailure extends Error {
 
 function failureOf(error: unknown): { reasonCode: string; errorMessage: string; stackTrace: string } {
   const e = error instanceof Error ? error : new Error(String(error));
-  const reasonCode = e instanceof JobFailure || e instanceof ServiceError ? e.reasonCode : 'internal';
+  // a JobFailure, a ServiceError or a domain error (LimitExceeded…) names its reason code
+  const named = (e as { reasonCode?: unknown }).reasonCode;
+  const reasonCode = typeof named === 'string' ? named : 'internal';
   return { reasonCode, errorMessage: e.message, stackTrace: e.stack ?? `${e.name}: ${e.message}` };
 }
 
