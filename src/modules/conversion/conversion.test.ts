@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { convert, finishedJob } from '../../../test/helpers/conversion.js';
-import { contentUrl, newContent } from '../../../test/helpers/entries.js';
+import { convert, convertBytes, finishedJob, jobStatus } from '../../../test/helpers/conversion.js';
+import { contentUrl, newContent, newFolder } from '../../../test/helpers/entries.js';
 import { textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
@@ -66,5 +66,165 @@ describe('POST C/convert/image → CONTENT_REPRESENTATION', () => {
     const stats = await sharp(bytes).stats();
     // text was drawn: the page is not blank white
     expect(stats.channels[0]!.min).toBeLessThan(100);
+  });
+});
+
+describe('a second conversion of the same version to the same format', () => {
+  it('reuses the representations instead of rendering again', async () => {
+    const { content, job } = await convertBytes(service, textPdf(2), 'twice.pdf');
+    expect(job.state).toBe('Done');
+    const before = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries;
+    const again = await finishedJob(service, (await convert(service, { contentId: content.id })).body.jobId);
+    expect(again.state).toBe('Done');
+    expect(JSON.parse(again.serviceRequestJob.serializedResult)).toEqual({ pages: 2, placeholders: [], representationIds: before.map((r: any) => r.id), reused: true });
+    const after = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries;
+    expect(after).toEqual(before);
+    // another format is rendered anew
+    const jpeg = await finishedJob(service, (await convert(service, { contentId: content.id, targetFormat: 'jpeg' })).body.jobId);
+    expect(JSON.parse(jpeg.serviceRequestJob.serializedResult).reused).toBeUndefined();
+    expect((await call(contentUrl(service, `/content/${content.id}/representations`))).body.count).toBe(4);
+  });
+});
+
+describe('NEW_CONTENT', () => {
+  it('creates one content per page named <name>-<page>.<ext> in the folder, with the specification’s properties', async () => {
+    const folder = await newFolder(service, 'scans');
+    const { job } = await convertBytes(service, textPdf(2), 'letter.pdf', {
+      resultAction: 'NEW_CONTENT',
+      targetFormat: 'webp',
+      newContentSpecification: { name: 'scan', description: 'two pages', parentId: folder.id, tags: ['converted'] },
+    });
+    expect(job.state).toBe('Done');
+    const children = await call(contentUrl(service, `/folder/${folder.id}/children`));
+    expect(children.body.entries.map((e: any) => e.name).sort()).toEqual(['scan-1.webp', 'scan-2.webp']);
+    for (const entry of children.body.entries) {
+      expect(entry).toMatchObject({ entryType: 'CONTENT', version: '1.0', tags: ['converted'], properties: { description: 'two pages' } });
+      expect(entry.resource.mimeType).toBe('image/webp');
+      const bytes = Buffer.from(await (await fetch(contentUrl(service, `/content/${entry.id}/download`))).arrayBuffer());
+      expect((await sharp(bytes).metadata()).format).toBe('webp');
+    }
+    expect(Object.keys(JSON.parse(job.serviceRequestJob.serializedResult).contentIds)).toEqual(['1', '2']);
+  });
+
+  it('one page: <name>.<ext>; without a name the source’s name is used', async () => {
+    const folder = await newFolder(service, 'single');
+    const { job } = await convertBytes(service, textPdf(1), 'memo.pdf', { resultAction: 'NEW_CONTENT', targetFormat: 'tiff', newContentSpecification: { parentId: folder.id } });
+    expect(job.state).toBe('Done');
+    const children = await call(contentUrl(service, `/folder/${folder.id}/children`));
+    expect(children.body.entries.map((e: any) => [e.name, e.resource.mimeType])).toEqual([['memo.tiff', 'image/tiff']]);
+  });
+});
+
+describe('images convert with sharp', () => {
+  const image = (format: 'png' | 'jpeg' | 'gif' | 'webp' | 'tiff') =>
+    sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+      .toFormat(format)
+      .toBuffer();
+  for (const [from, to] of [
+    ['png', 'webp'],
+    ['jpeg', 'tiff'],
+    ['gif', 'png'],
+    ['webp', 'jpeg'],
+    ['tiff', 'png'],
+  ] as const) {
+    it(`${from} → ${to}`, async () => {
+      const { content, job } = await convertBytes(service, await image(from), `picture.${from}`, { targetFormat: to });
+      expect(job.state).toBe('Done');
+      const [page] = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries;
+      expect(page).toMatchObject({ format: to, width: 64, height: 48, page: 1, pageCount: 1 });
+      const bytes = Buffer.from(await (await fetch(contentUrl(service, `/representations/${page.id}/download`))).arrayBuffer());
+      expect((await sharp(bytes).metadata()).format).toBe(to === 'tiff' ? 'tiff' : to);
+    });
+  }
+
+  it('a content that is neither a PDF nor an image ends in panic (unsupportedMediaType)', async () => {
+    const { job } = await convertBytes(service, Buffer.from('just some text'), 'notes.txt');
+    expect(job.state).toBe('panic');
+    expect(job.serviceRequestJob).toMatchObject({ reasonCode: 'unsupportedMediaType', errorMessage: expect.stringContaining('notes.txt (text/plain) cannot be converted') });
+  });
+});
+
+describe('bad requests are refused at once', () => {
+  it('targetFormat, resultAction, a missing contentId: 400 illegalArguments', async () => {
+    const content = await newContent(service, { name: 'ok.pdf', bytes: textPdf(1) });
+    for (const body of [
+      { contentId: content.id, targetFormat: 'bmp' },
+      { contentId: content.id, resultAction: 'DELETE' },
+      { contentId: '' },
+    ]) {
+      const answer = await convert(service, body);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ _type: 'svc.model.error.ErrorResponse', reasonCode: 'illegalArguments' });
+    }
+    const bad = await convert(service, { contentId: content.id, targetFormat: 'bmp' });
+    expect(bad.body.message).toContain('targetFormat');
+  });
+
+  it('an unknown content or folder of new contents: 404; an unknown job: 404', async () => {
+    const unknown = await convert(service, { contentId: 'no-such-content' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.reasonCode).toBe('notFound');
+    const content = await newContent(service, { name: 'orphan.pdf', bytes: textPdf(1) });
+    const noFolder = await convert(service, { contentId: content.id, resultAction: 'NEW_CONTENT', newContentSpecification: { parentId: 'no-such-folder' } });
+    expect(noFolder.status).toBe(404);
+    expect((await jobStatus(service, 'no-such-job')).status).toBe(404);
+  });
+
+  it("another user's job is not found; the administrator sees it", async () => {
+    const alice = await service.createUserSession('alice');
+    const bob = await service.createUserSession('bob');
+    const content = await newContent(service, { name: 'alice.pdf', bytes: textPdf(1), session: alice });
+    const jobId = (await convert(service, { contentId: content.id }, { session: alice })).body.jobId;
+    expect((await jobStatus(service, jobId, { session: bob })).status).toBe(404);
+    expect((await jobStatus(service, jobId)).status).toBe(200);
+    await finishedJob(service, jobId, { session: alice });
+    const bobs = await call(contentUrl(service, '/jobs', {}, bob));
+    expect(bobs.body).toMatchObject({ count: 0, entries: [] });
+  });
+});
+
+describe('GET C/jobs: the Jobs list of the cache area', () => {
+  it('newest first, filtered by state, paged, count = all matches', async () => {
+    const all = await call(contentUrl(service, '/jobs', { limit: 1000 }));
+    expect(all.status).toBe(200);
+    expect(all.body.count).toBe(all.body.entries.length);
+    expect(all.body.count).toBeGreaterThan(5);
+    const created = all.body.entries.map((e: any) => e.createdAt);
+    expect([...created].sort().reverse()).toEqual(created);
+    const panics = await call(contentUrl(service, '/jobs', { state: 'panic' }));
+    expect(panics.body.count).toBeGreaterThan(0);
+    expect(panics.body.entries.every((e: any) => e.state === 'panic' && e.errorMessage && e.reasonCode && e.stackTrace)).toBe(true);
+    const page = await call(contentUrl(service, '/jobs', { limit: 2, offset: 1 }));
+    expect(page.body.count).toBe(all.body.count);
+    expect(page.body.entries.map((e: any) => e.id)).toEqual(all.body.entries.slice(1, 3).map((e: any) => e.id));
+    expect((await call(contentUrl(service, '/jobs', { state: 'finished' }))).status).toBe(400);
+    expect((await call(contentUrl(service, '/jobs', { limit: 1001 }))).status).toBe(400);
+  });
+});
+
+describe('the same through GraphQL (content subgraph, through the gateway)', () => {
+  it('convertToImage, jobStatus, jobs, representations', async () => {
+    const content = await newContent(service, { name: 'graphql.pdf', bytes: textPdf(1) });
+    const started = await service.graphql<{ convertToImage: { jobId: string; duration: number } }>(
+      'mutation($input: ImageConversionInput!) { convertToImage(repository: "default", input: $input) { jobId duration } }',
+      { input: { contentId: content.id, resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'jpeg' } },
+    );
+    expect(started.errors).toBeUndefined();
+    const jobId = started.data!.convertToImage.jobId;
+    await finishedJob(service, jobId);
+    const status = await service.graphql<{ jobStatus: { state: string; serviceRequestJob: Record<string, unknown> } }>(
+      'query($id: ID!) { jobStatus(repository: "default", jobId: $id) { state serviceRequestJob { id state percentage tries contentIds resultAction } } }',
+      { id: jobId },
+    );
+    expect(status.data!.jobStatus).toEqual({ state: 'Done', serviceRequestJob: { id: jobId, state: 'Done', percentage: 100, tries: 1, contentIds: [content.id], resultAction: 'CONTENT_REPRESENTATION' } });
+    const jobs = await service.graphql<{ jobs: { count: number; entries: { id: string }[] } }>('{ jobs(repository: "default", state: Done, limit: 1) { count entries { id } } }');
+    expect(jobs.data!.jobs.entries).toEqual([{ id: jobId }]);
+    const representations = await service.graphql<{ representations: { count: number; entries: { format: string }[] } }>(
+      'query($id: ID!) { representations(repository: "default", contentId: $id) { count entries { format } } }',
+      { id: content.id },
+    );
+    expect(representations.data!.representations).toEqual({ count: 1, entries: [{ format: 'jpeg' }] });
+    const bad = await service.graphql('mutation { convertToImage(repository: "default", input: { contentId: "x", resultAction: NEW_CONTENT, targetFormat: bmp }) { jobId } }');
+    expect(bad.errors).toBeDefined();
   });
 });
