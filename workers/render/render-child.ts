@@ -82,7 +82,8 @@ async function writePlaceholder(start: StartMessage, page: number, width: number
 async function convertImage(start: StartMessage) {
   let metadata: Awaited<ReturnType<Image['metadata']>>;
   try {
-    metadata = await sharp(start.inputPath).metadata();
+    // the header only: the pixel limit is checked below, before anything is decoded
+    metadata = await sharp(start.inputPath, { limitInputPixels: false }).metadata();
   } catch (error) {
     throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is not a readable image (${(error as Error).message})`);
   }
