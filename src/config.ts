@@ -55,8 +55,8 @@ const environmentSchema = z.object({
   CONV_MAX_PDF_TO_IMAGE_MAX_NUMBER_OF_PAGES: positiveInt.default(10000),
   /** this process's name among the workers (Agenda's lastModifiedBy, the job record's worker) */
   WORKER_NAME: z.string().regex(/^[A-Za-z0-9._@:-]{1,64}$/, 'letters, digits and . _ @ : - only').optional(),
-  /** jobs one worker process runs at once */
-  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** jobs one worker process runs at once; 0: this process runs none (with ROLE=all, when separate workers do) */
+  JOB_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(2),
   /** a job whose worker stopped touching it for this long is taken over by another worker */
   JOB_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).default(60_000),
   /** how often a worker looks for due jobs besides the LISTEN/NOTIFY wake-ups (and for expired locks) */

@@ -193,6 +193,8 @@ async function convertPdf(start: StartMessage) {
 }
 
 async function main() {
+  // the job's process died (or stopped it): nothing is waiting for the pages any more
+  process.once('disconnect', () => process.exit(0));
   const start = await nextMessage<StartMessage>();
   try {
     await mkdir(start.outputDir, { recursive: true });
@@ -203,7 +205,7 @@ async function main() {
     const e = error as Error;
     await send({ type: 'failed', reasonCode: e instanceof RenderFailure ? e.reasonCode : 'conversionFailed', message: e.message });
   }
-  process.disconnect();
+  process.exit(0);
 }
 
 await main();

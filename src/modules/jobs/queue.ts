@@ -73,12 +73,13 @@ export class JobQueue {
       ? new MongoBackend({ address: config.MONGODB_URL, collection: 'agendaJobs' })
       : // the table comes with the service's migrations (Migration…Jobs), not from the library at connect time
         new PostgresBackend({ connectionString: databaseUrl, tableName: 'agenda_jobs', ensureSchema: false });
+    const concurrency = Math.max(1, config.JOB_CONCURRENCY);
     this.agenda = new Agenda({
       backend,
       name: this.workerName,
-      maxConcurrency: config.JOB_CONCURRENCY,
-      defaultConcurrency: config.JOB_CONCURRENCY,
-      lockLimit: config.JOB_CONCURRENCY,
+      maxConcurrency: concurrency,
+      defaultConcurrency: concurrency,
+      lockLimit: concurrency,
       defaultLockLifetime: config.JOB_LOCK_LIFETIME_MS,
       processEvery: config.JOB_POLL_MS,
       removeOnComplete: true,
@@ -91,8 +92,9 @@ export class JobQueue {
     return this.config.MONGODB_URL ? 'mongodb' : 'postgres';
   }
 
-  /** Makes this process a worker for jobs named `name`. Call before start(). */
+  /** Makes this process a worker for jobs named `name` (unless JOB_CONCURRENCY is 0). Call before start(). */
   define(name: string, handler: JobHandler): void {
+    if (this.config.JOB_CONCURRENCY === 0) return;
     this.handlers.set(name, handler);
     this.agenda.define<QueueData>(name, (job) => this.run(job, handler), {
       concurrency: this.config.JOB_CONCURRENCY,
