@@ -5,7 +5,7 @@ import { convert, finishedJob, jobStatus } from '../helpers/conversion.js';
 import { contentUrl, newContent, newFolder } from '../helpers/entries.js';
 import { textPdf } from '../helpers/pdf.js';
 import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
-import { adminPassword, call, startTestService, type TestService } from '../helpers/service.js';
+import { adminPassword, call, startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
 
 // The REST layer runs here and takes no jobs (JOB_CONCURRENCY=0); two worker processes (ROLE=worker)
 // share its database and storage and take the jobs.
@@ -75,4 +75,53 @@ describe('workers in processes of their own (ROLE=worker)', () => {
     expect(children.body.count).toBe(24);
     expect(children.body.entries.map((e: any) => e.name).sort()).toEqual(Array.from({ length: 24 }, (_, i) => `page-${i + 1}.png`).sort());
   }, 180_000);
+});
+
+const jobSubscription = (jobId: string) =>
+  `subscription { jobStatus(repository: "default", jobId: "${jobId}") { state serviceRequestJob { id state percentage workerName } } }`;
+
+describe('subscription jobStatus(jobId) through the gateway, for a job running in a worker process', () => {
+  it('graphql-ws: every state and percentage change up to the final state', async () => {
+    const content = await newContent(service, { name: 'watched.pdf', bytes: textPdf(6) });
+    const jobId = (await convert(service, { contentId: content.id })).body.jobId;
+    const { events, error } = await subscriptionEvents<{ jobStatus: { state: string; serviceRequestJob: { percentage: number; workerName: string } } }>(
+      service,
+      jobSubscription(jobId),
+      1000,
+      { timeoutMs: 60_000 },
+    );
+    expect(error).toBeUndefined();
+    const seen = events.map((event) => event.data!.jobStatus);
+    expect(seen.at(-1)!.state).toBe('Done');
+    expect(seen.at(-1)!.serviceRequestJob.percentage).toBe(100);
+    // the page-by-page progress of the worker process arrived: 5 (prescan), then one step per page
+    const percentages = seen.filter((s) => s.state === 'running').map((s) => s.serviceRequestJob.percentage);
+    expect(percentages.length).toBeGreaterThanOrEqual(6);
+    expect([...percentages].sort((a, b) => a - b)).toEqual(percentages);
+    expect(['worker-a', 'worker-b']).toContain(seen.at(-1)!.serviceRequestJob.workerName);
+  });
+
+  it('SSE: the same events, ending with the final state', async () => {
+    const content = await newContent(service, { name: 'sse.pdf', bytes: textPdf(2) });
+    const jobId = (await convert(service, { contentId: content.id })).body.jobId;
+    const response = await fetch(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${service.adminSession}` },
+      body: JSON.stringify({ query: jobSubscription(jobId) }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text(); // the stream ends after the final state
+    const states = [...text.matchAll(/"jobStatus":\{"state":"(\w+)"/g)].map((m) => m[1]);
+    expect(states.at(-1)).toBe('Done');
+    expect(states.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("another user's job cannot be watched", async () => {
+    const content = await newContent(service, { name: 'private.pdf', bytes: textPdf(1) });
+    const jobId = (await convert(service, { contentId: content.id })).body.jobId;
+    const mallory = await service.createUserSession('mallory');
+    const { events, error } = await subscriptionEvents(service, jobSubscription(jobId), 1, { session: mallory, timeoutMs: 10_000 });
+    expect(error ?? events[0]?.errors).toBeDefined();
+    expect(JSON.stringify(error ?? events[0]?.errors)).toContain('not found');
+  });
 });

@@ -1,9 +1,10 @@
-import { Arg, Authorized, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { JSONObject } from '../../graphql/scalars.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { checkPaging } from '../search/entry-query.js';
-import { durationOf, type JobRecord, type JobState } from '../jobs/records.js';
+import { durationOf, finalStates, findJob, type JobRecord, type JobState } from '../jobs/records.js';
+import type { EntryScope } from '../entries/scope.js';
 import { findJobs, getJob, startImageConversion, type ResultAction, type TargetFormat } from './operations.js';
 import { listRepresentations } from './representations.js';
 
@@ -127,6 +128,48 @@ export const serviceRequestJob = (job: JobRecord): ServiceRequestJobNode => ({
   serializedResult: json(job.serializedResult),
 });
 
+interface AsyncJobResponse {
+  duration: number;
+  representationAccessId: string;
+  state: string;
+  serviceRequestJob: ServiceRequestJobNode;
+}
+
+const asyncJobResponse = (job: JobRecord, started: number): AsyncJobResponse => ({
+  duration: Date.now() - started,
+  representationAccessId: `cache.${job.partition}`,
+  state: job.state,
+  serviceRequestJob: serviceRequestJob(job),
+});
+
+/**
+ * The job's status now, then at every change of its state or percentage (announced by the process that
+ * made it, through Postgres NOTIFY) until a final state. Listening starts before the first read, so no
+ * change falls between.
+ */
+async function* jobStatusChanges(scope: EntryScope, jobId: string): AsyncGenerator<AsyncJobResponse> {
+  const changes = await scope.services.jobs.changes.watch(jobId);
+  try {
+    let job = await getJob(scope, jobId);
+    let last = '';
+    for (;;) {
+      const key = `${job.state}|${job.percentage}`;
+      if (key !== last) {
+        last = key;
+        yield asyncJobResponse(job, Date.now());
+      }
+      if (finalStates.includes(job.state)) return;
+      const next = await changes.next();
+      if (next.done) return;
+      const current = (await findJob(scope.em, jobId)) ?? job;
+      // each announced change is delivered with its own state and percentage, even when the record moved on
+      job = next.value.state === undefined ? current : { ...current, state: next.value.state, percentage: Number(next.value.percentage) };
+    }
+  } finally {
+    await changes.return?.();
+  }
+}
+
 @Authorized()
 @Resolver()
 export class ConversionResolver {
@@ -144,8 +187,24 @@ export class ConversionResolver {
   @Query(() => AsyncJobResponseNode)
   async jobStatus(@Arg('repository', () => String) repository: string, @Arg('jobId', () => ID) jobId: string, @Ctx() context: RequestContext) {
     const started = Date.now();
-    const job = await getJob(await entryScope(context, repository), jobId);
-    return { duration: Date.now() - started, representationAccessId: `cache.${job.partition}`, state: job.state, serviceRequestJob: serviceRequestJob(job) };
+    return asyncJobResponse(await getJob(await entryScope(context, repository), jobId), started);
+  }
+
+  @Subscription(() => AsyncJobResponseNode, {
+    name: 'jobStatus',
+    description: "the job's status now and at every change of its state or percentage, until it ends",
+    subscribe: async ({ args, context }) => {
+      const scope = await entryScope(context as RequestContext, args.repository as string);
+      await getJob(scope, args.jobId as string); // a job the caller may not see is refused at once
+      return jobStatusChanges(scope, args.jobId as string);
+    },
+  })
+  jobStatusChanges(
+    @Root() status: AsyncJobResponse,
+    @Arg('repository', () => String) _repository: string,
+    @Arg('jobId', () => ID) _jobId: string,
+  ): AsyncJobResponse {
+    return status;
   }
 
   @Query(() => JobsPageNode, { description: "the cache area's Jobs list, newest first" })

@@ -6,6 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
+import { JobChanges } from './changes.js';
 import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
 
 /** Agenda's priorities (its named levels: lowest -20, low -10, normal 0). */
@@ -58,6 +59,8 @@ interface QueueData {
  */
 export class JobQueue {
   readonly workerName: string;
+  /** job record changes of every process, for subscriptions */
+  readonly changes: JobChanges;
   private readonly agenda: Agenda;
   private readonly handlers = new Map<string, JobHandler>();
   private started = false;
@@ -69,6 +72,7 @@ export class JobQueue {
     databaseUrl: string,
   ) {
     this.workerName = config.WORKER_NAME ?? `${os.hostname()}-${process.pid}`;
+    this.changes = new JobChanges(databaseUrl, logger);
     const backend: AgendaBackend = config.MONGODB_URL
       ? new MongoBackend({ address: config.MONGODB_URL, collection: 'agendaJobs' })
       : // the table comes with the service's migrations (Migration…Jobs), not from the library at connect time
@@ -165,6 +169,7 @@ export class JobQueue {
 
   /** Waits up to `drainMs` for running jobs, then stops (jobs still running are unlocked for other workers). */
   async stop(drainMs = 10_000): Promise<void> {
+    await this.changes.close();
     if (!this.started) return;
     this.started = false;
     if (this.handlers.size > 0) await this.agenda.drain({ timeout: drainMs, closeConnection: false });

@@ -46,7 +46,7 @@ export interface JobRecord {
 export type NewJob = Pick<JobRecord, 'repositoryId' | 'jobName' | 'conversionType' | 'clientUsername' | 'clientRoles' | 'contentIds' | 'inputFilenames' | 'partition' | 'serializedRequest'> &
   Partial<Pick<JobRecord, 'clientSessionId' | 'displayFilename' | 'targetName' | 'resultAction' | 'priority' | 'requestSelectiveInformation' | 'requestTypeShortName' | 'requestTypeSignature'>>;
 
-/** Channel of Postgres NOTIFY with the id of a job whose record changed (read by other processes). */
+/** Channel of Postgres NOTIFY with `{id, state, percentage}` of a job whose record changed (read by every process). */
 export const jobChangesChannel = 'service_job_changes';
 
 const columns = `id, repository_id, job_name, conversion_type, queue_job_id, client_session_id, client_username, client_roles,
@@ -100,7 +100,8 @@ async function changeJob(em: EntityManager, id: string, assignments: string, par
   const rows: Record<string, any>[] = await em.execute(
     `with changed as (
        update service_job set ${assignments}, last_status_update = clock_timestamp() where id = ? and (${where}) returning ${columns})
-     select changed.*, pg_notify('${jobChangesChannel}', changed.id) from changed`,
+     select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
+       from changed`,
     [...parameters, id],
   );
   return rows[0] ? toRecord(rows[0]) : undefined;
