@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../../../test/helpers/service.js';
+import { JobFailure, JobQueue, jobPriority } from './queue.js';
+import { findJob, type JobRecord } from './records.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.stop());
+
+async function finished(jobId: string): Promise<JobRecord> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const job = await findJob(service.services.orm.em.fork(), jobId);
+    if (job && ['Done', 'panic'].includes(job.state)) return job;
+    if (Date.now() > until) throw new Error(`job ${jobId} did not end: ${JSON.stringify(job)}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * The contract of the job system, the same for both queue backends: jobs defined by name with a
+ * handler, progress, results, failures and requeueing recorded in the job record.
+ */
+function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
+  let queue: JobQueue;
+  const order: string[] = [];
+  const submit = (jobName: string, label: string) =>
+    queue.submit(service.services.orm.em.fork(), {
+      repositoryId: 'svc.repository.default',
+      jobName,
+      conversionType: 'TEST',
+      clientUsername: 'admin',
+      clientRoles: ['ADMIN'],
+      contentIds: ['a', 'b'],
+      inputFilenames: ['a.pdf', 'b.pdf'],
+      partition: 'access.svc.content.default',
+      serializedRequest: { label },
+    });
+
+  beforeAll(async () => {
+    const config = { ...service.config, MONGODB_URL: mongoUrl, WORKER_NAME: `contract-${backend}`, JOB_CONCURRENCY: 1 };
+    queue = new JobQueue(config, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
+    queue.define(`contract-echo-${backend}`, async (run) => {
+      order.push(String(run.record.serializedRequest.label));
+      await run.progress(50);
+      return { result: { echoed: run.record.serializedRequest.label, inputs: run.record.inputFilenames } };
+    });
+    queue.define(`contract-fail-${backend}`, async () => {
+      throw new JobFailure('illegalArguments', 'the input is not acceptable');
+    });
+    queue.define(`contract-requeue-${backend}`, async (run) => {
+      order.push(String(run.record.serializedRequest.label));
+      if (run.record.serializedLowlevelRequest?.lowered) return { result: { second: true } };
+      return { requeue: { priority: jobPriority.lowest, note: { lowered: true } } };
+    });
+    await queue.start();
+    expect(queue.backendName).toBe(backend);
+  });
+  afterAll(() => queue?.stop());
+
+  it('runs a job by name: record Done, percentage 100, result, several inputs kept', async () => {
+    const submitted = await submit(`contract-echo-${backend}`, 'one');
+    expect(submitted).toMatchObject({ state: 'pending', tries: 0, percentage: 0, contentIds: ['a', 'b'], inputFilenames: ['a.pdf', 'b.pdf'] });
+    expect(submitted.queueJobId).toBeTruthy();
+    const job = await finished(submitted.id);
+    expect(job).toMatchObject({ state: 'Done', percentage: 100, tries: 1, workerName: `contract-${backend}`, serializedResult: { echoed: 'one', inputs: ['a.pdf', 'b.pdf'] } });
+    expect(job.startTimestamp).toBeInstanceOf(Date);
+    expect(job.endTimestamp!.getTime()).toBeGreaterThanOrEqual(job.startTimestamp!.getTime());
+  });
+
+  it('a failing handler: state panic with its reason code, message and stack trace', async () => {
+    const job = await finished((await submit(`contract-fail-${backend}`, 'bad')).id);
+    expect(job).toMatchObject({ state: 'panic', reasonCode: 'illegalArguments', errorMessage: 'the input is not acceptable', revivable: false });
+    expect(job.stackTrace).toContain('JobFailure: the input is not acceptable');
+  });
+
+  it('a requeued job runs again with its new priority', async () => {
+    const job = await finished((await submit(`contract-requeue-${backend}`, 'again')).id);
+    expect(job).toMatchObject({ state: 'Done', priority: jobPriority.lowest, tries: 2, serializedResult: { second: true } });
+    expect(order.filter((label) => label === 'again')).toHaveLength(2);
+  });
+}
+
+describe('job system on the Postgres backend (the default)', () => contract('postgres'));
+
+const mongoUrl = process.env.MONGODB_URL;
+if (!mongoUrl) console.log('job system contract on MongoDB skipped: MONGODB_URL is not set (no MongoDB server can be installed here; see docs/conversion.md)');
+describe.skipIf(!mongoUrl)('job system on the MongoDB backend (MONGODB_URL)', () => contract('mongodb', mongoUrl));
