@@ -19,7 +19,8 @@ export interface StartMessage {
 export type DecisionMessage = { type: 'render'; placeholders: { page: number; text: string }[] } | { type: 'stop' };
 
 export type ChildMessage =
-  | { type: 'inspected'; pages: number; objects: number[] }
+  /** countMs: the time the prescan took (loading the document not included) */
+  | { type: 'inspected'; pages: number; objects: number[]; countMs: number }
   | { type: 'page'; page: number; path: string; width: number; height: number; placeholder: boolean }
   | { type: 'done' }
   | { type: 'failed'; reasonCode: string; message: string };

@@ -91,7 +91,7 @@ async function convertImage(start: StartMessage) {
   if (pixels > start.maxPixels) {
     throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has ${metadata.width}×${metadata.height} pixels, more than the limit of ${start.maxPixels}`);
   }
-  await send({ type: 'inspected', pages: 1, objects: [] });
+  await send({ type: 'inspected', pages: 1, objects: [], countMs: 0 });
   const decision = await nextMessage<DecisionMessage>();
   if (decision.type === 'stop') return;
   const file = outputPath(start, 1);
@@ -147,6 +147,7 @@ async function convertPdf(start: StartMessage) {
   const pages = document.numPages;
   if (pages < 1) throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has no pages`);
   const objects: number[] = [];
+  const countStarted = performance.now();
   for (let number = 1; number <= pages; number++) {
     try {
       const page = await document.getPage(number);
@@ -157,7 +158,7 @@ async function convertPdf(start: StartMessage) {
       objects.push(0); // an unreadable page is rendered as a placeholder below
     }
   }
-  await send({ type: 'inspected', pages, objects });
+  await send({ type: 'inspected', pages, objects, countMs: performance.now() - countStarted });
   const decision = await nextMessage<DecisionMessage>();
   if (decision.type === 'stop') return;
   const placeholders = new Map(decision.placeholders.map((p) => [p.page, p.text]));

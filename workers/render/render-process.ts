@@ -13,7 +13,7 @@ export interface RenderBounds {
 
 export interface RenderCallbacks {
   /** after the prescan: what to render (or stop) */
-  inspected(pages: number, objects: number[]): Promise<DecisionMessage>;
+  inspected(pages: number, objects: number[], countMs: number): Promise<DecisionMessage>;
   page(message: Extract<ChildMessage, { type: 'page' }>): Promise<void>;
 }
 
@@ -62,7 +62,7 @@ export function renderInChild(start: StartMessage, bounds: RenderBounds, callbac
       queue = queue.then(async () => {
         if (outcome) return;
         try {
-          if (message.type === 'inspected') child.send(await callbacks.inspected(message.pages, message.objects));
+          if (message.type === 'inspected') child.send(await callbacks.inspected(message.pages, message.objects, message.countMs));
           else if (message.type === 'page') await callbacks.page(message);
           else if (message.type === 'done') settle('done');
           else settle(new JobFailure(message.reasonCode, message.message));

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import { Agenda, type AgendaBackend, type Job } from 'agenda';
+import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
@@ -63,6 +64,7 @@ export class JobQueue {
   readonly changes: JobChanges;
   private readonly agenda: Agenda;
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly pool?: pg.Pool;
   private started = false;
 
   constructor(
@@ -73,10 +75,17 @@ export class JobQueue {
   ) {
     this.workerName = config.WORKER_NAME ?? `${os.hostname()}-${process.pid}`;
     this.changes = new JobChanges(databaseUrl, logger);
-    const backend: AgendaBackend = config.MONGODB_URL
-      ? new MongoBackend({ address: config.MONGODB_URL, collection: 'agendaJobs' })
-      : // the table comes with the service's migrations (Migration…Jobs), not from the library at connect time
-        new PostgresBackend({ connectionString: databaseUrl, tableName: 'agenda_jobs', ensureSchema: false });
+    // The Postgres backend gets a pool of ours: its connections end when the queue stops, and an error of
+    // an idle one (Postgres restarting or stopping) is logged — unheard, it would end the process.
+    this.pool = config.MONGODB_URL ? undefined : new pg.Pool({ connectionString: databaseUrl, max: 5 });
+    this.pool?.on('error', (error) => logger.warn({ err: error }, 'job queue connection error'));
+    const backend: AgendaBackend = this.pool
+      ? // the table comes with the service's migrations (Migration…Jobs), not from the library at connect time
+        new PostgresBackend({ pool: this.pool, tableName: 'agenda_jobs', ensureSchema: false })
+      : new MongoBackend({ address: config.MONGODB_URL!, collection: 'agendaJobs' });
+    (backend.notificationChannel as unknown as NodeJS.EventEmitter | undefined)?.on?.('error', (error: Error) =>
+      logger.warn({ err: error }, 'job queue notification channel error'),
+    );
     const concurrency = Math.max(1, config.JOB_CONCURRENCY);
     this.agenda = new Agenda({
       backend,
@@ -167,12 +176,15 @@ export class JobQueue {
     this.started = true;
   }
 
-  /** Waits up to `drainMs` for running jobs, then stops (jobs still running are unlocked for other workers). */
+  /** Waits up to `drainMs` for running jobs, then stops and closes the queue's connections. */
   async stop(drainMs = 10_000): Promise<void> {
     await this.changes.close();
-    if (!this.started) return;
-    this.started = false;
-    if (this.handlers.size > 0) await this.agenda.drain({ timeout: drainMs, closeConnection: false });
-    await this.agenda.stop();
+    if (this.started) {
+      this.started = false;
+      if (this.handlers.size > 0) await this.agenda.drain({ timeout: drainMs });
+      else await this.agenda.stop();
+    }
+    const pool = this.pool;
+    if (pool && !pool.ended) await pool.end();
   }
 }

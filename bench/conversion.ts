@@ -1,0 +1,152 @@
+/**
+ * Conversion (issue 9 item 8): pages per second, PDF → PNG at 150 DPI, on a generated 50-page text PDF
+ * and a 50-page mixed text-and-image PDF, rendered by the service's render process (pdfjs-dist +
+ * @napi-rs/canvas + sharp, one process), against `pdftoppm -png -r 150` (poppler-utils) and
+ * `mutool draw -r 150 -o x%d.png` (mupdf-tools) on the same files, one process each. Also: object
+ * counting as a share of render time, and throughput through the whole job path (REST → queue →
+ * worker → representations) with 1 and 2 workers.
+ *
+ *   npm run build && node dist/bench/conversion.js      (or: npm run bench -- conversion)
+ *   peers: apt-get install poppler-utils mupdf-tools (a missing peer is skipped with the reason)
+ *   knobs: CONV_BENCH_JOBS (6 jobs of 10 pages for the job path)
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.js';
+import { renderInChild } from '../workers/render/render-process.js';
+import { contentBase, fmt, header, login, makeTempDir, multipartFrame, ratio, removeDir, runBench, sleep, startServiceChild, verdict } from './lib.js';
+
+const DPI = 150;
+const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
+
+/** 50 pages: even pages text, odd pages a 800×600 photo-like image with a caption. */
+function mixedPdf(): Buffer {
+  const pages: PageSpec[] = [];
+  for (let p = 0; p < 50; p++) {
+    if (p % 2 === 0) {
+      pages.push(textPage(Array.from({ length: 40 }, (_, l) => `Page ${p + 1}, line ${l + 1}: mixed content with text and pictures.`)));
+      continue;
+    }
+    const width = 800;
+    const height = 600;
+    const rgb = Buffer.alloc(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 3;
+        rgb[i] = (x * 255) / width;
+        rgb[i + 1] = (y * 255) / height;
+        rgb[i + 2] = ((x ^ y) + p * 17) & 255;
+      }
+    }
+    pages.push({ content: `q 480 0 0 360 66 380 cm /Im1 Do Q\nBT /F1 14 Tf 66 350 Td (Figure ${p + 1}) Tj ET`, image: { width, height, rgb } });
+  }
+  return buildPdf(pages);
+}
+
+interface OwnRun {
+  pagesPerSecond: number;
+  countShare: number;
+}
+
+async function renderOwn(file: string, outputDir: string): Promise<OwnRun> {
+  let countMs = 0;
+  let pages = 0;
+  const started = performance.now();
+  await renderInChild(
+    { type: 'start', inputPath: file, fileName: path.basename(file), kind: 'pdf', format: 'png', dpi: DPI, maxPixels: 100_000_000, outputDir },
+    { memoryMb: 2048, timeoutMs: 600_000 },
+    {
+      inspected: async (count, _objects, ms) => {
+        pages = count;
+        countMs = ms;
+        return { type: 'render', placeholders: [] };
+      },
+      page: async (page) => fs.rm(page.path),
+    },
+  );
+  const totalMs = performance.now() - started;
+  return { pagesPerSecond: pages / (totalMs / 1000), countShare: countMs / (totalMs - countMs) };
+}
+
+function peer(command: string, args: string[], pages: number): number | string {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`]);
+  if (found.status !== 0) return `${command} not installed (apt-get install ${command === 'pdftoppm' ? 'poppler-utils' : 'mupdf-tools'})`;
+  const started = performance.now();
+  const run = spawnSync(command, args, { stdio: 'ignore' });
+  if (run.status !== 0) return `${command} failed (${run.status})`;
+  return pages / ((performance.now() - started) / 1000);
+}
+
+async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<number> {
+  const service = await startServiceChild(path.join(dir, `service-${workers}`), { JOB_CONCURRENCY: String(workers), CONV_PDF_DPI: String(DPI), LOG_LEVEL: 'warn' });
+  try {
+    const session = await login(service.baseUrl);
+    const base = contentBase(service.baseUrl);
+    const ids: string[] = [];
+    for (let i = 0; i < JOBS; i++) {
+      const { head, tail, contentType } = multipartFrame({ name: `bench-${workers}-${i}.pdf` }, `bench-${i}.pdf`);
+      const response = await fetch(`${base}/content?sessionId=${session}`, { method: 'POST', headers: { 'content-type': contentType }, body: Buffer.concat([head, pdf, tail]) });
+      ids.push(((await response.json()) as { id: string }).id);
+    }
+    const started = performance.now();
+    const jobIds = await Promise.all(
+      ids.map(async (contentId) => {
+        const response = await fetch(`${base}/convert/image?sessionId=${session}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ contentId, resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png' }),
+        });
+        return ((await response.json()) as { jobId: string }).jobId;
+      }),
+    );
+    for (const jobId of jobIds) {
+      for (;;) {
+        const status = (await (await fetch(`${base}/jobs/status?sessionId=${session}&jobId=${jobId}`)).json()) as { state: string };
+        if (status.state === 'Done') break;
+        if (status.state === 'panic') throw new Error(`job ${jobId} failed`);
+        await sleep(100);
+      }
+    }
+    return (JOBS * 10) / ((performance.now() - started) / 1000);
+  } finally {
+    await service.stop();
+  }
+}
+
+await runBench(async (cleanup) => {
+  header(`conversion: PDF → PNG at ${DPI} DPI`);
+  const dir = await makeTempDir('crs-bench-conversion-');
+  cleanup(() => removeDir(dir));
+  const documents = { text: textPdf(50), mixed: mixedPdf() };
+  const results: Record<string, { own: OwnRun; pdftoppm: number | string; mutool: number | string }> = {};
+  for (const [name, bytes] of Object.entries(documents)) {
+    const file = path.join(dir, `${name}.pdf`);
+    await fs.writeFile(file, bytes);
+    const own = await renderOwn(file, path.join(dir, `own-${name}`));
+    const pdftoppm = peer('pdftoppm', ['-png', '-r', String(DPI), file, path.join(dir, `poppler-${name}`)], 50);
+    const mutool = peer('mutool', ['draw', '-r', String(DPI), '-o', path.join(dir, `mupdf-${name}-%d.png`), file], 50);
+    results[name] = { own, pdftoppm, mutool };
+    const show = (v: number | string) => (typeof v === 'number' ? `${fmt(v, 2)} pages/s (×${fmt(ratio(own.pagesPerSecond, v), 2)})` : `skipped: ${v}`);
+    console.log(`${name.padEnd(6)} service ${fmt(own.pagesPerSecond, 2)} pages/s, counting ${fmt(own.countShare * 100, 1)} % of render time; pdftoppm ${show(pdftoppm)}; mutool ${show(mutool)}`);
+  }
+  const textPages = textPdf(10);
+  const one = await jobPath(dir, 1, textPages);
+  const two = await jobPath(dir, 2, textPages);
+  console.log(`job path (${JOBS} jobs × 10 text pages): 1 worker ${fmt(one, 2)} pages/s, 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)})`);
+
+  const pagesPerSecond = results.text!.own.pagesPerSecond;
+  const missed: string[] = [];
+  for (const [name, r] of Object.entries(results)) {
+    if (typeof r.pdftoppm !== 'number') missed.push(`${name} vs pdftoppm not measured`);
+    else if (r.own.pagesPerSecond < 3 * r.pdftoppm) missed.push(`${name} ≥ 3× pdftoppm`);
+    if (typeof r.mutool !== 'number') missed.push(`${name} vs mutool not measured`);
+    else if (r.own.pagesPerSecond < r.mutool) missed.push(`${name} ≥ 1.0× mutool`);
+    if (r.own.countShare > 0.1) missed.push(`${name} counting ≤ 10 %`);
+  }
+  const times = (peerName: 'pdftoppm' | 'mutool') => {
+    const v = results.text![peerName];
+    return typeof v === 'number' ? fmt(ratio(pagesPerSecond, v), 2) : 'n/a';
+  };
+  console.log(`conversion: ${fmt(pagesPerSecond, 2)} pages/s, ${times('pdftoppm')}× pdftoppm, ${times('mutool')}× mutool (targets: ${missed.length === 0 ? verdict(true) : `MISSED: ${missed.join(', ')}`})`);
+});
