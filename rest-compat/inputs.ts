@@ -21,6 +21,7 @@ import type {
   CopyContentInput,
   CreateContentInput,
   CreateFolderInput,
+  ImageConversionInput,
   PropertyFilter,
   ReplaceResourceInput,
   SearchOptions,
@@ -34,6 +35,7 @@ export interface InputTypes {
   CopyContentInput: CopyContentInput;
   CreateContentInput: CreateContentInput;
   CreateFolderInput: CreateFolderInput;
+  ImageConversionInput: ImageConversionInput;
   PropertyFilter: PropertyFilter;
   ReplaceResourceInput: ReplaceResourceInput;
   SearchOptions: SearchOptions;

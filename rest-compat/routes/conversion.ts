@@ -1,73 +1,60 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
-import { integer, nonEmptyText, parse } from '../params.js';
-import { contentDomain, route, type GraphqlRoute } from '../route.js';
+import { ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
+import { nonEmptyText, parse } from '../params.js';
+import { contentDomain, route, type RestRoute } from '../route.js';
 import { asyncJobResponseShape, representationShape, serviceRequestJobShape } from '../shapes/jobs.js';
 
-const convertBody = z
-  .object({
-    contentId: z.string({ message: 'must be a string' }).min(1, 'must not be empty'),
-    resultAction: z.enum(['NEW_CONTENT', 'CONTENT_REPRESENTATION'], { message: "must be 'NEW_CONTENT' or 'CONTENT_REPRESENTATION'" }),
-    targetFormat: z
-      .string({ message: 'must be a string' })
-      .transform((v) => v.toLowerCase())
-      .pipe(z.enum(['png', 'jpeg', 'webp', 'tiff'], { message: "must be one of 'png', 'jpeg', 'webp', 'tiff'" })),
-    newContentSpecification: z.record(z.string(), z.unknown(), { message: 'must be an object' }).nullish(),
-  })
-  .strict();
-const statusQuery = z.object({ jobId: nonEmptyText }).passthrough();
-const jobsQuery = z
-  .object({
-    state: z.enum(['pending', 'running', 'Done', 'panic', 'cancelled'], { message: "must be one of 'pending', 'running', 'Done', 'panic', 'cancelled'" }).optional(),
-    limit: integer.optional(),
-    offset: integer.optional(),
-  })
-  .passthrough();
+const count = z
+  .union([z.string(), z.array(z.string())])
+  .refine((v) => !Array.isArray(v), 'must be given once')
+  .pipe(z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer'))
+  .transform(Number);
+const statusQuery = z.object({ jobId: nonEmptyText });
+const jobsQuery = z.object({
+  state: z.enum(['pending', 'running', 'Done', 'panic', 'cancelled'], { message: "must be one of 'pending', 'running', 'Done', 'panic', 'cancelled'" }).optional(),
+  limit: count.optional(),
+  offset: count.optional(),
+});
 
 /** Conversion and the cache area of the content domain (spec endpoints 4 and 5, DESIGN §4). */
-export const conversionRoutes: GraphqlRoute[] = [
+export const conversionRoutes: RestRoute[] = [
   route({
     method: 'POST',
     path: `${contentDomain}/convert/image`,
-    operation: 'convert-image',
-    input: async (ctx, params) => ({ repository: params.repository!, body: parse(convertBody, await readJsonObject(ctx), 'body') }),
-    variables: ({ repository, body }) => ({ repository, input: body }),
-    reply: (result) => ({ body: { _type: 'svc.model.content.service.v1.request.conversion.ConversionResponse', ...(result as object) } }),
+    document: ConvertImageDocument,
+    input: async (ctx, params, { inputs }) => ({ repository: params.repository!, input: inputs.fromJson('ImageConversionInput', await readJsonObject(ctx)) }),
+    variables: (input) => input,
+    reply: ({ result }) => ({ body: { _type: 'svc.model.content.service.v1.request.conversion.ConversionResponse', duration: result.duration, jobId: result.jobId } }),
   }),
   route({
     method: 'GET',
     path: `${contentDomain}/jobs/status`,
-    operation: 'job-status',
+    document: JobStatusDocument,
     input: (ctx, params) => ({ repository: params.repository!, jobId: parse(statusQuery, ctx.query).jobId }),
     variables: (input) => input,
-    reply: (result) => ({ body: asyncJobResponseShape(result as Parameters<typeof asyncJobResponseShape>[0]) }),
+    reply: ({ result }) => ({ body: asyncJobResponseShape(result) }),
   }),
   route({
     method: 'GET',
     path: `${contentDomain}/jobs`,
-    operation: 'jobs',
+    document: JobsDocument,
     input: (ctx, params) => ({ repository: params.repository!, ...parse(jobsQuery, ctx.query) }),
-    variables: ({ repository, state, limit, offset }) => ({ repository, state, limit, offset }),
-    reply: (result) => {
-      const page = result as { count: number; duration: number; entries: Record<string, unknown>[] };
-      return { body: { count: page.count, duration: page.duration, entries: page.entries.map(serviceRequestJobShape) } };
-    },
+    variables: (input) => input,
+    reply: ({ result }) => ({ body: { count: result.count, duration: result.duration, entries: result.entries.map(serviceRequestJobShape) } }),
   }),
   route({
     method: 'GET',
     path: `${contentDomain}/content/:id/representations`,
-    operation: 'representations',
+    document: RepresentationsDocument,
     input: (_ctx, params) => ({ repository: params.repository!, contentId: params.id! }),
     variables: (input) => input,
-    reply: (result) => {
-      const page = result as { count: number; entries: Record<string, unknown>[] };
-      return {
-        body: {
-          _type: 'svc.model.content.service.v1.request.representation.RepresentationsResponse',
-          count: page.count,
-          entries: page.entries.map(representationShape),
-        },
-      };
-    },
+    reply: ({ result }) => ({
+      body: {
+        _type: 'svc.model.content.service.v1.request.representation.RepresentationsResponse',
+        count: result.count,
+        entries: result.entries.map(representationShape),
+      },
+    }),
   }),
 ];

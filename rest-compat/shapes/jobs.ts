@@ -3,7 +3,7 @@ import { restDate } from './dates.js';
 const dateFields = ['startTimestamp', 'endTimestamp', 'lastStatusUpdate', 'createdAt'] as const;
 
 /** A `serviceRequestJob` as the spec writes it: its `_type`, dates in the REST form, absent values left out. */
-export function serviceRequestJobShape(job: Record<string, unknown>): Record<string, unknown> {
+export function serviceRequestJobShape(job: object): Record<string, unknown> {
   const shaped: Record<string, unknown> = { _type: 'svc.model.content.service.v1.request.representation.ContentRepresentationJob' };
   for (const [key, value] of Object.entries(job)) {
     if (value === null || value === undefined) continue;
@@ -12,7 +12,7 @@ export function serviceRequestJobShape(job: Record<string, unknown>): Record<str
   return shaped;
 }
 
-export function asyncJobResponseShape(result: { duration: number; representationAccessId: string; state: string; serviceRequestJob: Record<string, unknown> }) {
+export function asyncJobResponseShape(result: { duration: number; representationAccessId: string; state: string; serviceRequestJob: object }) {
   return {
     _type: 'svc.model.content.service.v1.request.async.status.AsyncJobResponse',
     duration: result.duration,
@@ -22,6 +22,6 @@ export function asyncJobResponseShape(result: { duration: number; representation
   };
 }
 
-export function representationShape(representation: Record<string, unknown>): Record<string, unknown> {
-  return { _type: 'svc.model.content.service.v1.request.representation.Representation', ...representation, createdAt: restDate(representation.createdAt as string) };
+export function representationShape(representation: { createdAt: string }): Record<string, unknown> {
+  return { _type: 'svc.model.content.service.v1.request.representation.Representation', ...representation, createdAt: restDate(representation.createdAt) };
 }

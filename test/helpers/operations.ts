@@ -14,6 +14,7 @@ import { ensureDefaultRepository, findRepositoryByName } from '../../src/modules
 import { FileStore } from '../../src/storage/file-store.js';
 import { createTestDatabase } from './service.js';
 import { createAuthServices } from '../../src/modules/auth/auth-services.js';
+import { JobQueue } from '../../src/modules/jobs/queue.js';
 
 /** Services over a fresh database from the migrated template and a temporary data folder: operations without HTTP. */
 export interface OperationsBench {
@@ -34,7 +35,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
-  const services: Services = { config, logger, orm, contentStore, cacheStore, auth: createAuthServices(databaseUrl, logger) };
+  const services: Services = { config, logger, orm, contentStore, cacheStore, auth: createAuthServices(databaseUrl, logger), jobs: new JobQueue(config, orm, logger, databaseUrl) };
   await ensureDefaultRepository(orm.em.fork() as EntityManager, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   return {
@@ -47,6 +48,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     stage: async (scope, text = 'some bytes', fileName = 'file.txt') =>
       (await stageUpload(scope, { source: Readable.from([Buffer.from(text)]), fileName })).id,
     stop: async () => {
+      await services.jobs.stop();
       await services.auth.close();
       await orm.close(true);
       await fs.rm(dataDir, { recursive: true, force: true });

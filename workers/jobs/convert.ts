@@ -8,6 +8,7 @@ import type { Role } from '../../src/modules/auth/user.entity.js';
 import { checkInputFiles, decidePdf } from '../../src/modules/conversion/limits.js';
 import { baseName, mimeTypeOf, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
 import { completeRepresentations, recordRepresentation, representationId } from '../../src/modules/conversion/representations.js';
+import { authorize } from '../../src/modules/access/policy.js';
 import { createContent } from '../../src/modules/entries/contents.js';
 import { Entry, Resource } from '../../src/modules/entries/entry.entity.js';
 import { requireEntry } from '../../src/modules/entries/queries.js';
@@ -55,7 +56,8 @@ interface ConversionResult {
 /** The scope the job acts in: the client who started it, in its repository. */
 async function scopeOfJob(run: JobRun, services: Services): Promise<EntryScope> {
   const repository = await findRepositoryByName(run.em, repositoryNameOf(run.record.repositoryId));
-  return { em: run.em, services, repository, principal: { userName: run.record.clientUsername, roles: run.record.clientRoles as Role[] } };
+  const principal = { userName: run.record.clientUsername, roles: run.record.clientRoles as Role[] };
+  return { em: run.em, services, repository, principal, logger: services.logger.child({ jobId: run.record.id, user: principal.userName }) };
 }
 
 /** Places a page image in the cache store and records it as a representation of the source version. */
@@ -129,6 +131,8 @@ export function convertHandler(services: Services): JobHandler {
     const request = record.serializedRequest as { targetFormat: TargetFormat; resultAction: ResultAction; newContentSpecification: Record<string, unknown> | null };
     const format = request.targetFormat;
     const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));
+    // deactivated since the job was started: not converted
+    for (const source of sources) authorize(scope.principal, 'download', { entry: source });
     const resources = await Promise.all(sources.map((source) => (source.resourceId ? em.findOne(Resource, { id: source.resourceId }) : null)));
     const limits = scope.repository.limits ?? {};
     checkInputFiles(

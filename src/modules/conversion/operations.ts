@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { illegalArguments, ServiceError } from '../../errors.js';
+import { authorize } from '../access/policy.js';
 import { validateProperties, validateTags } from '../entries/contents.js';
 import { Resource } from '../entries/entry.entity.js';
 import { validateEntryName } from '../entries/names.js';
@@ -72,7 +73,10 @@ export const mimeTypeOf = (format: TargetFormat) => `image/${format}`;
  * while the job runs (limits, unreadable input) ends the job in `panic`.
  */
 export async function startImageConversion(scope: EntryScope, input: ImageConversionInput, sessionToken?: string): Promise<JobRecord> {
+  if (input.contentId === '') throw illegalArguments('contentId must not be empty');
   const content = await requireEntry(scope, input.contentId, 'CONTENT');
+  // converting reads the bytes: the rules of a download apply
+  authorize(scope.principal, 'download', { entry: content });
   const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
   if (!resource) throw new ServiceError('notFound', `content '${content.id}' has no resource to convert`);
   const specification = parseSpecification(input.newContentSpecification);
