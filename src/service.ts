@@ -21,7 +21,7 @@ import { transferRouter } from './http/transfer.js';
 import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
 import { FileStore } from './storage/file-store.js';
 import { JobQueue } from './modules/jobs/queue.js';
-import { addRepresentationDownload } from './modules/conversion/transfer.js';
+import { addRepresentationDownload } from './http/representation-download.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
 
 export interface RunningService {

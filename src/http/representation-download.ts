@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Services } from '../../context.js';
-import { ServiceError } from '../../errors.js';
-import { contentDomain } from '../../http/session.js';
-import { contentDisposition } from '../../storage/range.js';
-import { openStoredFile, sendFile, StoredFileUnavailableError } from '../../storage/send-file.js';
-import { scopeOfHttpRequest } from '../entries/transfer.js';
-import { requireRepresentation } from './representations.js';
+import type { Services } from '../context.js';
+import { ServiceError } from '../errors.js';
+import { requireRepresentation } from '../modules/conversion/representations.js';
+import { contentDisposition } from '../storage/range.js';
+import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
+import { contentDomain } from './session.js';
+import { scopeOfHttpRequest } from './transfer.js';
 
 /** GET C/representations/{id}/download: the bytes of a page image from the cache store (DESIGN §4). */
 export function addRepresentationDownload(router: Router, services: Services): Router {
