@@ -14,6 +14,7 @@
  * Not yet measured: by-text and fullText over extracted text (the full-text index is a later step;
  * fullText() matches names for now, and is measured as such).
  */
+import 'reflect-metadata';
 import path from 'node:path';
 import { CompiledQuery } from 'kysely';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';

@@ -8,6 +8,7 @@ import { Migration20261122210001UserNamesCaseInsensitive } from './migrations/Mi
 import { Migration20261122220000RepairMediaTypes } from './migrations/Migration20261122220000RepairMediaTypes.js';
 import { Migration20261122240000Jobs } from './migrations/Migration20261122240000Jobs.js';
 import { Migration20261122250000SearchIndexes } from './migrations/Migration20261122250000SearchIndexes.js';
+import { Migration20261122270000EntryResourceFields } from './migrations/Migration20261122270000EntryResourceFields.js';
 
 export type Orm = MikroORM;
 
@@ -19,6 +20,7 @@ export const migrationsList = [
   { name: 'Migration20261122220000RepairMediaTypes', class: Migration20261122220000RepairMediaTypes },
   { name: 'Migration20261122240000Jobs', class: Migration20261122240000Jobs },
   { name: 'Migration20261122250000SearchIndexes', class: Migration20261122250000SearchIndexes },
+  { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

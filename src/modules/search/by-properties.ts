@@ -7,7 +7,7 @@ const equalityColumns: Partial<Record<keyof PropertyFilter, string>> = {
   createdBy: 'e.created_by',
   lastModifiedBy: 'e.last_modified_by',
   lockedBy: 'e.locked_by',
-  mimeType: 'r.mime_type',
+  mimeType: 'e.resource_mime_type',
   name: 'e.name',
   owner: 'e.owner',
   parentId: 'e.parent_id',

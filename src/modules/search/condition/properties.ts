@@ -45,8 +45,15 @@ const resourceColumns = new Map<string, Column>(Object.entries({
   creator: { column: 'creator', kind: 'text' },
 } satisfies Record<string, Column>));
 
-/** Shortcuts on an entry for its resource's fields (spec endpoint 1 filters by `mimeType`). */
-const resourceShortcuts = new Set(['mimeType', 'fileSize']);
+/**
+ * Resource fields the entry row carries a copy of (kept equal by triggers,
+ * Migration20261122270000EntryResourceFields), read there so that an entry index can order and filter
+ * by them; also shortcuts on an entry (spec endpoint 1 filters by `mimeType`).
+ */
+const copiedResourceColumns = new Map<string, Column>(Object.entries({
+  mimeType: { column: 'resource_mime_type', kind: 'text' },
+  fileSize: { column: 'resource_file_size', kind: 'number' },
+} satisfies Record<string, Column>));
 
 /** The links a dot path may follow: the foreign key on the entry and a one-letter code for aliases. */
 const relations = {
@@ -104,12 +111,13 @@ export class PropertyResolver {
         return { name: path, kind: 'json', sql: `${alias}.properties`, jsonKey: key };
       }
       if (last) {
-        if (table === 'entry' && resourceShortcuts.has(name)) return this.resolveIn(this.hop(alias, code, 'resource'), 'resource', name, path);
+        if (table === 'entry' && copiedResourceColumns.has(name)) return this.resolveCopied(alias, name, path);
         if (!(table === 'entry' ? entryColumns : resourceColumns).has(name)) throw unknown();
         return this.resolveIn({ alias }, table, name, path);
       }
       if (table !== 'entry' || !Object.hasOwn(relations, name)) throw unknown();
       if (++hops > maxPathDepth) throw illegalArguments(`property '${path}'${where} goes deeper than ${maxPathDepth} links`);
+      if (name === 'resource' && i === segments.length - 2 && copiedResourceColumns.has(segments[i + 1]!)) return this.resolveCopied(alias, segments[i + 1]!, path);
       const next = this.hop(alias, code, name as Relation);
       alias = next.alias;
       code = next.code;
@@ -123,6 +131,12 @@ export class PropertyResolver {
     const resolved: ResolvedProperty = { name: path, kind: column.kind, sql: `${at.alias}.${column.column}` };
     if (column.kind === 'version') resolved.versionColumns = [`${at.alias}.version_major`, `${at.alias}.version_minor`];
     return resolved;
+  }
+
+  /** A resource field read from the copy on the entry `alias` (no join). */
+  private resolveCopied(alias: string, name: string, path: string): ResolvedProperty {
+    const column = copiedResourceColumns.get(name)!;
+    return { name: path, kind: column.kind, sql: `${alias}.${column.column}` };
   }
 
   /** Follows one link from `alias`, adding its left join (many-to-one: rows never multiply). */
