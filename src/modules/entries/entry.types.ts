@@ -8,7 +8,13 @@ registerEnumType(EntryTypeEnum, { name: 'EntryType' });
 registerEnumType(VersionStatusEnum, { name: 'VersionStatus' });
 registerEnumType(OrderingDirection, { name: 'OrderingDirection' });
 
-/** Fields folders and contents share. Resolvers return Entry entities; the names match. */
+/**
+ * Fields folders and contents share. Resolvers return Entry entities; the names match.
+ *
+ * The object types below are plain data: `simpleResolvers` gives their fields graphql's default
+ * resolver instead of one through the global middlewares (a promise per field: a search page of 100
+ * entries resolves ≈ 5,000 fields, docs/benchmarks.md). Their `@FieldResolver`s keep the middlewares.
+ */
 @InterfaceType('Entry', {
   resolveType: (value: { entryType: string }) => (value.entryType === 'FOLDER' ? 'Folder' : 'Content'),
 })
@@ -31,10 +37,10 @@ export abstract class EntryNode {
   @Field(() => FolderNode, { nullable: true }) parent?: FolderNode | null;
 }
 
-@ObjectType('Folder', { implements: EntryNode })
+@ObjectType('Folder', { implements: EntryNode, simpleResolvers: true })
 export class FolderNode extends EntryNode {}
 
-@ObjectType('ResourceSource')
+@ObjectType('ResourceSource', { simpleResolvers: true })
 export class ResourceSourceNode {
   @Field(() => String, { description: 'the file-system source type' }) type!: string;
   @Field(() => ID) id!: string;
@@ -42,7 +48,7 @@ export class ResourceSourceNode {
   @Field(() => String, { description: 'relative storage path' }) path!: string;
 }
 
-@ObjectType('Resource')
+@ObjectType('Resource', { simpleResolvers: true })
 export class ResourceNode {
   @Field(() => ID) id!: string;
   @Field(() => String) name!: string;
@@ -56,7 +62,7 @@ export class ResourceNode {
   @Field(() => String, { description: 'where the bytes are (GET, with the session as Bearer or sessionId)' }) downloadUrl!: string;
 }
 
-@ObjectType('Content', { implements: EntryNode })
+@ObjectType('Content', { implements: EntryNode, simpleResolvers: true })
 export class ContentNode extends EntryNode {
   @Field(() => Date, { nullable: true }) lockedAt?: Date | null;
   @Field(() => String, { nullable: true }) lockedBy?: string | null;
@@ -67,7 +73,7 @@ export class ContentNode extends EntryNode {
   @Field(() => ResourceNode, { nullable: true }) resource?: ResourceNode | null;
 }
 
-@ObjectType('EntriesPage')
+@ObjectType('EntriesPage', { simpleResolvers: true })
 export class EntriesPageNode {
   @Field(() => Int, { description: 'all matches, not the page size' }) count!: number;
   @Field(() => Int, { description: 'milliseconds' }) duration!: number;
