@@ -9,6 +9,7 @@ import { Migration20261122220000RepairMediaTypes } from './migrations/Migration2
 import { Migration20261122240000Jobs } from './migrations/Migration20261122240000Jobs.js';
 import { Migration20261122250000SearchIndexes } from './migrations/Migration20261122250000SearchIndexes.js';
 import { Migration20261122270000EntryResourceFields } from './migrations/Migration20261122270000EntryResourceFields.js';
+import { Migration20261122270001EntryVisibleCounts } from './migrations/Migration20261122270001EntryVisibleCounts.js';
 
 export type Orm = MikroORM;
 
@@ -21,6 +22,7 @@ export const migrationsList = [
   { name: 'Migration20261122240000Jobs', class: Migration20261122240000Jobs },
   { name: 'Migration20261122250000SearchIndexes', class: Migration20261122250000SearchIndexes },
   { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
+  { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -131,7 +131,10 @@ export function authorize(principal: Principal, action: EntryAction, subject: Po
   }
 }
 
-/** The entries a search may show the principal: those of the repository in scope (ACLs will narrow it). */
-export function visibleEntries(_principal: Principal, repository: RepositoryRecord): SqlPredicate {
-  return { sql: 'e.repository_id = ?', params: [repository.id] };
+/**
+ * The entries a search may show the principal: those of the repository in scope (ACLs will narrow it).
+ * `wholeRepository`: nothing narrower than the repository, so its maintained totals may answer counts.
+ */
+export function visibleEntries(_principal: Principal, repository: RepositoryRecord): SqlPredicate & { wholeRepository: boolean } {
+  return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
 }

@@ -65,6 +65,21 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
   return { limit: l, offset: o };
 }
 
+/**
+ * The count of a search without predicates of its own, from the totals triggers keep
+ * (Migration20261122270001EntryVisibleCounts): only for the default visibility (latest, active, not
+ * a working copy) of a whole repository, which is what the totals count.
+ */
+function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): { sql: string; params: unknown[] } | undefined {
+  const defaultVisibility = !options.includeInactive && !options.includeVersions && options.versionStatus === undefined;
+  if (predicates.length > 0 || !defaultVisibility || !visibleEntries(scope.principal, scope.repository).wholeRepository) return undefined;
+  const types = options.entryType ? [options.entryType] : ['CONTENT', 'FOLDER'];
+  return {
+    sql: 'select coalesce(sum(n), 0) as n from entry_visible_count where repository_id = $1 and entry_type = any($2::text[])',
+    params: [scope.repository.id, types],
+  };
+}
+
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
 function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
   const allowed = visibleEntries(scope.principal, scope.repository);
@@ -117,7 +132,7 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
       sql: numbered(`select e.* ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`),
       params: [...params, ...order.params, limit, offset],
     },
-    count: { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
+    count: countFromTotals(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
   };
 }
 

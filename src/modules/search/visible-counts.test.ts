@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentUrl, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+
+/*
+ * The per-repository totals of visible entries (Migration20261122270001EntryVisibleCounts), which answer
+ * the count of an unfiltered search, equal a count of the rows after every verb, concurrent ones too.
+ */
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.stop());
+
+const ok = async (method: string, path: string, body?: Record<string, unknown>, query: Record<string, string> = {}) => {
+  const answer = await call(contentUrl(service, path, query), body ? json(method, body) : { method });
+  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+  return answer.body;
+};
+
+/** Per entry type: the maintained total and a count of the rows it stands for. */
+async function totalsAndRows(): Promise<{ totals: Record<string, number>; rows: Record<string, number> }> {
+  const totals = await sql<{ entry_type: string; n: string }>(service, `select entry_type, sum(n) as n from entry_visible_count group by entry_type`);
+  const rows = await sql<{ entry_type: string; n: string }>(
+    service,
+    `select entry_type, count(*) as n from entry where is_latest and active and version_status is distinct from 'WORKING_COPY' group by entry_type`,
+  );
+  const byType = (list: { entry_type: string; n: string }[]) => Object.fromEntries(list.filter((r) => Number(r.n) !== 0).map((r) => [r.entry_type, Number(r.n)]));
+  return { totals: byType(totals), rows: byType(rows) };
+}
+
+async function expectTotalsEqualRows(step: string): Promise<void> {
+  const { totals, rows } = await totalsAndRows();
+  expect(totals, step).toEqual(rows);
+  // the unfiltered search's count (answered from the totals once a page is full) agrees
+  const all = await call(contentUrl(service, '/content/search', { limit: 1 }));
+  expect(all.body.count, step).toBe((rows.CONTENT ?? 0) + (rows.FOLDER ?? 0));
+  const contents = await call(contentUrl(service, '/content/search', { limit: 1, entryType: 'CONTENT' }));
+  expect(contents.body.count, step).toBe(rows.CONTENT ?? 0);
+}
+
+describe('the maintained totals of visible entries', () => {
+  it('equal the rows after create, versioning, copy, delete, restore and folder deletion', async () => {
+    const folder = await newFolder(service, 'counted');
+    const inner = await newFolder(service, 'inner', folder.id);
+    const a = await newContent(service, { name: 'a.txt', parentId: folder.id });
+    await newContent(service, { name: 'b.txt', parentId: inner.id });
+    await expectTotalsEqualRows('create');
+    const workingCopy = await ok('POST', `/content/${a.id}/check-out`);
+    await expectTotalsEqualRows('check-out (a working copy is not counted)');
+    await ok('POST', `/content/${workingCopy.id}/check-in`);
+    await expectTotalsEqualRows('check-in (1.1 replaces 1.0 as latest)');
+    await ok('POST', `/content/${a.id}/copy`, { name: 'a copy.txt' });
+    await ok('DELETE', `/content/${a.id}`);
+    await expectTotalsEqualRows('copy, then deactivate');
+    await ok('POST', `/content/${a.id}/restore`);
+    await expectTotalsEqualRows('restore');
+    await ok('DELETE', `/folder/${folder.id}`, undefined, { recursive: 'true' });
+    await expectTotalsEqualRows('recursive folder deletion');
+  });
+
+  it('stay equal under concurrent uploads, and folding keeps the sum', async () => {
+    await Promise.all(Array.from({ length: 24 }, (_, i) => newContent(service, { name: `parallel-${i}.txt` })));
+    await expectTotalsEqualRows('24 concurrent uploads');
+    const [repository] = await sql<{ repository_id: string }>(service, `select repository_id from entry_visible_count limit 1`);
+    await sql(service, `select entry_visible_count_fold(?)`, [repository!.repository_id]);
+    const [rows] = await sql<{ n: string }>(service, `select count(*) as n from entry_visible_count where repository_id = ?`, [repository!.repository_id]);
+    expect(Number(rows!.n)).toBeLessThanOrEqual(2);
+    await expectTotalsEqualRows('after a fold');
+  });
+});
