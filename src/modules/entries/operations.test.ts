@@ -94,7 +94,9 @@ describe('versioning under concurrency', () => {
         return 'committed';
       });
     expect(await Promise.all([crossing(a.id, b.id), crossing(b.id, a.id)])).toEqual(['committed', 'committed']);
-    expect(attempts).toBe(3);
+    // at least one retry; a retry that starts before the survivor took its second row can cross it
+    // once more (a second deadlock, retried again), so the count is not always exactly 3
+    expect(attempts).toBeGreaterThanOrEqual(3);
   });
 });
 
