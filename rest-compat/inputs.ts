@@ -21,12 +21,14 @@ import type {
   CopyContentInput,
   CreateContentInput,
   CreateFolderInput,
+  CreateRepositoryInput,
   ImageConversionInput,
   PropertyFilter,
   ReplaceResourceInput,
   SearchOptions,
   UpdateContentInput,
   UpdateFolderInput,
+  UpdateRepositoryLimitsInput,
 } from './operations/documents.generated.js';
 
 /** The GraphQL input types REST fills, by name, with their generated TypeScript types. */
@@ -35,12 +37,14 @@ export interface InputTypes {
   CopyContentInput: CopyContentInput;
   CreateContentInput: CreateContentInput;
   CreateFolderInput: CreateFolderInput;
+  CreateRepositoryInput: CreateRepositoryInput;
   ImageConversionInput: ImageConversionInput;
   PropertyFilter: PropertyFilter;
   ReplaceResourceInput: ReplaceResourceInput;
   SearchOptions: SearchOptions;
   UpdateContentInput: UpdateContentInput;
   UpdateFolderInput: UpdateFolderInput;
+  UpdateRepositoryLimitsInput: UpdateRepositoryLimitsInput;
 }
 
 export type TextSource = Record<string, string | string[] | undefined>;

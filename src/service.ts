@@ -77,7 +77,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   if (usesJobs) await jobs.start();
 
   await ensureAdministrator(em, services);
-  await ensureDefaultRepository(em, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
+  await ensureDefaultRepository(em, config, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   const subgraphs = await buildSubgraphs();
   for (const subgraph of Object.values(subgraphs)) chargeListItems(subgraph.schema, config.GRAPHQL_MAX_RESULT_ITEMS);

@@ -1,4 +1,5 @@
 import type { RestRoute } from '../route.js';
+import { adminRoutes } from './admin.js';
 import { contentRoutes } from './contents.js';
 import { conversionRoutes } from './conversion.js';
 import { folderRoutes } from './folders.js';
@@ -8,4 +9,4 @@ import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes];

@@ -36,7 +36,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
   const services: Services = { config, logger, orm, contentStore, cacheStore, auth: createAuthServices(databaseUrl, logger), jobs: new JobQueue(config, orm, logger, databaseUrl) };
-  await ensureDefaultRepository(orm.em.fork() as EntityManager, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
+  await ensureDefaultRepository(orm.em.fork() as EntityManager, config, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   return {
     services,

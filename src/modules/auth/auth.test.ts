@@ -122,7 +122,7 @@ describe('roles', () => {
     for (const mutation of [
       'mutation { createUser(userName: "x-user", password: "long-enough-1") { userName } }',
       'mutation { deleteUser(userName: "admin") }',
-      'mutation { createRepository(name: "not-mine") { id } }',
+      'mutation { createRepository(input: { name: "not-mine" }) { id } }',
       '{ repositories { id } }',
     ]) {
       const result = await service.graphql(mutation, {}, userSession);

@@ -106,6 +106,17 @@ export interface UserRecord {
 
 const toRecord = (user: User): UserRecord => ({ userName: user.userName, roles: user.roles, createdAt: user.createdAt });
 
+/**
+ * The password policy (docs/administration.md): 8 to 256 characters, not only one character
+ * repeated, and not the user name in any case. Length is what makes a password strong; composition
+ * rules are left out, as NIST SP 800-63B advises.
+ */
+function checkPasswordPolicy(userName: string, password: string): void {
+  if (password.length < 8 || password.length > 256) throw illegalArguments('password: 8 to 256 characters');
+  if (new Set(password).size === 1) throw illegalArguments('password: must not be one character repeated');
+  if (password.toLowerCase() === userName.toLowerCase()) throw illegalArguments('password: must not be the user name');
+}
+
 export async function createUser(
   em: EntityManager,
   services: Services,
@@ -113,7 +124,7 @@ export async function createUser(
 ): Promise<UserRecord> {
   const userName = normalizeUserName(input.userName);
   if (!userNamePattern.test(userName)) throw illegalArguments('userName: 1 to 64 letters, digits or . _ @ -');
-  if (input.password.length < 8) throw illegalArguments('password: at least 8 characters');
+  checkPasswordPolicy(userName, input.password);
   const unknownRole = input.roles.find((role) => !(knownRoles as readonly string[]).includes(role));
   if (unknownRole) throw illegalArguments(`roles: unknown role '${unknownRole}' (known: ${knownRoles.join(', ')})`);
   const user = em.create(User, {
@@ -140,9 +151,23 @@ export async function deleteUser(em: EntityManager, services: Services, actor: P
   const user = await em.findOne(User, byName(normalizeUserName(userName)));
   if (!user) throw notFound(`user '${userName}' not found`);
   if (user.userName === actor.userName) throw new ServiceError('conflict', 'you cannot delete your own user');
-  // announced before the sessions go with the user (the notifications are sent at commit)
-  await em.getConnection().execute(`select pg_notify('${sessionEndedChannel}', token_hash) from user_session where user_name = ?`, [user.userName]);
-  await em.nativeDelete(User, { userName: user.userName });
+  await em.transactional(async (tx) => {
+    const connection = tx.getConnection();
+    // the administrators' rows are locked, so two administrators deleting each other leave one
+    const admins = await connection.execute<{ user_name: string }[]>(
+      `select user_name from app_user where 'ADMIN' = any(roles) order by user_name for update`,
+      [],
+      'all',
+      tx.getTransactionContext(),
+    );
+    if (user.roles.includes('ADMIN') && !admins.some((admin) => admin.user_name !== user.userName)) {
+      throw conflict(`user '${user.userName}' is the last administrator`);
+    }
+    // announced before the sessions go with the user (the notifications are sent at commit)
+    await connection.execute(`select pg_notify('${sessionEndedChannel}', token_hash) from user_session where user_name = ?`, [user.userName], 'all', tx.getTransactionContext());
+    const deleted = await tx.nativeDelete(User, { userName: user.userName });
+    if (deleted === 0) throw notFound(`user '${userName}' not found`);
+  });
   services.auth.sessions.forgetUser(user.userName);
 }
 

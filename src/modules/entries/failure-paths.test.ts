@@ -7,7 +7,7 @@ let archive: string;
 beforeAll(async () => {
   // small enough to exceed with a test file, large enough for the others
   service = await startTestService({ MAX_UPLOAD_BYTES: '1000' });
-  const created = await service.graphql('mutation { createRepository(name: "archive") { id } }');
+  const created = await service.graphql('mutation { createRepository(input: { name: "archive" }) { id } }');
   expect(created.errors).toBeUndefined();
   archive = `${service.baseUrl}/api/v1/access.svc.content.archive/v1`;
 });

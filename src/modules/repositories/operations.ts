@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, illegalArguments, isUniqueViolation, notFound } from '../../errors.js';
+import type { Config } from '../../config.js';
 import type { Principal } from '../auth/principal.js';
+import { Entry } from '../entries/entry.entity.js';
 import { Repository, type RepositoryLimits } from './repository.entity.js';
 
 export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
@@ -8,6 +10,15 @@ export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
 /** Ids and partitions are derived from the repository name (DESIGN §0). */
 export const repositoryIdOf = (name: string) => `svc.repository.${name}`;
 export const repositoryNameOf = (repositoryId: string) => repositoryId.slice('svc.repository.'.length);
+
+/** The name inside a `repositoryId` the client sent; anything but `svc.repository.<name>` is a 400. */
+export function repositoryNameOfId(repositoryId: string): string {
+  const name = repositoryNameOf(repositoryId);
+  if (!repositoryId.startsWith('svc.repository.') || !repositoryNamePattern.test(name)) {
+    throw illegalArguments(`repositoryId '${repositoryId}' is not valid: svc.repository.<name>`);
+  }
+  return name;
+}
 export const partitionOf = (repositoryId: string) => `access.svc.content.${repositoryNameOf(repositoryId)}`;
 
 /** What operations read of a repository: a snapshot, not a managed entity. */
@@ -38,12 +49,42 @@ export async function findRepositoryByName(em: EntityManager, name: string): Pro
   return record;
 }
 
+/**
+ * The spec: repository limits must be lower than the conversion limits (CONV_MAX_*); equal is
+ * accepted, as a repository limit that only repeats the conversion limit changes nothing.
+ */
+/** Limits as a client sends them: null or absent = not set (the conversion limit applies). */
+export type LimitsInput = { [K in keyof RepositoryLimits]?: RepositoryLimits[K] | null };
+
+function checkedLimits(config: Config, input: LimitsInput): RepositoryLimits {
+  const limits = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null)) as RepositoryLimits;
+  checkLimits(config, limits);
+  return limits;
+}
+
+function checkLimits(config: Config, limits: RepositoryLimits): void {
+  const ceilings: [keyof RepositoryLimits, number, string][] = [
+    ['maxNumberOfInputFiles', config.CONV_MAX_NUMBER_OF_INPUT_FILES, 'CONV_MAX_NUMBER_OF_INPUT_FILES'],
+    ['maxInputFileSize', config.CONV_MAX_INPUT_FILE_SIZE, 'CONV_MAX_INPUT_FILE_SIZE'],
+    ['maxTotalInputFileSize', config.CONV_MAX_TOTAL_INPUT_FILE_SIZE, 'CONV_MAX_TOTAL_INPUT_FILE_SIZE'],
+  ];
+  for (const [field, ceiling, setting] of ceilings) {
+    const value = limits[field] as number | undefined;
+    if (value !== undefined && value > ceiling) throw illegalArguments(`${field}: ${value} is above the conversion limit ${setting} (${ceiling})`);
+  }
+}
+
 export async function createRepository(
   em: EntityManager,
+  config: Config,
   actor: Principal,
-  input: { name: string; technicalName?: string; fullTextEnabled?: boolean; limits?: RepositoryLimits },
+  input: { name: string; technicalName?: string | null; fullTextEnabled?: boolean | null; limits?: LimitsInput | null },
 ): Promise<Repository> {
   if (!repositoryNamePattern.test(input.name)) throw illegalArguments('name: 1 to 64 letters, digits, _ or -');
+  if (input.technicalName !== undefined && input.technicalName !== null && !repositoryNamePattern.test(input.technicalName)) {
+    throw illegalArguments('technicalName: 1 to 64 letters, digits, _ or -');
+  }
+  const limits = checkedLimits(config, input.limits ?? {});
   const now = new Date();
   const repository = em.create(Repository, {
     id: repositoryIdOf(input.name),
@@ -51,7 +92,7 @@ export async function createRepository(
     technicalName: input.technicalName ?? input.name,
     type: 'STANDARD',
     fullTextEnabled: input.fullTextEnabled ?? true,
-    limits: input.limits ?? {},
+    limits,
     createdAt: now,
     createdBy: actor.userName,
     modifiedAt: now,
@@ -66,8 +107,48 @@ export async function createRepository(
   return repository;
 }
 
+export async function listRepositories(em: EntityManager): Promise<Repository[]> {
+  return em.find(Repository, {}, { orderBy: { name: 'asc' } });
+}
+
+async function repositoryById(em: EntityManager, repositoryId: string): Promise<Repository> {
+  const name = repositoryNameOfId(repositoryId);
+  const repository = await em.findOne(Repository, { id: repositoryIdOf(name) });
+  if (!repository) throw notFound(`repository '${repositoryId}' not found`);
+  return repository;
+}
+
+/** `PATCH A/repository/limits`: the limits given replace the stored ones; `fullTextEnabled` when given. */
+export async function updateRepositoryLimits(
+  em: EntityManager,
+  config: Config,
+  actor: Principal,
+  repositoryId: string,
+  input: LimitsInput & { fullTextEnabled?: boolean | null },
+): Promise<Repository> {
+  const repository = await repositoryById(em, repositoryId);
+  const { fullTextEnabled, ...limits } = input;
+  repository.limits = checkedLimits(config, limits);
+  if (fullTextEnabled !== undefined && fullTextEnabled !== null) repository.fullTextEnabled = fullTextEnabled;
+  repository.modifiedAt = new Date();
+  repository.modifiedBy = actor.userName;
+  await em.flush();
+  forgetRepository(repository.name);
+  return repository;
+}
+
+/** A repository that still holds folders or contents is not deleted (409), as a folder that is not empty. */
+export async function deleteRepository(em: EntityManager, repositoryId: string): Promise<void> {
+  const repository = await repositoryById(em, repositoryId);
+  if ((await em.count(Entry, { repositoryId: repository.id })) > 0) {
+    throw conflict(`repository '${repository.name}' is not empty: delete its folders and contents first`);
+  }
+  await em.nativeDelete(Repository, { id: repository.id });
+  forgetRepository(repository.name);
+}
+
 /** The default repository is created on the first start, when no repository exists (DESIGN §2). */
-export async function ensureDefaultRepository(em: EntityManager, name: string, owner: string): Promise<void> {
+export async function ensureDefaultRepository(em: EntityManager, config: Config, name: string, owner: string): Promise<void> {
   if ((await em.count(Repository, {})) > 0) return;
-  await createRepository(em, { userName: owner, roles: ['ADMIN'] }, { name });
+  await createRepository(em, config, { userName: owner, roles: ['ADMIN'] }, { name });
 }

@@ -1,7 +1,17 @@
-import { Arg, Authorized, Ctx, Directive, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Directive, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { Repository } from './repository.entity.js';
-import { createRepository, findRepositoryByName } from './operations.js';
+import { ConversionLimit, ConversionStrategy, CreateRepositoryInput, UpdateRepositoryLimitsInput } from './inputs.js';
+import type { RepositoryLimits } from './repository.entity.js';
+import { createRepository, deleteRepository, findRepositoryByName, listRepositories, updateRepositoryLimits } from './operations.js';
+
+@ObjectType('RepositoryLimits')
+export class RepositoryLimitsNode {
+  @Field(() => Int, { nullable: true }) maxNumberOfInputFiles?: number;
+  @Field(() => Number, { nullable: true }) maxInputFileSize?: number;
+  @Field(() => Number, { nullable: true }) maxTotalInputFileSize?: number;
+  @Field(() => ConversionLimit, { nullable: true }) conversionLimit?: ConversionLimit;
+  @Field(() => ConversionStrategy, { nullable: true }) conversionStrategy?: ConversionStrategy;
+}
 
 @Directive('@key(fields: "id")')
 @ObjectType('Repository')
@@ -11,6 +21,7 @@ export class RepositoryNode {
   @Field(() => String) technicalName!: string;
   @Field(() => String) type!: string;
   @Field(() => Boolean) fullTextEnabled!: boolean;
+  @Field(() => RepositoryLimitsNode, { description: 'unset limits: the conversion limits apply' }) limits!: RepositoryLimits;
   @Field(() => Date) createdAt!: Date;
   @Field(() => String) createdBy!: string;
   @Field(() => Date) modifiedAt!: Date;
@@ -22,7 +33,7 @@ export class RepositoryNode {
 export class RepositoriesResolver {
   @Query(() => [RepositoryNode])
   async repositories(@Ctx() context: RequestContext) {
-    return context.em.find(Repository, {}, { orderBy: { name: 'asc' } });
+    return listRepositories(context.em);
   }
 
   @Query(() => RepositoryNode)
@@ -31,12 +42,22 @@ export class RepositoriesResolver {
   }
 
   @Mutation(() => RepositoryNode)
-  async createRepository(
-    @Arg('name', () => String) name: string,
-    @Arg('technicalName', () => String, { nullable: true }) technicalName: string | undefined,
-    @Arg('fullTextEnabled', () => Boolean, { nullable: true }) fullTextEnabled: boolean | undefined,
+  async createRepository(@Arg('input', () => CreateRepositoryInput) input: CreateRepositoryInput, @Ctx() context: RequestContext) {
+    return createRepository(context.em, context.services.config, await context.principal(), input);
+  }
+
+  @Mutation(() => RepositoryNode)
+  async updateRepositoryLimits(
+    @Arg('repositoryId', () => ID) repositoryId: string,
+    @Arg('input', () => UpdateRepositoryLimitsInput) input: UpdateRepositoryLimitsInput,
     @Ctx() context: RequestContext,
   ) {
-    return createRepository(context.em, await context.principal(), { name, technicalName, fullTextEnabled });
+    return updateRepositoryLimits(context.em, context.services.config, await context.principal(), repositoryId, input);
+  }
+
+  @Mutation(() => Boolean, { description: 'a repository holding folders or contents is not deleted (409)' })
+  async deleteRepository(@Arg('repositoryId', () => ID) repositoryId: string, @Ctx() context: RequestContext): Promise<boolean> {
+    await deleteRepository(context.em, repositoryId);
+    return true;
   }
 }

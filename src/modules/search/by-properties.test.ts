@@ -119,7 +119,7 @@ describe('GET C/content/search (spec endpoint 1)', () => {
   });
 
   it('searches one repository only', async () => {
-    const created = await service.graphql('mutation { createRepository(name: "archive") { id name } }');
+    const created = await service.graphql('mutation { createRepository(input: { name: "archive" }) { id name } }');
     expect(created.data).toEqual({ createRepository: { id: 'svc.repository.archive', name: 'archive' } });
     const archive = `${service.baseUrl}/api/v1/access.svc.content.archive/v1`;
     const empty = await call(`${archive}/content/search?sessionId=${service.adminSession}`);

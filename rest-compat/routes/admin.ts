@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { readJsonObject } from '../../src/http/body.js';
+import {
+  CreateRepositoryDocument,
+  CreateUserDocument,
+  DeleteRepositoryDocument,
+  DeleteUserDocument,
+  RepositoriesDocument,
+  RepositoryByNameDocument,
+  UpdateRepositoryLimitsDocument,
+  UsersDocument,
+} from '../operations/documents.generated.js';
+import { nonEmptyText, parse } from '../params.js';
+import { adminDomain, route, type RestRoute } from '../route.js';
+import { noContentReply } from './results.js';
+
+const byRepositoryId = z.object({ repositoryId: nonEmptyText });
+const byUserName = z.object({ userName: nonEmptyText });
+const newUser = z.object({ userName: z.string(), password: z.string(), roles: z.array(z.string()).optional() });
+
+/** The GraphQL result as the body, as is (records of the administration domain have no REST shape of their own). */
+const resultReply = ({ result }: { result: unknown }) => ({ body: result });
+const createdReply = ({ result }: { result: unknown }) => ({ status: 201, body: result });
+
+/** Repositories and users of the administration domain (DESIGN §4). */
+export const adminRoutes: RestRoute[] = [
+  route({
+    method: 'POST',
+    path: `${adminDomain}/repository`,
+    document: CreateRepositoryDocument,
+    input: async (ctx, _params, { inputs }) => ({ input: inputs.fromJson('CreateRepositoryInput', await readJsonObject(ctx)) }),
+    variables: (input) => input,
+    reply: createdReply,
+  }),
+  route({
+    method: 'GET',
+    path: `${adminDomain}/repositories`,
+    document: RepositoriesDocument,
+    input: () => ({}),
+    variables: () => ({}),
+    reply: resultReply,
+  }),
+  route({
+    method: 'GET',
+    path: `${adminDomain}/repository/by-name`,
+    document: RepositoryByNameDocument,
+    input: (ctx) => ({ name: parse(z.object({ repositoryName: nonEmptyText }), ctx.query).repositoryName }),
+    variables: (input) => input,
+    reply: resultReply,
+  }),
+  route({
+    method: 'PATCH',
+    path: `${adminDomain}/repository/limits`,
+    document: UpdateRepositoryLimitsDocument,
+    input: async (ctx, _params, { inputs }) => ({
+      ...parse(byRepositoryId, ctx.query),
+      input: inputs.fromJson('UpdateRepositoryLimitsInput', await readJsonObject(ctx)),
+    }),
+    variables: (input) => input,
+    reply: resultReply,
+  }),
+  route({
+    method: 'DELETE',
+    path: `${adminDomain}/repository`,
+    document: DeleteRepositoryDocument,
+    input: (ctx) => parse(byRepositoryId, ctx.query),
+    variables: (input) => input,
+    reply: noContentReply,
+  }),
+  route({
+    method: 'POST',
+    path: `${adminDomain}/user`,
+    document: CreateUserDocument,
+    input: async (ctx) => parse(newUser, await readJsonObject(ctx), 'body'),
+    variables: (input) => input,
+    reply: createdReply,
+  }),
+  route({
+    method: 'GET',
+    path: `${adminDomain}/users`,
+    document: UsersDocument,
+    input: () => ({}),
+    variables: () => ({}),
+    reply: resultReply,
+  }),
+  route({
+    method: 'DELETE',
+    path: `${adminDomain}/user`,
+    document: DeleteUserDocument,
+    input: (ctx) => parse(byUserName, ctx.query),
+    variables: (input) => input,
+    reply: noContentReply,
+  }),
+];
