@@ -20,8 +20,12 @@ import type {
   CheckInInput,
   CopyContentInput,
   CreateContentInput,
+  CreateContentTypeInput,
+  CreateDefaultTypePolicyInput,
   CreateFolderInput,
+  CreateInheritancePolicyInput,
   CreateRepositoryInput,
+  CreateTypeRestrictionPolicyInput,
   ImageConversionInput,
   PropertyFilter,
   ReplaceResourceInput,
@@ -36,8 +40,12 @@ export interface InputTypes {
   CheckInInput: CheckInInput;
   CopyContentInput: CopyContentInput;
   CreateContentInput: CreateContentInput;
+  CreateContentTypeInput: CreateContentTypeInput;
+  CreateDefaultTypePolicyInput: CreateDefaultTypePolicyInput;
   CreateFolderInput: CreateFolderInput;
+  CreateInheritancePolicyInput: CreateInheritancePolicyInput;
   CreateRepositoryInput: CreateRepositoryInput;
+  CreateTypeRestrictionPolicyInput: CreateTypeRestrictionPolicyInput;
   ImageConversionInput: ImageConversionInput;
   PropertyFilter: PropertyFilter;
   ReplaceResourceInput: ReplaceResourceInput;

@@ -4,9 +4,10 @@ import { contentRoutes } from './contents.js';
 import { conversionRoutes } from './conversion.js';
 import { folderRoutes } from './folders.js';
 import { maintenanceRoutes } from './maintenance.js';
+import { policyRoutes } from './policies.js';
 import { searchRoutes } from './search.js';
 import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes];

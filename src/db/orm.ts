@@ -10,6 +10,7 @@ import { Migration20261122240000Jobs } from './migrations/Migration2026112224000
 import { Migration20261122250000SearchIndexes } from './migrations/Migration20261122250000SearchIndexes.js';
 import { Migration20261122270000EntryResourceFields } from './migrations/Migration20261122270000EntryResourceFields.js';
 import { Migration20261122270001EntryVisibleCounts } from './migrations/Migration20261122270001EntryVisibleCounts.js';
+import { Migration20261122260000Policies } from './migrations/Migration20261122260000Policies.js';
 
 export type Orm = MikroORM;
 
@@ -23,6 +24,7 @@ export const migrationsList = [
   { name: 'Migration20261122250000SearchIndexes', class: Migration20261122250000SearchIndexes },
   { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
   { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
+  { name: 'Migration20261122260000Policies', class: Migration20261122260000Policies },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

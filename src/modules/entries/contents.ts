@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { illegalArguments, notFound } from '../../errors.js';
 import { authorize, type AuthorizeOptions } from '../access/policy.js';
+import { checkTypeAllowed, folderPolicies } from '../access/folder-policies.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import type { CreateContentInput } from './inputs.js';
@@ -95,6 +96,9 @@ export function firstVersion(
 /** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */
 export async function createContent(scope: EntryScope, input: CreateContentInput): Promise<Entry> {
   const parent = await requireParentFolder(scope, input.parentId);
+  const policies = await folderPolicies(scope.em, parent?.id);
+  const typeName = input.typeName || policies.defaultTypeName;
+  if (parent) await checkTypeAllowed(scope.em, policies, typeName, parent.name);
   const tags = validateTags(input.tags);
   const properties = validateProperties(input.properties);
   const mimeType = optionalMediaType(input.mimeType);
@@ -121,7 +125,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
         name,
         ...Array<string>(3).fill(scope.principal.userName),
         parent?.id ?? null,
-        input.typeName || null,
+        typeName,
         JSON.stringify(properties),
         JSON.stringify(tags),
         randomUUID(),

@@ -1,4 +1,5 @@
 import { conflict, notFound, ServiceError } from '../../errors.js';
+import { requireTypeAllowedIn } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
 import { firstVersion } from './contents.js';
@@ -23,6 +24,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
   const name = validateEntryName(input.name ?? source.name);
   const parent = await requireParentFolder(scope, input.parentId === undefined ? source.parentId : input.parentId);
   const parentId = parent?.id ?? null;
+  await requireTypeAllowedIn(scope.em, parentId, source.typeName ?? null);
   // cheap before copying the bytes; the unique index decides in the end
   if (await nameTaken(scope, parentId, name)) throw conflict(nameClash(name));
   const original = source.resourceId ? await scope.em.findOne(Resource, { id: source.resourceId }) : null;

@@ -1,4 +1,5 @@
 import { conflict, illegalArguments } from '../../errors.js';
+import { requireTypeAllowedIn } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { validateProperties } from './contents.js';
@@ -57,6 +58,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
       }
       if (name !== undefined) entry.name = finalName = name;
       if (typeName !== undefined) entry.typeName = typeName;
+      if (given(input.parentId) || typeName !== undefined) await requireTypeAllowedIn(tx.em, entry.parentId, entry.typeName ?? null);
       if (patch !== undefined) entry.properties = validateProperties(mergedProperties(entry.properties ?? {}, patch));
       touch(tx, entry, now);
       // the unique index guards latest versions; a working copy's name is checked here, since its

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { illegalArguments } from '../../errors.js';
+import { requireTypeAllowedIn } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, nameClash, type LockedChronicle } from '../entries/chronicles.js';
 import { Entry } from '../entries/entry.entity.js';
@@ -132,6 +133,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     const workingCopy = chronicle.workingCopy!;
     // the working copy may have been renamed: its name joins the unique names of the folder now
     name = workingCopy.name;
+    await requireTypeAllowedIn(tx.em, workingCopy.parentId, workingCopy.typeName ?? null);
     const previousResource = workingCopy.resourceId ?? null;
     if (input.uploadId) {
       const resource = await claimUpload(tx, input.uploadId, mimeType);

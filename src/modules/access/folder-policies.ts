@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { conflict } from '../../errors.js';
+import type { InheritanceFields, PolicyKind, TypeRestrictionFields } from '../policies/operations.js';
+
+/** What the policies assigned to a folder and its ancestors (as far as inheritance allows) say for content placed in it. */
+export interface FolderPolicies {
+  /** the nearest default type policy's type */
+  defaultTypeName: string | null;
+  /** every type restriction in effect: all of them must accept a type */
+  restrictions: TypeRestrictionFields[];
+}
+
+const none: FolderPolicies = { defaultTypeName: null, restrictions: [] };
+
+/**
+ * The policies in effect in `folderId` (DESIGN §8). A folder's policies reach its subfolders unless an
+ * inheritance policy on a folder on the way says `inheritPolicies: false` (no inheritance policy = they
+ * do). The other flags (tags, common properties, ACL, classification) are recorded: folders carry no
+ * tags, properties or ACLs through the API yet, so there is nothing for them to hand down.
+ */
+export async function folderPolicies(em: EntityManager, folderId: string | null | undefined): Promise<FolderPolicies> {
+  if (!folderId) return none;
+  const rows = await em.getConnection().execute<{ depth: number; kind: PolicyKind; fields: Record<string, unknown> }[]>(
+    `with recursive chain (id, parent_id, depth) as (
+       select id, parent_id, 0 from entry where id = ?
+       union all
+       select e.id, e.parent_id, c.depth + 1 from entry e join chain c on e.id = c.parent_id where c.depth < 1000
+     )
+     select c.depth, p.kind, p.fields
+       from chain c join policy_assignment a on a.folder_id = c.id join policy p on p.id = a.policy_id
+      order by c.depth`,
+    [folderId],
+  );
+  const result: FolderPolicies = { defaultTypeName: null, restrictions: [] };
+  // the first depth whose policies no longer reach the folder: above a folder that does not pass them on
+  let reach = Infinity;
+  for (const row of rows) if (row.kind === 'INHERITANCE' && row.depth >= 1 && (row.fields as unknown as InheritanceFields).inheritPolicies === false) reach = Math.min(reach, row.depth);
+  for (const row of rows) {
+    if (row.depth >= reach) break;
+    if (row.kind === 'DEFAULT_TYPE') result.defaultTypeName ??= row.fields.defaultTypeName as string;
+    if (row.kind === 'TYPE_RESTRICTION') result.restrictions.push(row.fields as unknown as TypeRestrictionFields);
+  }
+  return result;
+}
+
+/**
+ * A 409 when a type restriction in effect refuses `typeName` (null: untyped content, refused only by
+ * a list of allowed types). `includeSubTypes` lets a named type stand for its subtypes in the registry.
+ */
+export async function checkTypeAllowed(em: EntityManager, policies: FolderPolicies, typeName: string | null, folderName: string): Promise<void> {
+  if (policies.restrictions.length === 0) return;
+  const lineage = typeName
+    ? (
+        await em.getConnection().execute<{ name: string }[]>(
+          `with recursive up (name, parent_name, depth) as (
+             select name, parent_name, 0 from content_type where name = ?
+             union all select t.name, t.parent_name, u.depth + 1 from content_type t join up u on t.name = u.parent_name where u.depth < 100
+           ) select name from up`,
+          [typeName],
+        )
+      ).map((row) => row.name)
+    : [];
+  const matches = (named: string[], includeSubTypes: boolean) =>
+    typeName !== null && named.some((name) => name === typeName || (includeSubTypes && lineage.includes(name)));
+  for (const rule of policies.restrictions) {
+    if (matches(rule.deniedTypeNames, rule.includeSubTypes)) throw conflict(`type '${typeName}' is denied in folder '${folderName}'`);
+    if (rule.allowedTypeNames.length > 0 && !matches(rule.allowedTypeNames, rule.includeSubTypes)) {
+      throw conflict(`${typeName ? `type '${typeName}'` : 'content without a type'} is not allowed in folder '${folderName}' (allowed: ${rule.allowedTypeNames.join(', ')})`);
+    }
+  }
+}
+
+/** The type rule for content moved, copied, retyped or checked in into `folderId` (null: the root, which has no policies). */
+export async function requireTypeAllowedIn(em: EntityManager, folderId: string | null | undefined, typeName: string | null): Promise<void> {
+  const policies = await folderPolicies(em, folderId);
+  if (policies.restrictions.length === 0) return;
+  const [folder] = await em.getConnection().execute<{ name: string }[]>('select name from entry where id = ?', [folderId]);
+  await checkTypeAllowed(em, policies, typeName, folder?.name ?? String(folderId));
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { conflict, illegalArguments, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { Entry } from '../entries/entry.entity.js';
+import { repositoryIdOf, repositoryNameOfId } from '../repositories/operations.js';
+import type { CreateDefaultTypePolicyInput, CreateInheritancePolicyInput, CreateTypeRestrictionPolicyInput } from './inputs.js';
+
+export type PolicyKind = 'DEFAULT_TYPE' | 'INHERITANCE' | 'TYPE_RESTRICTION';
+
+export interface DefaultTypeFields {
+  defaultTypeName: string;
+}
+export interface InheritanceFields {
+  inheritAcl: boolean;
+  inheritClassification: boolean;
+  inheritCommonProperties: boolean;
+  inheritPolicies: boolean;
+  inheritTags: boolean;
+}
+export interface TypeRestrictionFields {
+  description: string | null;
+  allowedTypeNames: string[];
+  deniedTypeNames: string[];
+  includeSubTypes: boolean;
+}
+
+export interface PolicyRecord {
+  id: string;
+  technicalName: string;
+  name: string;
+  kind: PolicyKind;
+  fields: DefaultTypeFields | InheritanceFields | TypeRestrictionFields;
+  createdAt: Date;
+  createdBy: string;
+}
+
+interface PolicyRow {
+  id: string;
+  technical_name: string;
+  name: string;
+  kind: PolicyKind;
+  fields: PolicyRecord['fields'];
+  created_at: Date | string;
+  created_by: string;
+}
+
+export const toPolicyRecord = (row: PolicyRow): PolicyRecord => ({
+  id: row.id,
+  technicalName: row.technical_name,
+  name: row.name,
+  kind: row.kind,
+  fields: row.fields,
+  createdAt: new Date(row.created_at),
+  createdBy: row.created_by,
+});
+
+const technicalNamePattern = /^[A-Za-z0-9._-]{1,128}$/;
+
+async function unknownTypes(em: EntityManager, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const known = await em.getConnection().execute<{ name: string }[]>('select name from content_type where name in (select jsonb_array_elements_text(?::jsonb))', [JSON.stringify(names)]);
+  return names.filter((name) => !known.some((row) => row.name === name));
+}
+
+async function requireTypes(em: EntityManager, field: string, names: readonly string[]): Promise<void> {
+  const unknown = await unknownTypes(em, names);
+  if (unknown.length > 0) throw illegalArguments(`${field}: unknown type ${unknown.map((n) => `'${n}'`).join(', ')} (register it with POST A/type)`);
+}
+
+async function insertPolicy(em: EntityManager, actor: Principal, input: { name: string; technicalName?: string | null }, kind: PolicyKind, fields: PolicyRecord['fields']): Promise<PolicyRecord> {
+  const name = input.name.trim();
+  if (name === '' || name.length > 255) throw illegalArguments('name: 1 to 255 characters');
+  const technicalName = input.technicalName?.trim() || name;
+  if (!technicalNamePattern.test(technicalName)) throw illegalArguments(`technicalName '${technicalName}': 1 to 128 letters, digits or . _ - (give technicalName when the name has other characters)`);
+  try {
+    const [row] = await em.getConnection().execute<PolicyRow[]>(
+      'insert into policy (id, technical_name, name, kind, fields, created_at, created_by) values (?, ?, ?, ?, ?::jsonb, now(), ?) returning *',
+      [randomUUID(), technicalName, name, kind, JSON.stringify(fields), actor.userName],
+    );
+    return toPolicyRecord(row!);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`a policy with the technical name '${technicalName}' exists`);
+    throw error;
+  }
+}
+
+/** Spec endpoint 6. */
+export async function createDefaultTypePolicy(em: EntityManager, actor: Principal, input: CreateDefaultTypePolicyInput): Promise<PolicyRecord> {
+  await requireTypes(em, 'defaultTypeName', [input.defaultTypeName]);
+  return insertPolicy(em, actor, input, 'DEFAULT_TYPE', { defaultTypeName: input.defaultTypeName });
+}
+
+/** Spec endpoint 7: every flag defaults to true. */
+export async function createInheritancePolicy(em: EntityManager, actor: Principal, input: CreateInheritancePolicyInput): Promise<PolicyRecord> {
+  return insertPolicy(em, actor, input, 'INHERITANCE', {
+    inheritAcl: input.inheritAcl ?? true,
+    inheritClassification: input.inheritClassification ?? true,
+    inheritCommonProperties: input.inheritCommonProperties ?? true,
+    inheritPolicies: input.inheritPolicies ?? true,
+    inheritTags: input.inheritTags ?? true,
+  });
+}
+
+/** Spec endpoint 8. */
+export async function createTypeRestrictionPolicy(em: EntityManager, actor: Principal, input: CreateTypeRestrictionPolicyInput): Promise<PolicyRecord> {
+  const allowedTypeNames = [...new Set(input.allowedTypeNames ?? [])];
+  const deniedTypeNames = [...new Set(input.deniedTypeNames ?? [])];
+  if (allowedTypeNames.length === 0 && deniedTypeNames.length === 0) throw illegalArguments('allowedTypeNames or deniedTypeNames: at least one type');
+  await requireTypes(em, 'allowedTypeNames', allowedTypeNames);
+  await requireTypes(em, 'deniedTypeNames', deniedTypeNames);
+  return insertPolicy(em, actor, input, 'TYPE_RESTRICTION', {
+    description: input.description ?? null,
+    allowedTypeNames,
+    deniedTypeNames,
+    includeSubTypes: input.includeSubTypes ?? true,
+  });
+}
+
+export async function listPolicies(em: EntityManager): Promise<PolicyRecord[]> {
+  return (await em.getConnection().execute<PolicyRow[]>('select * from policy order by technical_name')).map(toPolicyRecord);
+}
+
+/**
+ * Spec endpoint 9. By ids or technical names, all or nothing: one unknown is a 404 and nothing is
+ * deleted. An empty list of technical names deletes every custom policy (all policies are custom:
+ * the service ships none). Their folder assignments go with them.
+ */
+export async function deletePolicies(em: EntityManager, by: { ids: readonly string[] } | { technicalNames: readonly string[] }): Promise<number> {
+  const column = 'ids' in by ? 'id' : 'technical_name';
+  const keys = [...new Set('ids' in by ? by.ids : by.technicalNames)];
+  return em.transactional(async (tx) => {
+    const connection = tx.getConnection();
+    const context = tx.getTransactionContext();
+    if (keys.length === 0) {
+      if ('ids' in by) throw illegalArguments('policyIds: at least one');
+      return (await connection.execute<{ id: string }[]>('delete from policy returning id', [], 'all', context)).length;
+    }
+    const deleted = await connection.execute<Record<string, string>[]>(`delete from policy where ${column} in (select jsonb_array_elements_text(?::jsonb)) returning ${column} as key`,
+      [JSON.stringify(keys)], 'all', context);
+    const missing = keys.filter((key) => !deleted.some((row) => row.key === key));
+    if (missing.length > 0) throw notFound(`no policy with ${'ids' in by ? 'id' : 'technical name'} ${missing.map((k) => `'${k}'`).join(', ')}`);
+    return deleted.length;
+  });
+}
+
+/** `POST A/policy/assignment`: the policy takes effect in the folder (and, as inheritance allows, below it). */
+export async function assignPolicy(em: EntityManager, input: { policyId: string; repositoryId: string; folderId: string }, assign: boolean): Promise<void> {
+  const repositoryId = repositoryIdOf(repositoryNameOfId(input.repositoryId));
+  const folder = await em.findOne(Entry, { id: input.folderId, repositoryId, entryType: 'FOLDER' });
+  if (!folder) throw notFound(`folder '${input.folderId}' not found in repository '${input.repositoryId}'`);
+  const connection = em.getConnection();
+  const [policy] = await connection.execute<PolicyRow[]>('select * from policy where id = ?', [input.policyId]);
+  if (!policy) throw notFound(`policy '${input.policyId}' not found`);
+  if (!assign) {
+    const removed = await connection.execute('delete from policy_assignment where policy_id = ? and folder_id = ? returning policy_id', [input.policyId, folder.id]);
+    if (removed.length === 0) throw notFound(`policy '${input.policyId}' is not assigned to folder '${folder.id}'`);
+    return;
+  }
+  // one policy of a kind per folder: a second default type or inheritance policy would be ambiguous
+  const [sameKind] = await connection.execute<{ policy_id: string }[]>(
+    `select a.policy_id from policy_assignment a join policy p on p.id = a.policy_id where a.folder_id = ? and p.kind = ? and p.kind <> 'TYPE_RESTRICTION' and a.policy_id <> ?`,
+    [folder.id, policy.kind, policy.id],
+  );
+  if (sameKind) throw conflict(`folder '${folder.name}' already has a ${policy.kind} policy ('${sameKind.policy_id}')`);
+  try {
+    await connection.execute('insert into policy_assignment (policy_id, folder_id, repository_id) values (?, ?, ?) on conflict do nothing', [policy.id, folder.id, repositoryId]);
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw notFound('the policy or the folder was deleted meanwhile');
+    throw error;
+  }
+}
+
+/** `POST A/type`: a content type, optionally below a parent type (subtypes for `includeSubTypes`). */
+export async function createContentType(em: EntityManager, input: { name: string; parentTypeName?: string | null }): Promise<{ name: string; parentTypeName: string | null }> {
+  const name = input.name.trim();
+  if (!/^[A-Za-z0-9:._-]{1,128}$/.test(name)) throw illegalArguments('name: 1 to 128 letters, digits or : . _ -');
+  if (input.parentTypeName) await requireTypes(em, 'parentTypeName', [input.parentTypeName]);
+  try {
+    await em.getConnection().execute('insert into content_type (name, parent_name) values (?, ?)', [name, input.parentTypeName || null]);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`type '${name}' exists`);
+    throw error;
+  }
+  return { name, parentTypeName: input.parentTypeName || null };
+}
+
+export async function listContentTypes(em: EntityManager): Promise<{ name: string; parentTypeName: string | null }[]> {
+  const rows = await em.getConnection().execute<{ name: string; parent_name: string | null }[]>('select name, parent_name from content_type order by name');
+  return rows.map((row) => ({ name: row.name, parentTypeName: row.parent_name }));
+}
