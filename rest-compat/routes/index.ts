@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.js';
 import { adminRoutes } from './admin.js';
+import { checkRoutes } from './checks.js';
 import { contentRoutes } from './contents.js';
 import { conversionRoutes } from './conversion.js';
 import { folderRoutes } from './folders.js';
@@ -10,4 +11,4 @@ import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes];

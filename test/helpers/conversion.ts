@@ -69,7 +69,7 @@ let repositories = 0;
 /** A new repository with these limits in its record (as the administration endpoint will set them); its `C`. */
 export async function repositoryWithLimits(service: TestService, limits: Record<string, unknown>): Promise<string> {
   const name = `limits${++repositories}`;
-  const created = await service.graphql('mutation($n: String!) { createRepository(name: $n) { id } }', { n: name });
+  const created = await service.graphql('mutation($n: String!) { createRepository(input: { name: $n }) { id } }', { n: name });
   if (created.errors) throw new Error(JSON.stringify(created.errors));
   await sql(service, 'update repository set limits = ?::jsonb where name = ?', [JSON.stringify(limits), name]);
   return `${service.baseUrl}/api/v1/access.svc.content.${name}/v1`;

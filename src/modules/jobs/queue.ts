@@ -170,6 +170,19 @@ export class JobQueue {
     }
   }
 
+  /** For the connection check: the queue is started here and its backend answers. */
+  async check(): Promise<{ ok: boolean; message: string }> {
+    const where = `${this.backendName} backend, worker ${this.workerName}, ${this.handlers.size} job kind(s) handled here`;
+    if (!this.started) return { ok: false, message: `the job system is not running in this process (${where})` };
+    try {
+      if (this.pool) await this.pool.query('select 1 from agenda_jobs limit 1');
+      else await this.agenda.queryJobs({ limit: 1 });
+      return { ok: true, message: `the job system is running (${where})` };
+    } catch (error) {
+      return { ok: false, message: `the job system's ${this.backendName} backend does not answer: ${(error as Error).message}` };
+    }
+  }
+
   /** Connects the queue; with handlers defined, this process starts taking jobs. */
   async start(): Promise<void> {
     await this.agenda.start();

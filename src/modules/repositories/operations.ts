@@ -62,7 +62,7 @@ function checkedLimits(config: Config, input: LimitsInput): RepositoryLimits {
   return limits;
 }
 
-function checkLimits(config: Config, limits: RepositoryLimits): void {
+export function checkLimits(config: Config, limits: RepositoryLimits): void {
   const ceilings: [keyof RepositoryLimits, number, string][] = [
     ['maxNumberOfInputFiles', config.CONV_MAX_NUMBER_OF_INPUT_FILES, 'CONV_MAX_NUMBER_OF_INPUT_FILES'],
     ['maxInputFileSize', config.CONV_MAX_INPUT_FILE_SIZE, 'CONV_MAX_INPUT_FILE_SIZE'],
@@ -105,6 +105,17 @@ export async function createRepository(
     throw error;
   }
   return repository;
+}
+
+/** A repository named by one of the spec's three keys (connection check, deep check, statistics). */
+export type RepositoryKey = { repositoryId: string } | { repositoryName: string } | { repositoryTechnicalName: string };
+
+export async function findRepository(em: EntityManager, key: RepositoryKey): Promise<RepositoryRecord> {
+  if ('repositoryId' in key) return findRepositoryByName(em, repositoryNameOfId(key.repositoryId));
+  if ('repositoryName' in key) return findRepositoryByName(em, key.repositoryName);
+  const found = await em.findOne(Repository, { technicalName: key.repositoryTechnicalName });
+  if (!found) throw notFound(`no repository with the technical name '${key.repositoryTechnicalName}'`);
+  return findRepositoryByName(em, found.name);
 }
 
 export async function listRepositories(em: EntityManager): Promise<Repository[]> {

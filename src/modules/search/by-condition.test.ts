@@ -139,7 +139,7 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
   it("matches fullText('…') on the words of the name until the full-text index lands, combined with other terms", async () => {
     expect(await found("fullText('deep')")).toEqual(['deep.md']);
     expect(await found("fullText('txt') and owner = 'admin'")).toEqual(['a.txt', "it's 50%_off.txt"]);
-    const created = await service.graphql('mutation { createRepository(name: "quiet", fullTextEnabled: false) { id } }');
+    const created = await service.graphql('mutation { createRepository(input: { name: "quiet", fullTextEnabled: false }) { id } }');
     expect(created.errors).toBeUndefined();
     const quiet = await call(contentUrl(service, '/content/search/by-condition', { condition: "fullText('x')" }, service.adminSession, `${service.baseUrl}/api/v1/access.svc.content.quiet/v1`));
     expect(quiet).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: expect.stringContaining('full text is disabled') } });

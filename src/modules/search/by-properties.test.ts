@@ -149,7 +149,7 @@ describe('GET C/content/search: locks, working copies, the version history and e
   const post = (path: string, body?: FormData) => call(contentUrl(service, path, {}, service.adminSession, base), { method: 'POST', body });
 
   beforeAll(async () => {
-    expect((await service.graphql('mutation { createRepository(name: "history") { id } }')).errors).toBeUndefined();
+    expect((await service.graphql('mutation { createRepository(input: { name: "history" }) { id } }')).errors).toBeUndefined();
     base = `${service.baseUrl}/api/v1/access.svc.content.history/v1`;
     history.alpha = (await newFolder(service, 'alpha', undefined, undefined, base)).id;
     history.beta = (await newFolder(service, 'beta', undefined, undefined, base)).id;
