@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConnectionCheckDocument, type ConnectionCheckQuery } from '../operations/documents.generated.js';
+import { ConnectionCheckDocument, RepositoryStatisticsDocument, type ConnectionCheckQuery } from '../operations/documents.generated.js';
 import { nonEmptyText, parse } from '../params.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
 
@@ -19,14 +19,24 @@ const checkReply = ({ result }: ConnectionCheckQuery) => ({
   },
 });
 
-/** Spec endpoint 10. */
-export const checkRoutes: RestRoute[] = repositoryKeys.map(([path, parameter]) =>
+/** Spec endpoints 10 and 13. */
+export const checkRoutes: RestRoute[] = [
+  ...repositoryKeys.map(([path, parameter]) =>
+    route({
+      method: 'GET',
+      path: `${adminDomain}/repository/connection-check/${path}`,
+      document: ConnectionCheckDocument,
+      input: (ctx) => parse(z.object({ [parameter]: nonEmptyText }), ctx.query) as Record<typeof parameter, string>,
+      variables: (input) => input,
+      reply: checkReply,
+    }),
+  ),
   route({
     method: 'GET',
-    path: `${adminDomain}/repository/connection-check/${path}`,
-    document: ConnectionCheckDocument,
-    input: (ctx) => parse(z.object({ [parameter]: nonEmptyText }), ctx.query) as Record<typeof parameter, string>,
+    path: `${adminDomain}/repository/statistics`,
+    document: RepositoryStatisticsDocument,
+    input: (ctx) => parse(z.object({ repositoryId: nonEmptyText }), ctx.query),
     variables: (input) => input,
-    reply: checkReply,
+    reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.statistics.GetRepositoryStatisticsResponse', ...result } }),
   }),
-);
+];

@@ -11,6 +11,7 @@ import { Migration20261122250000SearchIndexes } from './migrations/Migration2026
 import { Migration20261122270000EntryResourceFields } from './migrations/Migration20261122270000EntryResourceFields.js';
 import { Migration20261122270001EntryVisibleCounts } from './migrations/Migration20261122270001EntryVisibleCounts.js';
 import { Migration20261122260000Policies } from './migrations/Migration20261122260000Policies.js';
+import { Migration20261122260001StatisticsIndex } from './migrations/Migration20261122260001StatisticsIndex.js';
 
 export type Orm = MikroORM;
 
@@ -25,6 +26,7 @@ export const migrationsList = [
   { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
   { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
   { name: 'Migration20261122260000Policies', class: Migration20261122260000Policies },
+  { name: 'Migration20261122260001StatisticsIndex', class: Migration20261122260001StatisticsIndex },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentUrl, newContent, newFolder } from '../../../test/helpers/entries.js';
+import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+
+let service: TestService;
+
+const statistics = (repositoryId: string, session: string | null = service.adminSession) =>
+  call(`${service.adminBase}/repository/statistics?${new URLSearchParams({ repositoryId, ...(session === null ? {} : { sessionId: session }) })}`);
+
+beforeAll(async () => {
+  service = await startTestService();
+  const folder = await newFolder(service, 'f1');
+  await newFolder(service, 'f2', folder.id);
+  await newContent(service, { name: 'small.txt', parentId: folder.id, bytes: 'x'.repeat(100) });
+  await newContent(service, { name: 'mid.bin', bytes: new Uint8Array(2 * 1024 * 1024) });
+  const gone = await newContent(service, { name: 'gone.txt', bytes: 'abc' });
+  expect((await call(contentUrl(service, `/content/${gone.id}`), { method: 'DELETE' })).status).toBe(204);
+  // a content whose resource size is unknown (as after an interrupted import): a residual
+  const em = service.services.orm.em.fork();
+  await em.getConnection().execute(`update resource set file_size = null where id = (select resource_id from entry where name = 'small.txt')`).catch(async () => {
+    // the column is not nullable: a content without a resource is the residual instead
+    await em.getConnection().execute(`update entry set resource_id = null where name = 'small.txt'`);
+  });
+});
+afterAll(() => service?.stop());
+
+describe('GET A/repository/statistics (spec endpoint 13)', () => {
+  it('answers every field of the spec, computed by SQL over the latest versions', async () => {
+    const { status, body } = await statistics('svc.repository.default');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      _type: 'svc.model.deployment.service.statistics.GetRepositoryStatisticsResponse',
+      name: 'default',
+      repositoryTechnicalName: 'default',
+      type: 'STANDARD',
+      createdBy: 'admin',
+      modifiedBy: 'admin',
+      createdAt: expect.any(String),
+      modifiedAt: expect.any(String),
+      executionDate: expect.any(String),
+      duration: expect.any(Number),
+    });
+    expect(body.contentStatistics).toMatchObject({
+      numberOfContents: 3,
+      numberOfFolders: 2,
+      numberOfActiveContents: 2,
+      numberOfActiveFolders: 2,
+      numberOfDeactivatedContents: 1,
+      numberOfDeactivatedFolders: 0,
+      size: 2 * 1024 * 1024 + 3,
+      minSize: 3,
+      maxSize: 2 * 1024 * 1024,
+      lastModifiedBy: 'admin',
+      lastModifiedAt: expect.any(String),
+      sizeDistribution: { residuals: 1, size_0_1MB: 1, size_1MB_10MB: 1, size_10MB_100MB: 0, size_100MB_1GB: 0, size_1GB_10GB: 0 },
+    });
+    expect(body.contentStatistics.averageSize).toBeCloseTo((2 * 1024 * 1024 + 3) / 2);
+    expect(body.cacheStatistics).toEqual({
+      numberOfDocuments: 0,
+      numberOfPages: 0,
+      numberOfRepresentations: 0,
+      numberOfSourceRepresentations: 0,
+      representationsSize: 0,
+      representationsMinSize: 0,
+      representationsMaxSize: 0,
+      representationsAverageSize: 0,
+      sourceRepresentationsSize: 0,
+      sourceRepresentationsMinSize: 0,
+      sourceRepresentationsMaxSize: 0,
+      sourceRepresentationsAverageSize: 0,
+      representationsStatus: {},
+    });
+    expect(body.notifications).toEqual([{ command: expect.stringContaining('1 content(s) have no resource'), executeManually: true }]);
+  });
+
+  it('answers 404, 400, 403 and 401 on its error paths; the gateway answers the same figures', async () => {
+    expect((await statistics('svc.repository.nowhere')).status).toBe(404);
+    expect((await statistics('default')).status).toBe(400);
+    expect((await statistics('svc.repository.default', await service.createUserSession('gus'))).status).toBe(403);
+    expect((await statistics('svc.repository.default', null)).status).toBe(401);
+    const viaGateway = await service.graphql<{ repositoryStatistics: { contentStatistics: { numberOfContents: number } } }>(
+      '{ repositoryStatistics(repositoryId: "svc.repository.default") { contentStatistics { numberOfContents } } }',
+    );
+    expect(viaGateway.data?.repositoryStatistics.contentStatistics.numberOfContents).toBe(3);
+  });
+});

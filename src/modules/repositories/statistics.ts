@@ -1,0 +1,110 @@
+import { performance } from 'node:perf_hooks';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { partitionOf, type RepositoryRecord } from './operations.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * Spec "Repository statistics", computed by aggregate SQL over the latest version of each chronicle
+ * (never by walking files). `residuals` counts contents without a resource or with an unknown size;
+ * sizes of 1 GiB and more count in `size_1GB_10GB` (the spec has no larger bucket).
+ */
+export async function repositoryStatistics(em: EntityManager, repository: RepositoryRecord) {
+  const started = performance.now();
+  const connection = em.getConnection();
+  const [[content], [last], [cache], statuses, [failedJobs]] = await Promise.all([
+    connection.execute<Record<string, string | null>[]>(
+      `select count(*) filter (where e.entry_type = 'CONTENT') as contents,
+              count(*) filter (where e.entry_type = 'FOLDER') as folders,
+              count(*) filter (where e.entry_type = 'CONTENT' and e.active) as active_contents,
+              count(*) filter (where e.entry_type = 'FOLDER' and e.active) as active_folders,
+              coalesce(sum(r.file_size), 0) as size, min(r.file_size) as min_size, max(r.file_size) as max_size, avg(r.file_size) as average_size,
+              count(*) filter (where e.entry_type = 'CONTENT' and r.file_size is null) as residuals,
+              count(*) filter (where r.file_size < ${MiB}) as b0,
+              count(*) filter (where r.file_size >= ${MiB} and r.file_size < ${10 * MiB}) as b1,
+              count(*) filter (where r.file_size >= ${10 * MiB} and r.file_size < ${100 * MiB}) as b2,
+              count(*) filter (where r.file_size >= ${100 * MiB} and r.file_size < ${1024 * MiB}) as b3,
+              count(*) filter (where r.file_size >= ${1024 * MiB}) as b4
+         from entry e left join resource r on r.id = e.resource_id and e.entry_type = 'CONTENT'
+        where e.repository_id = ? and e.is_latest`,
+      [repository.id],
+    ),
+    connection.execute<{ last_modified_at: Date | null; last_modified_by: string | null }[]>(
+      `select last_modified_at, last_modified_by from entry where repository_id = ? and is_latest order by last_modified_at desc limit 1`,
+      [repository.id],
+    ),
+    connection.execute<Record<string, string | null>[]>(
+      `with sources as (select distinct source_entry_id from representation where repository_id = ?)
+       select (select count(*) from sources) as documents,
+              count(*) as representations,
+              coalesce(sum(file_size), 0) as size, min(file_size) as min_size, max(file_size) as max_size, avg(file_size) as average_size,
+              (select count(*) from sources s join entry e on e.id = s.source_entry_id) as source_count,
+              (select coalesce(sum(r.file_size), 0) from sources s join entry e on e.id = s.source_entry_id join resource r on r.id = e.resource_id) as source_size,
+              (select min(r.file_size) from sources s join entry e on e.id = s.source_entry_id join resource r on r.id = e.resource_id) as source_min,
+              (select max(r.file_size) from sources s join entry e on e.id = s.source_entry_id join resource r on r.id = e.resource_id) as source_max,
+              (select avg(r.file_size) from sources s join entry e on e.id = s.source_entry_id join resource r on r.id = e.resource_id) as source_average
+         from representation where repository_id = ?`,
+      [repository.id, repository.id],
+    ),
+    connection.execute<{ status: string; count: string }[]>('select status, count(*) as count from representation where repository_id = ? group by status', [repository.id]),
+    connection.execute<{ failed: string }[]>(`select count(*) as failed from service_job where partition = ? and state = 'panic'`, [partitionOf(repository.id)]),
+  ]);
+  const n = (value: string | null | undefined) => (value === null || value === undefined ? 0 : Number(value));
+  const residuals = n(content!.residuals);
+  const failed = n(failedJobs!.failed);
+  const notifications = [
+    ...(residuals > 0 ? [{ command: `${residuals} content(s) have no resource or an unknown size: replace their resource or delete them`, executeManually: true }] : []),
+    ...(failed > 0 ? [{ command: `${failed} conversion job(s) failed: see GET C/jobs?state=panic`, executeManually: true }] : []),
+  ];
+  return {
+    name: repository.name,
+    repositoryTechnicalName: repository.technicalName,
+    type: repository.type,
+    createdAt: repository.createdAt,
+    createdBy: repository.createdBy,
+    modifiedAt: repository.modifiedAt,
+    modifiedBy: repository.modifiedBy,
+    executionDate: new Date(),
+    duration: Math.round(performance.now() - started),
+    notifications,
+    contentStatistics: {
+      numberOfContents: n(content!.contents),
+      numberOfFolders: n(content!.folders),
+      numberOfActiveContents: n(content!.active_contents),
+      numberOfActiveFolders: n(content!.active_folders),
+      numberOfDeactivatedContents: n(content!.contents) - n(content!.active_contents),
+      numberOfDeactivatedFolders: n(content!.folders) - n(content!.active_folders),
+      size: n(content!.size),
+      minSize: n(content!.min_size),
+      maxSize: n(content!.max_size),
+      averageSize: n(content!.average_size),
+      lastModifiedAt: last?.last_modified_at ? new Date(last.last_modified_at) : null,
+      lastModifiedBy: last?.last_modified_by ?? null,
+      sizeDistribution: {
+        residuals,
+        size_0_1MB: n(content!.b0),
+        size_1MB_10MB: n(content!.b1),
+        size_10MB_100MB: n(content!.b2),
+        size_100MB_1GB: n(content!.b3),
+        size_1GB_10GB: n(content!.b4),
+      },
+    },
+    cacheStatistics: {
+      numberOfDocuments: n(cache!.documents),
+      numberOfPages: n(cache!.representations),
+      numberOfRepresentations: n(cache!.representations),
+      numberOfSourceRepresentations: n(cache!.source_count),
+      representationsSize: n(cache!.size),
+      representationsMinSize: n(cache!.min_size),
+      representationsMaxSize: n(cache!.max_size),
+      representationsAverageSize: n(cache!.average_size),
+      sourceRepresentationsSize: n(cache!.source_size),
+      sourceRepresentationsMinSize: n(cache!.source_min),
+      sourceRepresentationsMaxSize: n(cache!.source_max),
+      sourceRepresentationsAverageSize: n(cache!.source_average),
+      representationsStatus: Object.fromEntries(statuses.map((row) => [row.status, Number(row.count)])),
+    },
+  };
+}
+
+export type RepositoryStatistics = Awaited<ReturnType<typeof repositoryStatistics>>;
