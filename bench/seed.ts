@@ -1,0 +1,54 @@
+/**
+ * Bulk SQL seeding of a repository at scale, shared by the search and statistics benchmarks: `rows`
+ * contents in about rows / 1000 folders, each with a resource (sizes spread up to 10 MB), tags, custom
+ * properties, and a name with a word of known frequency (`seededWord`), so queries know their counts.
+ */
+import { CompiledQuery } from 'kysely';
+import type { Orm } from '../src/db/orm.js';
+
+export const REPOSITORY_ID = 'svc.repository.default';
+const CHUNK = 100_000;
+
+export const seededFolders = (rows: number) => Math.max(1, Math.round(rows / 1000));
+
+const rareEveryOf = (rows: number) => Math.max(1, Math.floor(rows / 10));
+/** The word in the name of content i. */
+export const seededWord = (rows: number) => {
+  const rareEvery = rareEveryOf(rows);
+  return (i: number) => (i % rareEvery === 7 ? 'rareword' : i % 100 === 3 ? 'mediumword' : i % 10 < 3 ? 'commonword' : 'plainword');
+};
+
+export async function seedContents(orm: Orm, rows: number): Promise<void> {
+  const folders = seededFolders(rows);
+  const wordSql = `case when i % ${rareEveryOf(rows)} = 7 then 'rareword' when i % 100 = 3 then 'mediumword' when i % 10 < 3 then 'commonword' else 'plainword' end`;
+  const client = orm.em.getConnection().getClient();
+  const run = (sql: string) => client.executeQuery(CompiledQuery.raw(sql));
+  await run(`
+    insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest)
+    select 'bf-' || f, '${REPOSITORY_ID}', 'FOLDER', 'bf-' || f, 'folder-' || f, 'admin', 'admin', 'admin',
+           now() - interval '400 days', now() - interval '400 days', true
+    from generate_series(0, ${folders - 1}) f`);
+  for (let lo = 1; lo <= rows; lo += CHUNK) {
+    const hi = Math.min(rows, lo + CHUNK - 1);
+    await run(`
+      insert into resource (id, repository_id, name, mime_type, file_size, md5, storage_path, state, created_at, creator)
+      select 'br-' || i, '${REPOSITORY_ID}', 'doc-' || i || '.txt',
+             (array['text/plain', 'application/pdf', 'image/png', 'text/markdown'])[1 + i % 4],
+             (i::bigint * 7919) % 10000000, md5(i::text), 'bench/' || i, 'ready', now() - (i || ' seconds')::interval, 'admin'
+      from generate_series(${lo}, ${hi}) i`);
+    await run(`
+      insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at,
+                         version, version_major, version_minor, version_status, is_latest, parent_id, resource_id, properties, tags)
+      select 'bc-' || i, '${REPOSITORY_ID}', 'CONTENT', 'bc-' || i, 'doc-' || i || '-' || ${wordSql} || '.txt',
+             'user' || (i % 20), 'admin', 'admin', now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval,
+             '1.0', 1, 0, 'CURRENT', true, 'bf-' || (i % ${folders}), 'br-' || i,
+             jsonb_build_object('n', i % 100, 'kind', 'k' || (i % 7)),
+             array['t' || (i % 50), ${wordSql}]
+      from generate_series(${lo}, ${hi}) i`);
+    process.stdout.write(`\rseeded ${hi.toLocaleString('en')} contents`);
+  }
+  process.stdout.write('\n');
+  await run('analyze entry');
+  await run('analyze resource');
+}
+
