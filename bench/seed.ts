@@ -3,8 +3,12 @@
  * contents in about rows / 1000 folders, each with a resource (sizes spread up to 10 MB), tags, custom
  * properties, and a name with a word of known frequency (`seededWord`), so queries know their counts.
  */
+import path from 'node:path';
 import { CompiledQuery } from 'kysely';
-import type { Orm } from '../src/db/orm.js';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { createOrm, type Orm } from '../src/db/orm.js';
+import { createLogger } from '../src/logger.js';
+import { fmt, login, makeTempDir, removeDir, startServiceChild } from './lib.js';
 
 export const REPOSITORY_ID = 'svc.repository.default';
 const CHUNK = 100_000;
@@ -52,3 +56,23 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   await run('analyze resource');
 }
 
+
+/**
+ * A service over its own embedded Postgres with `rows` contents seeded, an ORM on the same database
+ * (for EXPLAIN), and an administrator session; `cleanup` registers the teardown.
+ */
+export async function startSeededService(name: string, rows: number, cleanup: (fn: () => Promise<void> | void) => void) {
+  const tmp = await makeTempDir(name);
+  cleanup(() => removeDir(tmp));
+  const logger = createLogger('warn');
+  const postgres = await startEmbeddedPostgres({ directory: path.join(tmp, 'pg'), logger });
+  cleanup(() => postgres.stop());
+  const service = await startServiceChild(path.join(tmp, 'data'), { DATABASE_URL: postgres.url });
+  cleanup(() => service.stop());
+  const orm = await createOrm(postgres.url, logger, 2);
+  cleanup(() => orm.close(true));
+  const t0 = performance.now();
+  await seedContents(orm, rows);
+  console.log(`seeding took ${fmt((performance.now() - t0) / 1000)} s`);
+  return { service, orm, session: await login(service.baseUrl) };
+}

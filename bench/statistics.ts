@@ -6,12 +6,8 @@
  *
  *   npm run bench -- statistics      knobs: STATISTICS_ROWS, STATISTICS_SAMPLES (20), STATISTICS_WARMUP (2)
  */
-import path from 'node:path';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { createOrm } from '../src/db/orm.js';
-import { createLogger } from '../src/logger.js';
-import { fmt, header, login, makeTempDir, removeDir, runBench, startServiceChild, verdict } from './lib.js';
-import { REPOSITORY_ID, seedContents, seededFolders } from './seed.js';
+import { fmt, header, runBench, verdict } from './lib.js';
+import { REPOSITORY_ID, startSeededService, seededFolders } from './seed.js';
 
 const ROWS = Number(process.env.STATISTICS_ROWS ?? process.env.SEARCH_ROWS ?? 1_000_000);
 const SAMPLES = Number(process.env.STATISTICS_SAMPLES ?? 20);
@@ -22,20 +18,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
   header(`statistics: ${ROWS.toLocaleString('en')} contents, GET A/repository/statistics through REST`);
-  const tmp = await makeTempDir('statistics');
-  cleanup(() => removeDir(tmp));
-  const logger = createLogger('warn');
-  const postgres = await startEmbeddedPostgres({ directory: path.join(tmp, 'pg'), logger });
-  cleanup(() => postgres.stop());
-  const service = await startServiceChild(path.join(tmp, 'data'), { DATABASE_URL: postgres.url });
-  cleanup(() => service.stop());
-  const orm = await createOrm(postgres.url, logger, 2);
-  cleanup(() => orm.close(true));
-
-  const t0 = performance.now();
-  await seedContents(orm, ROWS);
-  console.log(`seeding took ${fmt((performance.now() - t0) / 1000)} s`);
-  const session = await login(service.baseUrl);
+  const { service, session } = await startSeededService('statistics', ROWS, cleanup);
   const url = `${service.baseUrl}/api/v1/access.svc.admin/v1/repository/statistics?${new URLSearchParams({ sessionId: session, repositoryId: REPOSITORY_ID })}`;
 
   const latencies: number[] = [];
