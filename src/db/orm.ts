@@ -23,10 +23,10 @@ export const migrationsList = [
   { name: 'Migration20261122220000RepairMediaTypes', class: Migration20261122220000RepairMediaTypes },
   { name: 'Migration20261122240000Jobs', class: Migration20261122240000Jobs },
   { name: 'Migration20261122250000SearchIndexes', class: Migration20261122250000SearchIndexes },
-  { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
-  { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
   { name: 'Migration20261122260000Policies', class: Migration20261122260000Policies },
   { name: 'Migration20261122260001StatisticsIndex', class: Migration20261122260001StatisticsIndex },
+  { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
+  { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {
