@@ -69,6 +69,13 @@ const environmentSchema = z.object({
   CONV_MAX_IMAGE_PIXELS: positiveInt.default(100_000_000),
   /** resolution of rendered PDF pages */
   CONV_PDF_DPI: z.coerce.number().int().min(18).max(600).default(150),
+  /** full text: a larger resource is not read for its text (its name is still indexed) */
+  FULLTEXT_MAX_INPUT_BYTES: positiveInt.default(104_857_600),
+  /** full text: characters of extracted text kept per resource (the rest is dropped; a tsvector holds at most 1 MB) */
+  FULLTEXT_MAX_TEXT_CHARS: z.coerce.number().int().min(1).max(500_000).default(200_000),
+  /** full text: memory bound and deadline of one extraction process (PDF, DOCX) */
+  FULLTEXT_EXTRACT_MEMORY_MB: z.coerce.number().int().min(64).default(512),
+  FULLTEXT_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(500).default(60_000),
 });
 
 /** The settings-file names of the spec are accepted as aliases of the property names (DESIGN §0). */

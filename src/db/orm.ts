@@ -12,6 +12,7 @@ import { Migration20261122270000EntryResourceFields } from './migrations/Migrati
 import { Migration20261122270001EntryVisibleCounts } from './migrations/Migration20261122270001EntryVisibleCounts.js';
 import { Migration20261122260000Policies } from './migrations/Migration20261122260000Policies.js';
 import { Migration20261122260001StatisticsIndex } from './migrations/Migration20261122260001StatisticsIndex.js';
+import { Migration20261122280000ResourceText } from './migrations/Migration20261122280000ResourceText.js';
 
 export type Orm = MikroORM;
 
@@ -27,6 +28,7 @@ export const migrationsList = [
   { name: 'Migration20261122260001StatisticsIndex', class: Migration20261122260001StatisticsIndex },
   { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
   { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
+  { name: 'Migration20261122280000ResourceText', class: Migration20261122280000ResourceText },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

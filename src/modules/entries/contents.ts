@@ -12,6 +12,7 @@ import { isWellFormed, textProblem, validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimParameters, claimStatement, pendingUploadName, uploadNotFound } from './uploads.js';
+import { requestTextExtraction } from '../fulltext/operations.js';
 
 const tagSchema = z.string().min(1, 'a tag must not be empty').max(128, 'a tag is at most 128 characters');
 const propertyName = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
@@ -137,7 +138,9 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   if (!row) throw uploadNotFound(input.uploadId);
   const { claimed, ...entry } = row;
   scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
-  return scope.em.map(Entry, entry);
+  const content = scope.em.map(Entry, entry);
+  await requestTextExtraction(scope, content);
+  return content;
 }
 
 export async function getContent(scope: EntryScope, id: string): Promise<Entry> {

@@ -12,6 +12,7 @@ import type { EntryScope } from '../entries/scope.js';
 import { claimUpload, removeUnreferencedResources } from '../entries/uploads.js';
 import type { CheckInInput, ReplaceResourceInput } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/entry-query.js';
+import { requestTextExtraction } from '../fulltext/operations.js';
 
 /*
  * Versioning (DESIGN §5, CMIS-like). Every version is an `entry` row of one chronicle (`chronical_id`);
@@ -127,7 +128,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
   const mimeType = optionalMediaType(input.mimeType);
   let name = '';
   const clash = () => `${nameClash(name)}: rename the working copy, then check in`;
-  return inChronicle(scope, id, clash, async (tx, chronicle) => {
+  const checkedIn = await inChronicle(scope, id, clash, async (tx, chronicle) => {
     authorize(tx.principal, 'checkIn', chronicle);
     const { rows, latest } = chronicle;
     const workingCopy = chronicle.workingCopy!;
@@ -156,6 +157,9 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     const replaced = previousResource !== workingCopy.resourceId && previousResource !== latest.resourceId;
     return { result: workingCopy, released: replaced ? [previousResource] : [] };
   });
+  // new bytes get their text; without them the version keeps the resource, and the resource its text
+  if (input.uploadId) await requestTextExtraction(scope, checkedIn);
+  return checkedIn;
 }
 
 /** Cancel check-out: the working copy is deleted and the chronicle unlocked (its holder or an ADMIN). Answers the latest version. */
@@ -222,7 +226,7 @@ export async function versions(scope: EntryScope, id: string, options: SearchOpt
  */
 export async function replaceResource(scope: EntryScope, id: string, input: ReplaceResourceInput): Promise<Entry> {
   const mimeType = optionalMediaType(input.mimeType);
-  return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
+  const replaced = await inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
     authorize(tx.principal, 'replaceResource', chronicle);
     const { latest } = chronicle;
     const resource = await claimUpload(tx, input.uploadId, mimeType);
@@ -232,4 +236,6 @@ export async function replaceResource(scope: EntryScope, id: string, input: Repl
     await tx.em.flush();
     return { result: next };
   });
+  await requestTextExtraction(scope, replaced);
+  return replaced;
 }

@@ -1,4 +1,5 @@
 import { conflict, illegalArguments } from '../../../errors.js';
+import { fullTextMatch } from '../../fulltext/query.js';
 import type { SqlPredicate } from '../entry-query.js';
 import type { ComparisonOperator, ConditionNode, Literal } from './parser.js';
 import { PropertyResolver, type ResolvedProperty } from './properties.js';
@@ -11,9 +12,6 @@ import { PropertyResolver, type ResolvedProperty } from './properties.js';
  * match it. Negations are pushed down to the terms (De Morgan), and a negated term is `(…) is not
  * true`, so positive terms stay plain index-friendly comparisons.
  */
-
-/** The expression `fullText('…')` matches; the migration indexes exactly this expression. */
-export const fullTextDocument = `to_tsvector('simple'::regconfig, translate(e.name, '._-/', '    '))`;
 
 export interface CompileOptions {
   fullTextEnabled: boolean;
@@ -195,13 +193,10 @@ class Compiler {
     return { sql: `(${parts.map((p) => p.sql).join(' or ')})`, params: parts.flatMap((p) => p.params) };
   }
 
-  /**
-   * Until text extraction and the full-text index arrive (issue 8 item 4), fullText() matches the words
-   * of the entry's name (split at . _ - /), with websearch syntax: words, "phrases", -exclusions, or.
-   */
+  /** The full-text index (src/modules/fulltext/query.ts): the name's words or the extracted text match. */
   private fullText(text: string, position: number): Sql {
     if (!this.options.fullTextEnabled) throw conflict(`condition: fullText() at position ${position}: full text is disabled for repository '${this.options.repositoryName}'`);
-    return { sql: `${fullTextDocument} @@ websearch_to_tsquery('simple'::regconfig, ?::text)`, params: [text] };
+    return fullTextMatch(text);
   }
 }
 

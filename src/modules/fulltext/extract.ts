@@ -1,0 +1,66 @@
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+
+/** How the text of a resource is read: in this process (plain text, markup) or in a bounded child (pdf, docx). */
+export type TextKind = 'plain' | 'html' | 'xml' | 'pdf' | 'docx';
+
+const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+const plainExtensions = new Set(['.txt', '.md', '.markdown', '.csv', '.json', '.log']);
+const plainTypes = new Set(['application/json', 'application/csv', 'application/x-ndjson']);
+
+/** The kind of text a resource holds, by its media type, its name's extension and (for PDFs) its first bytes; undefined when none is read. */
+export function textKindOf(mimeType: string, name: string, head: Buffer): TextKind | undefined {
+  const type = mimeType.split(';')[0]!.trim().toLowerCase();
+  const extension = path.extname(name).toLowerCase();
+  if (type === 'application/pdf' || extension === '.pdf' || head.subarray(0, 1024).includes('%PDF-')) return 'pdf';
+  if (type === docxType || extension === '.docx') return 'docx';
+  if (type === 'text/html' || type === 'application/xhtml+xml' || extension === '.html' || extension === '.htm') return 'html';
+  if (type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml') || extension === '.xml') return 'xml';
+  if (type.startsWith('text/') || plainTypes.has(type) || plainExtensions.has(extension)) return 'plain';
+  return undefined;
+}
+
+/** The first `bytes` bytes of a file. */
+export async function readHead(file: string, bytes: number): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** The text of markup: elements dropped (with the content of script and style in HTML), entities decoded. Linear in the input. */
+export function markupText(source: string, kind: 'html' | 'xml'): string {
+  const withoutCode = kind === 'html' ? source.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ') : source;
+  return withoutCode
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, ' $1 ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,6});/gi, (match, name: string) => {
+      if (name[0] !== '#') return entities[name.toLowerCase()] ?? match;
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
+    });
+}
+
+/**
+ * The text of a plain or markup resource, read in this process: only its first bytes are read (four
+ * per kept character at most, UTF-8's widest), so a huge file costs no more than a small one.
+ */
+export async function inProcessText(file: string, kind: 'plain' | 'html' | 'xml', maxChars: number): Promise<{ text: string; truncated: boolean }> {
+  // markup loses characters to its tags: read more of it, still bounded
+  const factor = kind === 'plain' ? 4 : 16;
+  const head = await readHead(file, maxChars * factor + 1);
+  const readAll = head.length <= maxChars * factor;
+  const decoded = head.subarray(0, Math.min(head.length, maxChars * factor)).toString('utf8');
+  const text = kind === 'plain' ? decoded : markupText(decoded, kind);
+  return { text: text.slice(0, maxChars), truncated: !readAll || text.length > maxChars };
+}
+
+/** Postgres text holds no NUL; a tsvector has no use for other control characters either. */
+export const storableText = (text: string) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ');

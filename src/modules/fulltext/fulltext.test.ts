@@ -1,0 +1,156 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
+import { buildPdf, textPage } from '../../../test/helpers/pdf.js';
+import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { docx, zip } from '../../../test/helpers/zip.js';
+import { saveResourceText } from './operations.js';
+
+let service: TestService;
+const maxChars = 5_000;
+
+beforeAll(async () => {
+  service = await startTestService({
+    FULLTEXT_MAX_TEXT_CHARS: String(maxChars),
+    FULLTEXT_EXTRACT_MEMORY_MB: '200',
+    FULLTEXT_EXTRACT_TIMEOUT_MS: '4000',
+  });
+});
+afterAll(() => service?.stop());
+
+/** The extraction job of a content's latest resource, once it has ended (state and result). */
+async function extractionOf(contentId: string, timeoutMs = 60_000): Promise<{ state: string; reason_code: string | null; error_message: string | null; serialized_result: any }> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const [job] = await sql<any>(
+      service,
+      `select state, reason_code, error_message, serialized_result from service_job
+        where job_name = 'extractText' and ? = any(content_ids) order by created_at desc limit 1`,
+      [contentId],
+    );
+    if (job && ['Done', 'panic'].includes(job.state)) return job;
+    if (Date.now() > until) throw new Error(`extraction of ${contentId} still ${job?.state ?? 'unrecorded'}`);
+    await sleep(100);
+  }
+}
+
+const byCondition = (condition: string) => call(contentUrl(service, '/content/search/by-condition', { condition, limit: 1000 }));
+const namesFound = async (condition: string) => {
+  const { status, body } = await byCondition(condition);
+  expect(status, JSON.stringify(body)).toBe(200);
+  return (body.entries as { name: string }[]).map((e) => e.name).sort();
+};
+
+async function indexed(name: string, bytes: Buffer | string, mimeType?: string) {
+  const content = await newContent(service, { name, bytes, mimeType });
+  const job = await extractionOf(content.id);
+  expect(job.state, JSON.stringify(job)).toBe('Done');
+  return content;
+}
+
+describe('text extraction (a background job per new version)', () => {
+  it('reads txt, md, html, csv, json, xml, pdf and docx, and fullText() finds each by a word of its text', async () => {
+    await indexed('plain.txt', 'alpha plainword omega', 'text/plain');
+    await indexed('notes.md', '# Title\n\nsome *markdownword* here', 'text/markdown');
+    await indexed('page.html', '<html><head><style>.stylejunk{}</style><script>var scriptjunk=1</script></head><body><p>htmlword &amp; more</p></body></html>', 'text/html');
+    await indexed('table.csv', 'id,label\n1,csvword\n', 'text/csv');
+    await indexed('data.json', '{"key": "jsonword"}', 'application/json');
+    await indexed('doc.xml', '<root><item attr="attrjunk">xmlword</item></root>', 'application/xml');
+    await indexed('report.pdf', buildPdf([textPage(['The pdfword is on page one'])]), 'application/pdf');
+    await indexed('letter.docx', docx(['Dear docxword reader']), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    for (const [word, name] of Object.entries({
+      plainword: 'plain.txt',
+      markdownword: 'notes.md',
+      htmlword: 'page.html',
+      csvword: 'table.csv',
+      jsonword: 'data.json',
+      xmlword: 'doc.xml',
+      pdfword: 'report.pdf',
+      docxword: 'letter.docx',
+    })) {
+      expect(await namesFound(`fullText('${word}')`), word).toEqual([name]);
+    }
+    // markup is not text: script, style and attributes are not indexed
+    expect(await namesFound(`fullText('scriptjunk') or fullText('stylejunk') or fullText('attrjunk')`)).toEqual([]);
+  });
+
+  it('phrases in quotes, word prefixes, exclusions, and combination with other terms', async () => {
+    await indexed('fox1.txt', 'the quick brown fox jumps');
+    await indexed('fox2.txt', 'brown quick foxes sleep');
+    expect(await namesFound(`fullText('"quick brown"')`)).toEqual(['fox1.txt']);
+    expect(await namesFound(`fullText('quick brown')`)).toEqual(['fox1.txt', 'fox2.txt']);
+    expect(await namesFound(`fullText('fox*')`)).toEqual(['fox1.txt', 'fox2.txt']);
+    expect(await namesFound(`fullText('quick -jumps')`)).toEqual(['fox2.txt']);
+    expect(await namesFound(`fullText('quick -jump*')`)).toEqual(['fox2.txt']);
+    expect(await namesFound(`fullText('brown') and name = 'fox2.txt'`)).toEqual(['fox2.txt']);
+    // the name's words still count
+    expect(await namesFound(`fullText('fox1')`)).toEqual(['fox1.txt']);
+    // query syntax in the text is only text: no error, no injection
+    expect((await byCondition(`fullText('a:* & !b | (c'' --')`)).status).toBe(200);
+    expect((await byCondition(`fullText('x* y* ${Array.from({ length: 20 }, (_, i) => `w${i}*`).join(' ')}')`)).status).toBe(400);
+  });
+
+  it("a new version replaces the old version's text (replace resource and check-in)", async () => {
+    const content = await indexed('versioned.txt', 'firstversionword');
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('secondversionword')]), 'versioned.txt');
+    const replaced = await call(contentUrl(service, `/content/${content.id}/resource`), { method: 'PUT', body: form });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect((await extractionOf(replaced.body.id)).state).toBe('Done');
+    expect(await namesFound(`fullText('secondversionword')`)).toEqual(['versioned.txt']);
+    expect(await namesFound(`fullText('firstversionword')`)).toEqual([]);
+
+    const checkedOut = await call(contentUrl(service, `/content/${replaced.body.id}/check-out`), { method: 'POST' });
+    expect(checkedOut.status, JSON.stringify(checkedOut.body)).toBe(200);
+    const checkIn = new FormData();
+    checkIn.append('file', new Blob([Buffer.from('thirdversionword')]), 'versioned.txt');
+    const checkedIn = await call(contentUrl(service, `/content/${checkedOut.body.id}/check-in`), { method: 'POST', body: checkIn });
+    expect(checkedIn.status, JSON.stringify(checkedIn.body)).toBe(200);
+    expect((await extractionOf(checkedIn.body.id)).state).toBe('Done');
+    expect(await namesFound(`fullText('thirdversionword')`)).toEqual(['versioned.txt']);
+    expect(await namesFound(`fullText('secondversionword')`)).toEqual([]);
+  });
+});
+
+describe('bounds: a hostile file cannot stall the queue or the service', () => {
+  it('keeps at most FULLTEXT_MAX_TEXT_CHARS characters of a large text, reading only its head', async () => {
+    const big = `${'lorem '.repeat(maxChars)} tailword`;
+    const content = await indexed('big.txt', big);
+    const [row] = await sql<{ length: number; truncated: boolean }>(
+      service,
+      `select length(t.text) as length, t.truncated from resource_text t join entry e on e.resource_id = t.resource_id where e.id = ?`,
+      [content.id],
+    );
+    expect(row).toEqual({ length: maxChars, truncated: true });
+    expect(await namesFound(`fullText('tailword')`)).toEqual([]);
+  });
+
+  it('a DOCX zip bomb ends its job on the memory bound, and later uploads are still indexed', async () => {
+    // 400 MB of text behind a few hundred KB of ZIP: the extraction process dies, not the service
+    const bomb = zip({
+      '[Content_Types].xml': '<Types/>',
+      'word/document.xml': Buffer.concat([Buffer.from('<w:document><w:body><w:p><w:r><w:t>'), Buffer.alloc(400 * 1024 * 1024, 0x61), Buffer.from('</w:t></w:r></w:p></w:body></w:document>')]),
+    });
+    const content = await newContent(service, { name: 'bomb.docx', bytes: bomb });
+    const job = await extractionOf(content.id);
+    expect(job.state).toBe('panic');
+    expect(job.reason_code, JSON.stringify(job)).toBe('extractionMemoryExceeded');
+    expect(job.error_message).toMatch(/memory bound of 200 MB/);
+    const health = await call(`${service.baseUrl}/healthz`);
+    expect(health.status).toBe(200);
+    await indexed('after-bomb.txt', 'afterbombword');
+    expect(await namesFound(`fullText('afterbombword')`)).toEqual(['after-bomb.txt']);
+  });
+});
+
+describe('a rerun after a worker died', () => {
+  it('writes the whole text in one statement: a rerun replaces the row, never adds a second', async () => {
+    const content = await indexed('rerun.txt', 'rerunword');
+    const [{ resource_id }] = await sql<{ resource_id: string }>(service, `select resource_id from entry where id = ?`, [content.id]);
+    const em = service.services.orm.em.fork();
+    expect(await saveResourceText(em as never, resource_id, 'rerunword again', false)).toBe(true);
+    const rows = await sql(service, `select text from resource_text where resource_id = ?`, [resource_id]);
+    expect(rows).toEqual([{ text: 'rerunword again' }]);
+    expect(await saveResourceText(em as never, 'no-such-resource', 'x', false)).toBe(false);
+  });
+});

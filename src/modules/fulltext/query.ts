@@ -1,0 +1,56 @@
+import { illegalArguments } from '../../errors.js';
+
+interface Sql {
+  sql: string;
+  params: unknown[];
+}
+
+/** Word prefixes (`abc*`) one search may hold: each is a query operand of its own. */
+export const maxPrefixes = 16;
+
+/** The words of an entry's name (split at . _ - / and spaces); the GIN index entry_name_words_idx covers exactly this expression. */
+export const nameDocument = `to_tsvector('simple'::regconfig, translate(e.name, '._-/', '    '))`;
+
+/** A word ending in `*` outside quotes, optionally excluded (`-abc*`). */
+const prefixPattern = /(^|\s)(-?)([^\s"*()-][^\s"*()]*)\*(?=\s|$)/g;
+
+/**
+ * The tsquery of a search text, as SQL with bound parameters (never the text in the SQL): web-search
+ * syntax (all words, "a phrase", -excluded, or) through `websearch_to_tsquery`, plus word prefixes
+ * `abc*` (outside quotes), each `to_tsquery(quote_literal(word) || ':*')` so its text is one operand
+ * whatever characters it holds. Language-neutral: the 'simple' configuration (no stemming, no stop words).
+ */
+export function textQuery(searchText: string): Sql {
+  const prefixes: { word: string; excluded: boolean }[] = [];
+  // quoted phrases keep their stars: only the parts outside quotes are looked at
+  const rest = searchText
+    .split(/("[^"]*"?)/)
+    .map((part) =>
+      part.startsWith('"')
+        ? part
+        : part.replace(prefixPattern, (_match, space: string, minus: string, word: string) => {
+            prefixes.push({ word, excluded: minus === '-' });
+            return space;
+          }),
+    )
+    .join('');
+  if (prefixes.length > maxPrefixes) throw illegalArguments(`search text: at most ${maxPrefixes} word prefixes (word*), found ${prefixes.length}`);
+  const operands: Sql[] = [];
+  if (rest.trim() !== '' || prefixes.length === 0) operands.push({ sql: `websearch_to_tsquery('simple'::regconfig, ?::text)`, params: [rest] });
+  for (const { word, excluded } of prefixes) {
+    operands.push({ sql: `${excluded ? '!!' : ''}to_tsquery('simple'::regconfig, quote_literal(?::text) || ':*')`, params: [word] });
+  }
+  return { sql: operands.map((o) => `(${o.sql})`).join(' && '), params: operands.flatMap((o) => o.params) };
+}
+
+/**
+ * `fullText('…')` against the Postgres index: the entry matches when its name's words or its resource's
+ * extracted text (resource_text, GIN on its tsvector) match the whole query. Each side uses its own index.
+ */
+export function fullTextMatch(searchText: string): Sql {
+  const query = textQuery(searchText);
+  return {
+    sql: `(${nameDocument} @@ (${query.sql}) or exists (select 1 from resource_text t where t.resource_id = e.resource_id and t.document @@ (${query.sql})))`,
+    params: [...query.params, ...query.params],
+  };
+}
