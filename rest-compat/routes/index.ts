@@ -4,6 +4,7 @@ import { checkRoutes } from './checks.js';
 import { contentRoutes } from './contents.js';
 import { conversionRoutes } from './conversion.js';
 import { folderRoutes } from './folders.js';
+import { fullTextRoutes } from './fulltext.js';
 import { maintenanceRoutes } from './maintenance.js';
 import { policyRoutes } from './policies.js';
 import { searchRoutes } from './search.js';
@@ -11,4 +12,4 @@ import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes];

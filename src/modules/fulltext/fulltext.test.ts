@@ -4,6 +4,7 @@ import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
 import { buildPdf, textPage } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { docx, zip } from '../../../test/helpers/zip.js';
+import { forgetRepository } from '../repositories/operations.js';
 import { saveResourceText } from './operations.js';
 
 let service: TestService;
@@ -152,5 +153,74 @@ describe('a rerun after a worker died', () => {
     const rows = await sql(service, `select text from resource_text where resource_id = ?`, [resource_id]);
     expect(rows).toEqual([{ text: 'rerunword again' }]);
     expect(await saveResourceText(em as never, 'no-such-resource', 'x', false)).toBe(false);
+  });
+});
+
+const byText = (query: Record<string, string | number | undefined>, base?: string) => call(contentUrl(service, '/content/search/by-text', query, service.adminSession, base));
+
+describe('GET C/content/search/by-text (spec endpoint 3) and the searchByText query', () => {
+  it('answers an EntriesResponse, most relevant first, with the shared parameters', async () => {
+    const once = await indexed('rank-once.txt', 'zebra lives here among many other words of little interest');
+    const often = await indexed('rank-often.txt', 'zebra zebra zebra zebra');
+    const found = await byText({ searchText: 'zebra' });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(found.body).toMatchObject({ count: 2, duration: expect.any(Number) });
+    expect(found.body.entries.map((e: { id: string }) => e.id)).toEqual([often.id, once.id]);
+    // orderBy replaces relevance; limit and offset page; entryType filters
+    const byName = await byText({ searchText: 'zebra', orderBy: 'name', orderingDirection: 'desc', limit: 1, offset: 1 });
+    expect(byName.body).toMatchObject({ count: 2, entries: [{ id: often.id }] });
+    expect((await byText({ searchText: 'zebra', entryType: 'FOLDER' })).body.count).toBe(0);
+    // prefixes and phrases
+    expect((await byText({ searchText: 'zeb*' })).body.count).toBe(2);
+    expect((await byText({ searchText: '"lives here"' })).body.entries.map((e: { id: string }) => e.id)).toEqual([once.id]);
+    // the same operation through the gateway
+    const viaGraphql = await service.graphql<{ searchByText: { count: number; entries: { id: string }[] } }>(
+      'query($t: String!) { searchByText(repository: "default", searchText: $t) { count entries { id } } }',
+      { t: 'zebra' },
+    );
+    expect(viaGraphql.data!.searchByText).toEqual({ count: 2, entries: [{ id: often.id }, { id: once.id }] });
+  });
+
+  it('bad input is a 400 with the error body', async () => {
+    expect(await byText({})).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('searchText') } });
+    expect(await byText({ searchText: '' })).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments' } });
+    expect(await byText({ searchText: 'x'.repeat(1001) })).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('longer than 1000') } });
+    expect(await byText({ searchText: 'zebra', limit: 5000 })).toMatchObject({ status: 400 });
+  });
+});
+
+describe('the repository flag fullTextEnabled and POST C/reindex', () => {
+  it('off: nothing is indexed and by-text is a 409; after switching it on, a reindex finds what was uploaded meanwhile', async () => {
+    const created = await service.graphql('mutation { createRepository(name: "notext", fullTextEnabled: false) { id } }');
+    expect(created.errors).toBeUndefined();
+    const base = `${service.baseUrl}/api/v1/access.svc.content.notext/v1`;
+    const content = await newContent(service, { name: 'silent.txt', bytes: 'hiddenword in the text', base });
+    await sleep(500);
+    expect(await sql(service, `select id from service_job where ? = any(content_ids)`, [content.id])).toEqual([]);
+    expect(await byText({ searchText: 'hiddenword' }, base)).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: expect.stringContaining('full text is disabled') } });
+    const refused = await call(contentUrl(service, '/reindex', {}, service.adminSession, base), { method: 'POST' });
+    expect(refused).toMatchObject({ status: 409, body: { reasonCode: 'conflict' } });
+
+    // the administration switches it on (tests set the column)
+    await sql(service, `update repository set full_text_enabled = true where name = 'notext'`);
+    forgetRepository('notext');
+    expect(await byText({ searchText: 'hiddenword' }, base)).toMatchObject({ status: 200, body: { count: 0 } });
+
+    const user = await service.createUserSession('reindex-user');
+    const forbidden = await call(contentUrl(service, '/reindex', {}, user, base), { method: 'POST' });
+    expect(forbidden).toMatchObject({ status: 403, body: { reasonCode: 'accessDenied' } });
+
+    const started = await call(contentUrl(service, '/reindex', {}, service.adminSession, base), { method: 'POST' });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toEqual({ jobId: expect.any(String) });
+    const until = Date.now() + 60_000;
+    let status;
+    do {
+      await sleep(100);
+      status = await call(contentUrl(service, '/jobs/status', { jobId: started.body.jobId }, service.adminSession, base));
+      expect(status.status).toBe(200);
+    } while (!['Done', 'panic'].includes(status.body.state) && Date.now() < until);
+    expect(status.body.state).toBe('Done');
+    expect(await byText({ searchText: 'hiddenword' }, base)).toMatchObject({ status: 200, body: { count: 1, entries: [{ id: content.id }] } });
   });
 });

@@ -7,6 +7,8 @@ interface Sql {
 
 /** Word prefixes (`abc*`) one search may hold: each is a query operand of its own. */
 export const maxPrefixes = 16;
+/** The longest search text (by-text's searchText, the text of fullText('…')). */
+export const maxSearchTextLength = 1_000;
 
 /** The words of an entry's name (split at . _ - / and spaces); the GIN index entry_name_words_idx covers exactly this expression. */
 export const nameDocument = `to_tsvector('simple'::regconfig, translate(e.name, '._-/', '    '))`;
@@ -21,6 +23,7 @@ const prefixPattern = /(^|\s)(-?)([^\s"*()-][^\s"*()]*)\*(?=\s|$)/g;
  * whatever characters it holds. Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
 export function textQuery(searchText: string): Sql {
+  if (searchText.length > maxSearchTextLength) throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
   const prefixes: { word: string; excluded: boolean }[] = [];
   // quoted phrases keep their stars: only the parts outside quotes are looked at
   const rest = searchText
@@ -52,5 +55,17 @@ export function fullTextMatch(searchText: string): Sql {
   return {
     sql: `(${nameDocument} @@ (${query.sql}) or exists (select 1 from resource_text t where t.resource_id = e.resource_id and t.document @@ (${query.sql})))`,
     params: [...query.params, ...query.params],
+  };
+}
+
+/**
+ * by-text's default order: relevance first (`ts_rank` of the query over the name's words and the text),
+ * then the default order. Ranked only for the page's candidates, after the indexes found them.
+ */
+export function relevanceOrder(searchText: string): Sql {
+  const query = textQuery(searchText);
+  return {
+    sql: `ts_rank(${nameDocument} || coalesce((select t.document from resource_text t where t.resource_id = e.resource_id), ''::tsvector), (${query.sql})) desc, e.created_at {dir}, e.id`,
+    params: query.params,
   };
 }

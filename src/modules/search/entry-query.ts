@@ -36,14 +36,20 @@ export const maxLimit = 1000;
  * `orderBy`: any property a condition may name except collections (tags), dot paths included; `version`
  * orders numerically. Ties are broken by id so that paging is stable.
  */
+/** The order without `orderBy`: SQL where `{dir}` is the direction (appended to its last term too), with its parameters if any (full-text relevance). */
+export type DefaultOrder = string | { sql: string; params: unknown[] };
+
 export function orderClause(
   resolver: PropertyResolver,
   orderBy: string | undefined,
   direction: 'asc' | 'desc' = 'asc',
-  fallback = 'e.created_at {dir}, e.id',
+  fallback: DefaultOrder = 'e.created_at {dir}, e.id',
 ): { sql: string; params: unknown[] } {
   const dir = direction === 'desc' ? 'desc' : 'asc';
-  if (orderBy === undefined) return { sql: `${fallback.replaceAll('{dir}', dir)} ${dir}`, params: [] };
+  if (orderBy === undefined) {
+    const { sql, params } = typeof fallback === 'string' ? { sql: fallback, params: [] } : fallback;
+    return { sql: `${sql.replaceAll('{dir}', dir)} ${dir}`, params };
+  }
   let property;
   try {
     property = resolver.resolve(orderBy);
@@ -115,7 +121,7 @@ export interface EntryQuery {
 export type SearchScope = Pick<EntryScope, 'principal' | 'repository'>;
 
 /** Builds a search: visibility rules, the caller's predicates, ordering and paging. */
-export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, defaultOrder?: string): EntryQuery {
+export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, defaultOrder?: DefaultOrder): EntryQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
   const all = [visibility(scope, options), ...predicates];
   const where = all.map((p) => `(${p.sql})`).join(' and ');
@@ -144,7 +150,7 @@ export async function runEntryQuery(
   scope: EntryScope,
   predicates: SqlPredicate[],
   options: SearchOptions,
-  defaultOrder?: string,
+  defaultOrder?: DefaultOrder,
 ): Promise<EntriesPage> {
   const started = performance.now();
   const query = buildEntryQuery(scope, predicates, options, defaultOrder);

@@ -4,6 +4,7 @@ import { EntriesPageNode, SearchOptionsInput } from '../entries/entry.types.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { searchByCondition } from './by-condition.js';
 import { searchByProperties } from './by-properties.js';
+import { searchByText } from './by-text.js';
 import { PropertyFilter } from './inputs.js';
 
 @Authorized()
@@ -27,5 +28,15 @@ export class SearchResolver {
     @Ctx() context: RequestContext,
   ) {
     return searchByCondition(await entryScope(context, repository), condition, options ?? {});
+  }
+
+  @Query(() => EntriesPageNode, { description: 'search by text: names and extracted text, most relevant first (spec endpoint 3; docs/search.md)' })
+  async searchByText(
+    @Arg('repository', () => String) repository: string,
+    @Arg('searchText', () => String) searchText: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Ctx() context: RequestContext,
+  ) {
+    return searchByText(await entryScope(context, repository), searchText, options ?? {});
   }
 }
