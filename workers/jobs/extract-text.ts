@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
 import { inProcessText, readHead, storableText, textKindOf } from '../../src/modules/fulltext/extract.js';
-import { findResourceToIndex, resourcesWithoutText, saveResourceText, type ResourceToIndex } from '../../src/modules/fulltext/operations.js';
+import { findResourceToIndex, resourcesWithoutText, type ResourceToIndex } from '../../src/modules/fulltext/operations.js';
+import { textIndexOf } from '../../src/modules/fulltext/text-index.js';
 import { JobFailure, type JobHandler } from '../../src/modules/jobs/queue.js';
 import { runBoundedChild } from '../child/bounded-child.js';
 import type { ExtractMessage, ExtractStart } from '../extract/protocol.js';
@@ -41,12 +42,13 @@ async function extractText(config: Config, file: string, resource: ResourceToInd
 /** Extracts and stores the text of one resource; what happened, for the job's result. */
 async function indexResource(services: Services, em: EntityManager, resource: ResourceToIndex): Promise<Record<string, unknown>> {
   const extracted = await extractText(services.config, services.contentStore.absolutePath(resource.storagePath), resource);
+  const index = textIndexOf(services.config);
   if ('skipped' in extracted) {
     // an empty text marks the resource as done (a reindex passes it over); its name is indexed anyway
-    await saveResourceText(em, resource.id, '', false);
+    await index.save(em, resource, '', false);
     return { resourceId: resource.id, skipped: extracted.skipped };
   }
-  const saved = await saveResourceText(em, resource.id, storableText(extracted.text), extracted.truncated);
+  const saved = await index.save(em, resource, storableText(extracted.text), extracted.truncated);
   return { resourceId: resource.id, characters: extracted.text.length, truncated: extracted.truncated, saved };
 }
 

@@ -67,13 +67,14 @@ export async function saveResourceText(em: EntityManager, resourceId: string, te
 
 export interface ResourceToIndex {
   id: string;
+  repositoryId: string;
   name: string;
   mimeType: string;
   fileSize: number;
   storagePath: string;
 }
 
-const resourceColumns = `r.id, r.name, r.mime_type as "mimeType", r.file_size::float8 as "fileSize", r.storage_path as "storagePath"`;
+const resourceColumns = `r.id, r.repository_id as "repositoryId", r.name, r.mime_type as "mimeType", r.file_size::float8 as "fileSize", r.storage_path as "storagePath"`;
 
 export async function findResourceToIndex(em: EntityManager, resourceId: string): Promise<ResourceToIndex | undefined> {
   const [row] = await em.execute<ResourceToIndex[]>(`select ${resourceColumns} from resource r where r.id = ?`, [resourceId]);

@@ -1,13 +1,19 @@
 import type { EntryScope } from '../entries/scope.js';
 import { compileCondition } from './condition/compile.js';
-import { parseCondition } from './condition/parser.js';
+import { fullTextTexts, parseCondition } from './condition/parser.js';
+import { resolveFullTextTerms, textIndexOf } from '../fulltext/text-index.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
 
 /** Spec endpoint 2: the entries a condition (DESIGN §6, docs/search.md) matches. */
 export async function searchByCondition(scope: EntryScope, condition: string, options: SearchOptions): Promise<EntriesPage> {
-  const predicate = compileCondition(parseCondition(condition), {
+  const parsed = parseCondition(condition);
+  const fullTextTerms = scope.repository.fullTextEnabled
+    ? await resolveFullTextTerms(textIndexOf(scope.services.config), scope.repository.id, fullTextTexts(parsed))
+    : undefined;
+  const predicate = compileCondition(parsed, {
     fullTextEnabled: scope.repository.fullTextEnabled,
     repositoryName: scope.repository.name,
+    fullTextTerms,
   });
   return runEntryQuery(scope, [predicate], options);
 }

@@ -16,6 +16,8 @@ import { PropertyResolver, type ResolvedProperty } from './properties.js';
 export interface CompileOptions {
   fullTextEnabled: boolean;
   repositoryName: string;
+  /** fullText() terms resolved beforehand by a remote text index (Meilisearch); else the Postgres index */
+  fullTextTerms?: ReadonlyMap<string, Sql>;
 }
 
 type Sql = { sql: string; params: unknown[] };
@@ -196,7 +198,7 @@ class Compiler {
   /** The full-text index (src/modules/fulltext/query.ts): the name's words or the extracted text match. */
   private fullText(text: string, position: number): Sql {
     if (!this.options.fullTextEnabled) throw conflict(`condition: fullText() at position ${position}: full text is disabled for repository '${this.options.repositoryName}'`);
-    return fullTextMatch(text);
+    return this.options.fullTextTerms?.get(text) ?? fullTextMatch(text);
   }
 }
 

@@ -291,3 +291,11 @@ export function parseCondition(source: string): ConditionNode {
   if (source.trim() === '') throw illegalArguments('condition: must not be empty');
   return new Parser(tokenize(source)).parse();
 }
+
+/** The texts of a condition's fullText() terms, in order. */
+export function fullTextTexts(node: ConditionNode): string[] {
+  if (node.type === 'fullText') return [node.text];
+  if (node.type === 'and' || node.type === 'or') return node.items.flatMap(fullTextTexts);
+  if (node.type === 'not') return fullTextTexts(node.item);
+  return [];
+}

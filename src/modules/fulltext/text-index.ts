@@ -1,0 +1,96 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Meilisearch } from 'meilisearch';
+import type { Config } from '../../config.js';
+import { illegalArguments } from '../../errors.js';
+import type { SqlPredicate } from '../search/entry-query.js';
+import { saveResourceText } from './operations.js';
+import { fullTextMatch, nameDocument, textQuery } from './query.js';
+
+/**
+ * Where extracted text is searched: the Postgres index (default) or Meilisearch (MEILISEARCH_URL).
+ * Either way the text is also kept in `resource_text` (the record that a resource is done, and what a
+ * rebuild of the Meilisearch index reads); the names' words are always matched in Postgres.
+ */
+export interface TextIndex {
+  readonly name: 'postgres' | 'meilisearch';
+  /** Stores a resource's text whole (a rerun overwrites it). False when the resource is gone. */
+  save(em: EntityManager, resource: { id: string; repositoryId: string }, text: string, truncated: boolean): Promise<boolean>;
+  /** The predicate over `e` matching the entries whose name or text match `searchText`. */
+  match(repositoryId: string, searchText: string): Promise<SqlPredicate>;
+}
+
+export const postgresTextIndex: TextIndex = {
+  name: 'postgres',
+  save: (em, resource, text, truncated) => saveResourceText(em, resource.id, text, truncated),
+  match: async (_repositoryId, searchText) => fullTextMatch(searchText),
+};
+
+/** Resource ids one Meilisearch answer contributes to a search at most (then intersected in SQL). */
+export const meilisearchMaxHits = 1_000;
+const indexName = 'resource_text';
+
+/**
+ * Meilisearch: one document per resource `{id, repositoryId, text}`. A search asks Meilisearch for at
+ * most `meilisearchMaxHits` resource ids of the repository, and the SQL intersects them with the
+ * other terms: `(name words match or e.resource_id = any(ids))`.
+ */
+export class MeilisearchTextIndex implements TextIndex {
+  readonly name = 'meilisearch';
+  private readonly client: Meilisearch;
+  private ready?: Promise<unknown>;
+
+  constructor(host: string, apiKey?: string) {
+    this.client = new Meilisearch({ host, apiKey });
+  }
+
+  private index() {
+    this.ready ??= this.client.index(indexName).updateFilterableAttributes(['repositoryId']).waitTask();
+    return this.ready.then(() => this.client.index(indexName));
+  }
+
+  async save(em: EntityManager, resource: { id: string; repositoryId: string }, text: string, truncated: boolean): Promise<boolean> {
+    const saved = await saveResourceText(em, resource.id, text, truncated);
+    // waited for: the job ends when the text is searchable, and a rerun after a crash sends it again
+    if (saved) await (await this.index()).addDocuments([{ id: resource.id, repositoryId: resource.repositoryId, text }], { primaryKey: 'id' }).waitTask();
+    return saved;
+  }
+
+  async match(repositoryId: string, searchText: string): Promise<SqlPredicate> {
+    const name = textQuery(searchText);
+    const answer = await (await this.index()).search(searchText, {
+      filter: `repositoryId = ${JSON.stringify(repositoryId)}`,
+      limit: meilisearchMaxHits,
+      // every word must occur, as in the Postgres index (Meilisearch's default drops words to find more)
+      matchingStrategy: 'all',
+      attributesToRetrieve: ['id'],
+    });
+    const ids = answer.hits.map((hit) => String(hit.id));
+    return { sql: `(${nameDocument} @@ (${name.sql}) or e.resource_id = any(?::text[]))`, params: [...name.params, ids] };
+  }
+}
+
+const indexes = new WeakMap<Config, TextIndex>();
+
+/** The text index of a configuration (one Meilisearch client per service). */
+export function textIndexOf(config: Config): TextIndex {
+  let index = indexes.get(config);
+  if (!index) {
+    index = config.MEILISEARCH_URL ? new MeilisearchTextIndex(config.MEILISEARCH_URL, config.MEILISEARCH_API_KEY) : postgresTextIndex;
+    indexes.set(config, index);
+  }
+  return index;
+}
+
+/** fullText() terms one condition may hold when each is a request to Meilisearch. */
+export const maxRemoteFullTextTerms = 8;
+
+/**
+ * The predicates of a condition's fullText() terms, resolved before compiling when the index is
+ * remote (Meilisearch answers asynchronously); undefined for the Postgres index (compiled in place).
+ */
+export async function resolveFullTextTerms(index: TextIndex, repositoryId: string, texts: string[]): Promise<Map<string, SqlPredicate> | undefined> {
+  if (index.name === 'postgres' || texts.length === 0) return undefined;
+  const distinct = [...new Set(texts)];
+  if (distinct.length > maxRemoteFullTextTerms) throw illegalArguments(`condition: at most ${maxRemoteFullTextTerms} different fullText() terms with the Meilisearch index, found ${distinct.length}`);
+  return new Map(await Promise.all(distinct.map(async (text) => [text, await index.match(repositoryId, text)] as const)));
+}
