@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/net.js';
 import { projectRoot } from '../../src/paths.js';
+import { adminPassword } from './service.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -33,6 +34,37 @@ export async function startServiceProcess(
       env = { ...env, PORT: String(await freePort()) };
     }
   }
+}
+
+/**
+ * Job workers in processes of their own (ROLE=worker, JOB_CONCURRENCY=1), one per name, sharing the
+ * database and storage of a test service (which should run with JOB_CONCURRENCY=0); `env` adds settings.
+ */
+export async function startWorkerProcesses(
+  service: { config: { DATABASE_URL?: string; contentStoragePath: string; cacheStoragePath: string }; dataDir: string },
+  names: string[],
+  env: Record<string, string>,
+): Promise<Map<string, ServiceProcess>> {
+  const workers = new Map<string, ServiceProcess>();
+  for (const name of names) {
+    workers.set(
+      name,
+      await startServiceProcess({
+        ROLE: 'worker',
+        WORKER_NAME: name,
+        PORT: String(await freePort()),
+        DATABASE_URL: service.config.DATABASE_URL!,
+        DATA_DIR: service.dataDir,
+        CONTENT_STORAGE_PATH: service.config.contentStoragePath,
+        CACHE_STORAGE_PATH: service.config.cacheStoragePath,
+        ADMIN_PASSWORD: adminPassword,
+        JOB_CONCURRENCY: '1',
+        LOG_LEVEL: 'warn',
+        ...env,
+      }),
+    );
+  }
+  return workers;
 }
 
 class PortTakenError extends Error {}

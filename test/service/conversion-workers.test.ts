@@ -1,40 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/net.js';
 import { convert, finishedJob, jobStatus } from '../helpers/conversion.js';
 import { contentUrl, newContent, newFolder } from '../helpers/entries.js';
 import { textPdf } from '../helpers/pdf.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
-import { adminPassword, call, startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
+import { startWorkerProcesses, type ServiceProcess } from '../helpers/process.js';
+import { call, startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
 
 // The REST layer runs here and takes no jobs (JOB_CONCURRENCY=0); two worker processes (ROLE=worker)
 // share its database and storage and take the jobs.
 let service: TestService;
-const workers = new Map<string, ServiceProcess>();
+let workers = new Map<string, ServiceProcess>();
 const lockLifetimeMs = 3000;
 
 beforeAll(async () => {
   service = await startTestService({ JOB_CONCURRENCY: '0' });
-  for (const name of ['worker-a', 'worker-b']) {
-    workers.set(
-      name,
-      await startServiceProcess({
-        ROLE: 'worker',
-        WORKER_NAME: name,
-        PORT: String(await freePort()),
-        DATABASE_URL: service.config.DATABASE_URL!,
-        DATA_DIR: service.dataDir,
-        CONTENT_STORAGE_PATH: service.config.contentStoragePath,
-        CACHE_STORAGE_PATH: service.config.cacheStoragePath,
-        ADMIN_PASSWORD: adminPassword,
-        JOB_CONCURRENCY: '1',
-        JOB_LOCK_LIFETIME_MS: String(lockLifetimeMs),
-        JOB_POLL_MS: '300',
-        CONV_PDF_DPI: '100',
-        LOG_LEVEL: 'warn',
-      }),
-    );
-  }
+  workers = await startWorkerProcesses(service, ['worker-a', 'worker-b'], { JOB_LOCK_LIFETIME_MS: String(lockLifetimeMs), JOB_POLL_MS: '300', CONV_PDF_DPI: '100' });
 }, 120_000);
 afterAll(async () => {
   await Promise.all([...workers.values()].map((worker) => worker.stop()));

@@ -1,36 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/net.js';
 import { contentUrl, newContent, sql } from '../helpers/entries.js';
 import { buildPdf, textPage } from '../helpers/pdf.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
-import { adminPassword, call, startTestService, type TestService } from '../helpers/service.js';
+import { startWorkerProcesses, type ServiceProcess } from '../helpers/process.js';
+import { call, startTestService, type TestService } from '../helpers/service.js';
 
 // The REST layer runs here and takes no jobs; two worker processes (ROLE=worker) take the extraction jobs.
 let service: TestService;
-const workers = new Map<string, ServiceProcess>();
+let workers = new Map<string, ServiceProcess>();
 
 beforeAll(async () => {
   service = await startTestService({ JOB_CONCURRENCY: '0' });
-  for (const name of ['text-worker-a', 'text-worker-b']) {
-    workers.set(
-      name,
-      await startServiceProcess({
-        ROLE: 'worker',
-        WORKER_NAME: name,
-        PORT: String(await freePort()),
-        DATABASE_URL: service.config.DATABASE_URL!,
-        DATA_DIR: service.dataDir,
-        CONTENT_STORAGE_PATH: service.config.contentStoragePath,
-        CACHE_STORAGE_PATH: service.config.cacheStoragePath,
-        ADMIN_PASSWORD: adminPassword,
-        JOB_CONCURRENCY: '1',
-        JOB_LOCK_LIFETIME_MS: '3000',
-        JOB_POLL_MS: '300',
-        LOG_LEVEL: 'warn',
-      }),
-    );
-  }
+  workers = await startWorkerProcesses(service, ['text-worker-a', 'text-worker-b'], { JOB_LOCK_LIFETIME_MS: '3000', JOB_POLL_MS: '300' });
 }, 120_000);
 afterAll(async () => {
   await Promise.all([...workers.values()].map((worker) => worker.stop()));
