@@ -63,7 +63,7 @@ describe.each(backends)('the text index contract: $name', ({ env }) => {
     expect(await ids('/content/search/by-text', { searchText: 'newcontractword' })).toEqual([replaced.body.id]);
     expect(await ids('/content/search/by-text', { searchText: 'oldcontractword' })).toEqual([]);
 
-    expect((await service.graphql('mutation { createRepository(name: "other") { id } }')).errors).toBeUndefined();
+    expect((await service.graphql('mutation { createRepository(input: { name: "other" }) { id } }')).errors).toBeUndefined();
     const other = `${service.baseUrl}/api/v1/access.svc.content.other/v1`;
     await indexed('elsewhere.txt', 'newcontractword', other);
     expect(await ids('/content/search/by-text', { searchText: 'newcontractword' })).toEqual([replaced.body.id]);

@@ -191,7 +191,7 @@ describe('GET C/content/search/by-text (spec endpoint 3) and the searchByText qu
 
 describe('the repository flag fullTextEnabled and POST C/reindex', () => {
   it('off: nothing is indexed and by-text is a 409; after switching it on, a reindex finds what was uploaded meanwhile', async () => {
-    const created = await service.graphql('mutation { createRepository(name: "notext", fullTextEnabled: false) { id } }');
+    const created = await service.graphql('mutation { createRepository(input: { name: "notext", fullTextEnabled: false }) { id } }');
     expect(created.errors).toBeUndefined();
     const base = `${service.baseUrl}/api/v1/access.svc.content.notext/v1`;
     const content = await newContent(service, { name: 'silent.txt', bytes: 'hiddenword in the text', base });
