@@ -8,7 +8,9 @@
  *
  *   npm run build && node dist/bench/conversion.js      (or: npm run bench -- conversion)
  *   peers: apt-get install poppler-utils mupdf-tools (a missing peer is skipped with the reason)
- *   knobs: CONV_BENCH_JOBS (6 jobs of 10 pages for the job path)
+ *   knobs: CONV_BENCH_JOBS (6 jobs of 10 pages for the job path), CONV_BENCH_RUNS (3: the service and
+ *   the peers run in turn, each figure is the best of its runs, so a burst of load on the shared
+ *   machine does not decide a ratio)
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -19,6 +21,7 @@ import { contentBase, fmt, header, login, makeTempDir, multipartFrame, ratio, re
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
+const RUNS = Math.max(1, Number(process.env.CONV_BENCH_RUNS ?? 3));
 
 /** 50 pages: even pages text, odd pages a 800×600 photo-like image with a caption. */
 function mixedPdf(): Buffer {
@@ -115,7 +118,7 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<numbe
 }
 
 await runBench(async (cleanup) => {
-  header(`conversion: PDF → PNG at ${DPI} DPI`);
+  header(`conversion: PDF → PNG at ${DPI} DPI, best of ${RUNS} runs each`);
   const dir = await makeTempDir('crs-bench-conversion-');
   cleanup(() => removeDir(dir));
   const documents = { text: textPdf(50), mixed: mixedPdf() };
@@ -123,9 +126,16 @@ await runBench(async (cleanup) => {
   for (const [name, bytes] of Object.entries(documents)) {
     const file = path.join(dir, `${name}.pdf`);
     await fs.writeFile(file, bytes);
-    const own = await renderOwn(file, path.join(dir, `own-${name}`));
-    const pdftoppm = peer('pdftoppm', ['-png', '-r', String(DPI), file, path.join(dir, `poppler-${name}`)], 50);
-    const mutool = peer('mutool', ['draw', '-r', String(DPI), '-o', path.join(dir, `mupdf-${name}-%d.png`), file], 50);
+    const renders: OwnRun[] = [];
+    let pdftoppm: number | string = 0;
+    let mutool: number | string = 0;
+    const best = (previous: number | string, next: number | string) => (typeof next === 'string' ? next : typeof previous === 'string' ? previous : Math.max(previous, next));
+    for (let run = 0; run < RUNS; run++) {
+      renders.push(await renderOwn(file, path.join(dir, `own-${name}`)));
+      pdftoppm = best(pdftoppm, peer('pdftoppm', ['-png', '-r', String(DPI), file, path.join(dir, `poppler-${name}`)], 50));
+      mutool = best(mutool, peer('mutool', ['draw', '-r', String(DPI), '-o', path.join(dir, `mupdf-${name}-%d.png`), file], 50));
+    }
+    const own = renders.reduce((a, b) => (b.pagesPerSecond > a.pagesPerSecond ? b : a));
     results[name] = { own, pdftoppm, mutool };
     const show = (v: number | string) => (typeof v === 'number' ? `${fmt(v, 2)} pages/s (×${fmt(ratio(own.pagesPerSecond, v), 2)})` : `skipped: ${v}`);
     console.log(`${name.padEnd(6)} service ${fmt(own.pagesPerSecond, 2)} pages/s, counting ${fmt(own.countShare * 100, 1)} % of render time; pdftoppm ${show(pdftoppm)}; mutool ${show(mutool)}`);

@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createCanvas, GlobalFonts } from '@napi-rs/canvas';
+import { type Canvas, createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import sharp from 'sharp';
 import type { ChildMessage, DecisionMessage, StartMessage, TargetFormat } from './protocol.js';
 
@@ -54,16 +54,22 @@ function encoder(format: TargetFormat, image: Image): Image {
 
 const outputPath = (start: StartMessage, page: number) => path.join(start.outputDir, `page-${page}.${start.format}`);
 
-async function writeRgba(start: StartMessage, page: number, data: Uint8Array | Uint8ClampedArray, width: number, height: number, placeholder: boolean) {
+/**
+ * Encodes a page's pixels and reports the page. `canvas.data()` copies the stored pixels out
+ * (premultiplied RGBA, which for these opaque pages painted on white equals straight RGBA) without
+ * getImageData's unpremultiplying pass, and the copy lets the canvas be drawn on again at once.
+ */
+async function writeCanvas(start: StartMessage, page: number, canvas: Canvas, placeholder: boolean) {
+  const { width, height } = canvas;
   const file = outputPath(start, page);
   // rendered pages are opaque (painted on white): RGB is a quarter less to encode
-  const pixels = sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: 4 } }).removeAlpha();
+  const pixels = sharp(canvas.data(), { raw: { width, height, channels: 4 } }).removeAlpha();
   await encoder(start.format, pixels).toFile(file);
   await send({ type: 'page', page, path: file, width, height, placeholder });
 }
 
 /** A white page of the given size with `text` in its middle (REPLACE strategy, pages that failed to render). */
-async function writePlaceholder(start: StartMessage, page: number, width: number, height: number, text: string) {
+function placeholderCanvas(width: number, height: number, text: string): Canvas {
   const canvas = createCanvas(width, height);
   const context = canvas.getContext('2d');
   context.fillStyle = '#ffffff';
@@ -80,7 +86,7 @@ async function writePlaceholder(start: StartMessage, page: number, width: number
     else lines.push(word);
   }
   lines.forEach((line, index) => context.fillText(line, width / 2, height / 2 + (index - lines.length / 2) * size * 1.4));
-  await writeRgba(start, page, context.getImageData(0, 0, width, height).data, width, height, true);
+  return canvas;
 }
 
 async function convertImage(start: StartMessage) {
@@ -167,10 +173,17 @@ async function convertPdf(start: StartMessage) {
   if (decision.type === 'stop') return;
   const placeholders = new Map(decision.placeholders.map((p) => [p.page, p.text]));
   const scale = start.dpi / 72;
+  // a page is encoded (sharp, in libuv threads) while the next one renders; one page at a time, in order
+  let writing = Promise.resolve();
+  // pages of one size are drawn on one canvas (its pixels are copied out for encoding): allocating a
+  // page's surface cost more than drawing a text page (profiled on the conversion benchmark)
+  let surface: Canvas | undefined;
   for (let number = 1; number <= pages; number++) {
     let page;
     let width = Math.round(8.5 * start.dpi);
     let height = Math.round(11 * start.dpi);
+    let canvas: Canvas;
+    let placeholder = false;
     try {
       page = await document.getPage(number);
       let viewport = page.getViewport({ scale });
@@ -180,20 +193,28 @@ async function convertPdf(start: StartMessage) {
       width = Math.max(1, Math.floor(viewport.width));
       height = Math.max(1, Math.floor(viewport.height));
       const text = placeholders.get(number);
-      if (text !== undefined) {
-        await writePlaceholder(start, number, width, height, text);
-        continue;
+      if (text === undefined) {
+        if (surface?.width !== width || surface.height !== height) surface = createCanvas(width, height);
+        canvas = surface;
+        // a render that failed part-way may leave the context's state changed: the next page gets a fresh canvas
+        surface = undefined;
+        await page.render({ canvas: canvas as unknown as HTMLCanvasElement, viewport, background: '#ffffff' }).promise;
+        surface = canvas;
+      } else {
+        canvas = placeholderCanvas(width, height, text);
+        placeholder = true;
       }
-      const canvas = createCanvas(width, height);
-      await page.render({ canvas: canvas as unknown as HTMLCanvasElement, viewport, background: '#ffffff' }).promise;
-      await writeRgba(start, number, canvas.getContext('2d').getImageData(0, 0, width, height).data, width, height, false);
     } catch (error) {
       // a malformed page does not stop the document: it is shown as a placeholder saying why
-      await writePlaceholder(start, number, width, height, `Page ${number} could not be rendered: ${(error as Error).message}`);
+      canvas = placeholderCanvas(width, height, `Page ${number} could not be rendered: ${(error as Error).message}`);
+      placeholder = true;
     } finally {
       page?.cleanup();
     }
+    await writing;
+    writing = writeCanvas(start, number, canvas, placeholder);
   }
+  await writing;
   await document.cleanup();
 }
 
