@@ -2,6 +2,8 @@
  * Shared pieces of the benchmarks: temp dirs, a service in a child process, login, RSS / CPU samples
  * from /proc, and printing. Everything listens on 127.0.0.1 only.
  */
+// first: the service modules it loads carry decorators that need the metadata API at import time
+import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
