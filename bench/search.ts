@@ -1,6 +1,7 @@
 /**
  * Search at scale (issue 8 item 6): seeds SEARCH_ROWS contents (default 1,000,000) in about
- * SEARCH_ROWS / 1000 folders with tags, custom properties and resources by bulk SQL, then prints
+ * SEARCH_ROWS / 1000 folders with tags, custom properties and resources by bulk SQL (bench/seed.ts,
+ * shared with the statistics benchmark), then prints
  * p50 / p95 latency through the REST layer for each kind of search, the plan's index use, and a last
  * line `search: worst p95 <N> ms at <rows> contents (targets: MET)` or `(targets: MISSED: <which>)`.
  *
@@ -15,25 +16,21 @@
  * fullText() matches names for now, and is measured as such).
  */
 import 'reflect-metadata';
-import path from 'node:path';
 import { CompiledQuery } from 'kysely';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { createOrm, type Orm } from '../src/db/orm.js';
-import { createLogger } from '../src/logger.js';
+import type { Orm } from '../src/db/orm.js';
 import { EntryTypeEnum } from '../src/modules/entries/entry.types.js';
 import { propertyPredicates } from '../src/modules/search/by-properties.js';
 import { compileCondition } from '../src/modules/search/condition/compile.js';
 import { parseCondition } from '../src/modules/search/condition/parser.js';
 import { buildEntryQuery, type EntryQuery, type SearchScope } from '../src/modules/search/entry-query.js';
 import type { PropertyFilter } from '../src/modules/search/inputs.js';
-import { contentBase, fmt, header, login, makeTempDir, removeDir, runBench, startServiceChild, verdict } from './lib.js';
+import { contentBase, fmt, header, runBench, verdict } from './lib.js';
+import { REPOSITORY_ID, seededFolders, seededWord, startSeededService } from './seed.js';
 
 const ROWS = Number(process.env.SEARCH_ROWS ?? 1_000_000);
 const SAMPLES = Number(process.env.SEARCH_SAMPLES ?? 30);
 const WARMUP = Number(process.env.SEARCH_WARMUP ?? 3);
-const FOLDERS = Math.max(1, Math.round(ROWS / 1000));
-const REPOSITORY_ID = 'svc.repository.default';
-const CHUNK = 100_000;
+const FOLDERS = seededFolders(ROWS);
 
 interface Query {
   name: string;
@@ -70,48 +67,12 @@ async function explain(orm: Orm, statement: { sql: string; params: unknown[] }):
 }
 
 /** Deterministic shapes of the seeded data, so every query knows its count. */
-const rareEvery = Math.max(1, Math.floor(ROWS / 10));
 const count = (predicate: (i: number) => boolean) => {
   let n = 0;
   for (let i = 1; i <= ROWS; i++) if (predicate(i)) n++;
   return n;
 };
-const word = (i: number) => (i % rareEvery === 7 ? 'rareword' : i % 100 === 3 ? 'mediumword' : i % 10 < 3 ? 'commonword' : 'plainword');
-const wordSql = `case when i % ${rareEvery} = 7 then 'rareword' when i % 100 = 3 then 'mediumword' when i % 10 < 3 then 'commonword' else 'plainword' end`;
-
-async function seed(orm: Orm): Promise<void> {
-  const client = orm.em.getConnection().getClient();
-  const run = (sql: string) => client.executeQuery(CompiledQuery.raw(sql));
-  await run(`
-    insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest)
-    select 'bf-' || f, '${REPOSITORY_ID}', 'FOLDER', 'bf-' || f, 'folder-' || f, 'admin', 'admin', 'admin',
-           now() - interval '400 days', now() - interval '400 days', true
-    from generate_series(0, ${FOLDERS - 1}) f`);
-  for (let lo = 1; lo <= ROWS; lo += CHUNK) {
-    const hi = Math.min(ROWS, lo + CHUNK - 1);
-    await run(`
-      insert into resource (id, repository_id, name, mime_type, file_size, md5, storage_path, state, created_at, creator)
-      select 'br-' || i, '${REPOSITORY_ID}', 'doc-' || i || '.txt',
-             (array['text/plain', 'application/pdf', 'image/png', 'text/markdown'])[1 + i % 4],
-             (i::bigint * 7919) % 10000000, md5(i::text), 'bench/' || i, 'ready', now() - (i || ' seconds')::interval, 'admin'
-      from generate_series(${lo}, ${hi}) i`);
-    await run(`
-      insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at,
-                         version, version_major, version_minor, version_status, is_latest, parent_id, resource_id, properties, tags)
-      select 'bc-' || i, '${REPOSITORY_ID}', 'CONTENT', 'bc-' || i, 'doc-' || i || '-' || ${wordSql} || '.txt',
-             'user' || (i % 20), 'admin', 'admin', now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval,
-             '1.0', 1, 0, 'CURRENT', true, 'bf-' || (i % ${FOLDERS}), 'br-' || i,
-             jsonb_build_object('n', i % 100, 'kind', 'k' || (i % 7)),
-             array['t' || (i % 50), ${wordSql}]
-      from generate_series(${lo}, ${hi}) i`);
-    process.stdout.write(`\rseeded ${hi.toLocaleString('en')} contents`);
-  }
-  process.stdout.write('\n');
-  // what autovacuum does to a table after bulk inserts: statistics, and the visibility map that lets
-  // counts be answered by index-only scans
-  await run('vacuum analyze entry');
-  await run('vacuum analyze resource');
-}
+const word = seededWord(ROWS);
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -119,20 +80,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
   header(`search: ${ROWS.toLocaleString('en')} contents in ${FOLDERS.toLocaleString('en')} folders, through REST`);
-  const tmp = await makeTempDir('search');
-  cleanup(() => removeDir(tmp));
-  const logger = createLogger('warn');
-  const postgres = await startEmbeddedPostgres({ directory: path.join(tmp, 'pg'), logger });
-  cleanup(() => postgres.stop());
-  const service = await startServiceChild(path.join(tmp, 'data'), { DATABASE_URL: postgres.url });
-  cleanup(() => service.stop());
-  const orm = await createOrm(postgres.url, logger, 2);
-  cleanup(() => orm.close(true));
-
-  const t0 = performance.now();
-  await seed(orm);
-  console.log(`seeding took ${fmt((performance.now() - t0) / 1000)} s`);
-  const session = await login(service.baseUrl);
+  const { service, orm, session } = await startSeededService('search', ROWS, cleanup);
   const base = contentBase(service.baseUrl);
 
   const tagged = (...tags: string[]) => count((i) => tags.includes(`t${i % 50}`));

@@ -6,6 +6,7 @@
  *
  *   npm run bench -- statistics      knobs: STATISTICS_ROWS, STATISTICS_SAMPLES (20), STATISTICS_WARMUP (2)
  */
+import 'reflect-metadata';
 import { fmt, header, runBench, verdict } from './lib.js';
 import { REPOSITORY_ID, startSeededService, seededFolders } from './seed.js';
 

@@ -12,6 +12,7 @@ import { Migration20261122270000EntryResourceFields } from './migrations/Migrati
 import { Migration20261122270001EntryVisibleCounts } from './migrations/Migration20261122270001EntryVisibleCounts.js';
 import { Migration20261122260000Policies } from './migrations/Migration20261122260000Policies.js';
 import { Migration20261122260001StatisticsIndex } from './migrations/Migration20261122260001StatisticsIndex.js';
+import { Migration20261122290500StatisticsCoveringIndex } from './migrations/Migration20261122290500StatisticsCoveringIndex.js';
 import { Migration20261122280000ResourceText } from './migrations/Migration20261122280000ResourceText.js';
 
 export type Orm = MikroORM;
@@ -29,6 +30,7 @@ export const migrationsList = [
   { name: 'Migration20261122270000EntryResourceFields', class: Migration20261122270000EntryResourceFields },
   { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
   { name: 'Migration20261122280000ResourceText', class: Migration20261122280000ResourceText },
+  { name: 'Migration20261122290500StatisticsCoveringIndex', class: Migration20261122290500StatisticsCoveringIndex },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {
