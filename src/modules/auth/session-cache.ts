@@ -4,8 +4,9 @@ import type { Principal } from './principal.js';
 /**
  * Sessions verified in the last few seconds. A REST upload resolves its session twice (the bytes,
  * then its GraphQL operation) and a busy client many times a second; each was a database read.
- * Logout and user deletion in this process forget at once; other processes (split mode) notice within
- * the time to live.
+ * Logout and user deletion in this process forget at once; other processes drop the entry when they
+ * hear the `session_ended` notification (src/gateway/session-connections.ts), at the latest after the
+ * time to live.
  */
 export class SessionCache {
   private readonly entries: LRUCache<string, Principal>;
