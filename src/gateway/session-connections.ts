@@ -1,12 +1,10 @@
-import pg from 'pg';
-import type { Logger } from 'pino';
 import { bearerToken } from '../context.js';
-import { sessionEndedChannel, sessionTokenHash } from '../modules/auth/operations.js';
+import { sessionTokenHash } from '../modules/auth/operations.js';
 
 /**
  * The open subscription connections (graphql-ws sockets, SSE responses) by the session they were
  * opened with, so that the end of a session closes them: logout or user deletion (announced by
- * `pg_notify('session_ended', <token hash>)`, heard by every gateway process) and expiry (each
+ * `pg_notify('session_ended', <token hash>)`, heard by every process through src/modules/auth/ended-sessions.ts) and expiry (each
  * connection's session is verified again every `reverifyMs`).
  */
 export class SessionConnections {
@@ -49,39 +47,4 @@ export class SessionConnections {
   dispose(): void {
     clearInterval(this.#timer);
   }
-}
-
-/**
- * LISTENs on the `session_ended` channel on a connection of its own (a pooled one would be returned
- * to the pool and stop listening) and calls `onEnded` with each token hash; reconnects after a lost
- * connection. Resolves once listening (or after logging the first failure) to the function that stops.
- */
-export async function listenForEndedSessions(databaseUrl: string, onEnded: (tokenHash: string) => void, log: Logger): Promise<() => Promise<void>> {
-  let client: pg.Client | undefined;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const current = new pg.Client({ connectionString: databaseUrl });
-    client = current;
-    current.on('notification', (message) => {
-      if (message.channel === sessionEndedChannel && message.payload) onEnded(message.payload);
-    });
-    current.on('error', (error) => {
-      log.warn({ err: error }, 'lost the session_ended listener connection: reconnecting');
-      void current.end().catch(() => undefined);
-      if (!stopped) retry = setTimeout(() => void connect(), 1_000);
-    });
-    try {
-      await current.connect();
-      await current.query(`listen ${sessionEndedChannel}`);
-    } catch (error) {
-      current.emit('error', error);
-    }
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(retry);
-    await client?.end().catch(() => undefined);
-  };
 }
