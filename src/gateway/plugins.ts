@@ -1,5 +1,6 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { GraphQLError, type ExecutionResult } from 'graphql';
+import { holdsNonFiniteNumber } from '../http/body.js';
 
 /** What /graphql accepts as a session, told with every 401 it answers. */
 export const acceptedCredentials =
@@ -25,6 +26,26 @@ export const useJsonPostsOnly: GatewayPlugin = {
     }
   },
 };
+
+/**
+ * Refuses variables holding a number JSON cannot carry (`1e309` parses to Infinity). Checked once, at
+ * the gateway, before execution: in split mode the gateway re-serialises variables for the subgraph,
+ * where Infinity would already be `null` (which a PATCH reads as "remove"). Runs on every path into
+ * the pipeline (fast path, runtime, graphql-ws, SSE, REST's execute).
+ */
+export const useFiniteVariables: GatewayPlugin = {
+  onExecute({ args, setResultAndStopExecution }) {
+    if (holdsNonFiniteNumber(args.variableValues)) setResultAndStopExecution({ errors: [outOfRange()] });
+  },
+  onSubscribe({ args, setResultAndStopExecution }) {
+    if (holdsNonFiniteNumber(args.variableValues)) setResultAndStopExecution({ errors: [outOfRange()] });
+  },
+};
+
+const outOfRange = () =>
+  new GraphQLError('Variables: a number is out of range (JSON cannot carry it; the largest is about 1.8e308).', {
+    extensions: { code: 'BAD_USER_INPUT', reasonCode: 'illegalArguments', status: 400, http: { status: 400 } },
+  });
 
 /** A subscription refused for want of a session (SSE: an error event; graphql-ws refuses at connection_init). */
 export const subscriptionNeedsSession = (): ExecutionResult => ({

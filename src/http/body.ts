@@ -35,7 +35,7 @@ async function readText(ctx: Context): Promise<string> {
 }
 
 /** Whether a parsed JSON value holds a non-finite number, found without recursion (a hostile value may be very deep). */
-function holdsNonFiniteNumber(value: unknown): boolean {
+export function holdsNonFiniteNumber(value: unknown): boolean {
   const stack = [value];
   while (stack.length > 0) {
     const current = stack.pop();

@@ -85,6 +85,24 @@ describe('split mode (ROLE)', () => {
     expect(await authenticate('203.0.113.9', 'guess-31')).toBe(401);
   }, 120_000); // 32 password hashes in a row: seconds on a loaded machine
 
+  it('refuses a number JSON cannot carry in GraphQL variables (1e309), which the gateway would forward as null', async () => {
+    const content = await newContent(gateway, { name: 'finite.txt', properties: { a: 1 } });
+    const mutation = `mutation($input: UpdateContentInput!) { updateContent(repository: "default", id: "${content.id}", input: $input) { properties } }`;
+    // written by hand: JSON.stringify cannot write 1e309
+    const body = `{"query":${JSON.stringify(mutation)},"variables":{"input":{"properties":{"a":1e309}}}}`;
+    for (const accept of ['application/json', 'text/event-stream']) {
+      const response = await fetch(`${gateway.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${gateway.adminSession}` },
+        body,
+      });
+      const text = await response.text();
+      expect(text).toMatch(/"reasonCode":"illegalArguments"/);
+      expect(text).toMatch(/out of range/);
+    }
+    expect((await call(`${gateway.contentBase}/content/${content.id}?sessionId=${gateway.adminSession}`)).body.properties).toEqual({ a: 1 });
+  });
+
   it('does not serve the gateway from a subgraph process', async () => {
     const rest = await call(`${services[0]!.contentBase}/home?sessionId=${gateway.adminSession}`);
     expect(rest).toMatchObject({ status: 404, body: { _type: 'svc.model.error.ErrorResponse', reasonCode: 'notFound' } });
