@@ -79,32 +79,67 @@ function reasonOf(error: GraphQLError, requestError: boolean): { reasonCode: str
  * session what /graphql accepts.
  */
 export function useErrorContract(): GatewayPlugin {
-  const mapResult = (result: ExecutionResult, overHttp: boolean): ExecutionResult | undefined => {
-    if (!result.errors?.some((e) => e.extensions['reasonCode'] === undefined || (overHttp && e.extensions['reasonCode'] === 'notAuthenticated'))) return undefined;
-    const requestError = result.data === undefined;
-    const errors = result.errors.map((error) => {
-      const reasonCode = error.extensions['reasonCode'];
-      if (reasonCode === undefined) {
-        // the transport's copy of the subgraph request and response are internals
-        const { request: _request, response: _response, ...extensions } = error.extensions;
-        return new GraphQLError(error.message, { path: error.path, extensions: { ...extensions, ...reasonOf(error, requestError) } });
-      }
-      if (overHttp && reasonCode === 'notAuthenticated' && !error.message.includes('connection_init')) {
-        return new GraphQLError(`${error.message} (/graphql: ${acceptedCredentials})`, { path: error.path, extensions: error.extensions });
-      }
-      return error;
-    });
-    return { ...result, errors };
+  const contractError = (error: GraphQLError, requestError: boolean, overHttp: boolean): GraphQLError => {
+    const reasonCode = error.extensions['reasonCode'];
+    if (reasonCode === undefined) {
+      // the transport's copy of the subgraph request and response are internals
+      const { request: _request, response: _response, ...extensions } = error.extensions;
+      return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...extensions, ...reasonOf(error, requestError) } });
+    }
+    if (overHttp && reasonCode === 'notAuthenticated' && !error.message.includes('connection_init')) {
+      return new GraphQLError(`${error.message} (/graphql: ${acceptedCredentials})`, { path: error.path, extensions: error.extensions });
+    }
+    return error;
   };
+  const needsMapping = (errors: readonly GraphQLError[] | undefined, overHttp: boolean) =>
+    errors?.some((e) => e.extensions['reasonCode'] === undefined || (overHttp && e.extensions['reasonCode'] === 'notAuthenticated'));
+  const mapResult = (result: ExecutionResult, overHttp: boolean): ExecutionResult | undefined => {
+    if (!needsMapping(result.errors, overHttp)) return undefined;
+    const requestError = result.data === undefined;
+    return { ...result, errors: result.errors!.map((error) => contractError(error, requestError, overHttp)) };
+  };
+  // REST's execute() runs without a client request: its own messages say what it accepts
+  const isOverHttp = (contextValue: unknown) => typeof contextValue === 'object' && contextValue !== null && 'req' in contextValue;
   return {
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        if (result instanceof GraphQLError) replaceParseResult(contractError(result, true, false));
+      };
+    },
+    onValidate() {
+      // errors of validation (and of our validation rules that lack a reason) are request errors: 400
+      return ({ valid, result, setResult }) => {
+        if (valid) return;
+        const errors = result.filter((error): error is GraphQLError => error instanceof GraphQLError);
+        if (needsMapping(errors, false)) setResult(result.map((error) => (error instanceof GraphQLError ? contractError(error, true, false) : error)));
+      };
+    },
     onExecute({ args }) {
-      // REST's execute() runs without a client request: its own messages say what it accepts
-      const overHttp = typeof args.contextValue === 'object' && args.contextValue !== null && 'req' in args.contextValue;
+      const overHttp = isOverHttp(args.contextValue);
       return {
         onExecuteDone({ result, setResult }) {
           if (Symbol.asyncIterator in result) return;
           const mapped = mapResult(result, overHttp);
           if (mapped) setResult(mapped);
+        },
+      };
+    },
+    onSubscribe({ args }) {
+      const overHttp = isOverHttp(args.contextValue);
+      // a refused subscription (variables that do not coerce, …) and every event's errors
+      return {
+        onSubscribeResult({ result, setResult }) {
+          if (!(Symbol.asyncIterator in result)) {
+            const mapped = mapResult(result, overHttp);
+            if (mapped) setResult(mapped);
+            return;
+          }
+          return {
+            onNext({ result: event, setResult: setEvent }) {
+              const mapped = mapResult(event, overHttp);
+              if (mapped) setEvent(mapped);
+            },
+          };
         },
       };
     },

@@ -29,3 +29,14 @@ export const mapDomainErrors: MiddlewareFn = async (_action, next) => {
     throw graphqlErrorOf(error);
   }
 };
+
+/** A subscription's `subscribe` function whose domain errors leave as GraphQL errors (resolver middleware does not wrap `subscribe`). */
+export function subscribeMappingErrors<Args extends unknown[], Result>(subscribe: (...args: Args) => Promise<Result>): (...args: Args) => Promise<Result> {
+  return async (...args) => {
+    try {
+      return await subscribe(...args);
+    } catch (error) {
+      throw graphqlErrorOf(error);
+    }
+  };
+}

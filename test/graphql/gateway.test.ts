@@ -65,6 +65,31 @@ describe('GraphQL through the gateway at {base_url}/graphql', () => {
     expect((text.match(/"status":"ok"/g) ?? []).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('gives every error a reasonCode and status: parse, validation and variables, over HTTP, graphql-ws and SSE', async () => {
+    const badRequest = { reasonCode: 'illegalArguments', status: 400 };
+    for (const query of ['{ health { status ', '{ nosuch }', 'query($i: Int!) { health { status } }']) {
+      expect((await service.graphql(query)).errors?.[0]?.extensions, query).toMatchObject(badRequest);
+    }
+    const subscriptions: [string, Record<string, unknown>][] = [
+      ['subscription { nosuch }', badRequest],
+      ['subscription($i: Int!) { healthChanges(intervalMs: $i) { status } }', badRequest],
+      // a domain error thrown where a subscription starts, not masked as a 500
+      ['subscription { healthChanges(intervalMs: 1) { status } }', badRequest],
+      ['subscription { jobStatus(repository: "default", jobId: "nope") { state } }', { reasonCode: 'notFound', status: 404 }],
+    ];
+    for (const [query, expected] of subscriptions) {
+      const { events } = await subscriptionEvents(service, query, 1);
+      expect((events[0]?.errors?.[0] as { extensions: unknown }).extensions, `graphql-ws: ${query}`).toMatchObject({ reasonCode: expected['reasonCode'], status: expected['status'] });
+      const response = await fetch(`${service.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${service.adminSession}` },
+        body: JSON.stringify({ query }),
+      });
+      const event = (await response.text()).split('\n').find((line) => line.startsWith('data: {'));
+      expect(JSON.parse(event!.slice('data: '.length)).errors[0].extensions, `SSE: ${query}`).toMatchObject({ reasonCode: expected['reasonCode'], status: expected['status'] });
+    }
+  });
+
   it('bounds query depth and alias amplification', async () => {
     const deep = await service.graphql(
       '{ home(repository: "default") { entries { ... on Content { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { id } } } } } } } } } } } } } } }',

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { graphqlErrorOf } from '../../graphql/errors.js';
+import { subscribeMappingErrors } from '../../graphql/errors.js';
 import { JSONObject } from '../../graphql/scalars.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { checkPaging } from '../search/entry-query.js';
@@ -194,16 +194,11 @@ export class ConversionResolver {
   @Subscription(() => AsyncJobResponseNode, {
     name: 'jobStatus',
     description: "the job's status now and at every change of its state or percentage, until it ends",
-    subscribe: async ({ args, context }) => {
-      try {
-        const scope = await entryScope(context as RequestContext, args.repository as string);
-        await getJob(scope, args.jobId as string); // a job the caller may not see is refused at once
-        return jobStatusChanges(scope, args.jobId as string);
-      } catch (error) {
-        // resolver middleware does not wrap subscribe: domain errors are mapped here
-        throw graphqlErrorOf(error);
-      }
-    },
+    subscribe: subscribeMappingErrors(async ({ args, context }) => {
+      const scope = await entryScope(context as RequestContext, args.repository as string);
+      await getJob(scope, args.jobId as string); // a job the caller may not see is refused at once
+      return jobStatusChanges(scope, args.jobId as string);
+    }),
   })
   jobStatusChanges(
     @Root() status: AsyncJobResponse,

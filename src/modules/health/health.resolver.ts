@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Arg, Authorized, Ctx, Field, Int, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { illegalArguments } from '../../errors.js';
+import { subscribeMappingErrors } from '../../graphql/errors.js';
 import { checkHealth, type HealthStatus } from './operations.js';
 
 @ObjectType('HealthStatus')
@@ -31,12 +32,12 @@ export class HealthResolver {
   @Authorized()
   @Subscription(() => HealthStatusNode, {
     description: 'the health status, now and every intervalMs (100 to 60000) after',
-    subscribe: async ({ args, context }) => {
+    subscribe: subscribeMappingErrors(async ({ args, context }) => {
       const intervalMs = (args.intervalMs as number | undefined) ?? 1000;
       if (!Number.isInteger(intervalMs) || intervalMs < 100 || intervalMs > 60_000) throw illegalArguments('intervalMs must be from 100 to 60000');
       await (context as RequestContext).principal();
       return healthEvery(context as RequestContext, intervalMs);
-    },
+    }),
   })
   healthChanges(@Root() status: HealthStatus, @Arg('intervalMs', () => Int, { nullable: true }) _intervalMs?: number): HealthStatus {
     return status;
