@@ -13,10 +13,10 @@ import { answerClientErrors } from './http/client-errors.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/auth-services.js';
-import { listenForEndedSessions } from './modules/auth/ended-sessions.js';
-import { ensureAdministrator, forgetEndedSession } from './modules/auth/operations.js';
+import { listenForNotifications } from './db/notifications.js';
+import { ensureAdministrator, forgetEndedSession, sessionEndedChannel } from './modules/auth/operations.js';
 import { maxLimit } from './modules/search/entry-query.js';
-import { ensureDefaultRepository } from './modules/repositories/operations.js';
+import { ensureDefaultRepository, forgetAllRepositories, forgetRepository, repositoryChangedChannel } from './modules/repositories/operations.js';
 import { transferRouter } from './http/transfer.js';
 import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
 import { FileStore } from './storage/file-store.js';
@@ -117,14 +117,21 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     });
     await gateway.ready();
   }
-  // the end of a session (logout, user deleted), announced by whichever process saw it
+  // what other processes announce: the end of a session (logout, user deleted), a repository changed
   const endedGateway = gateway;
-  const stopListening = await listenForEndedSessions(
+  const stopListening = await listenForNotifications(
     database.url,
-    (tokenHash) => {
-      forgetEndedSession(services, tokenHash);
-      endedGateway?.endSession(tokenHash);
-    },
+    [
+      {
+        channel: sessionEndedChannel,
+        notified: (tokenHash) => {
+          forgetEndedSession(services, tokenHash);
+          endedGateway?.endSession(tokenHash);
+        },
+        missedSome: () => services.auth.sessions.clear(),
+      },
+      { channel: repositoryChangedChannel, notified: forgetRepository, missedSome: forgetAllRepositories },
+    ],
     logger,
   );
 

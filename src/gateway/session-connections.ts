@@ -4,7 +4,7 @@ import { sessionTokenHash } from '../modules/auth/operations.js';
 /**
  * The open subscription connections (graphql-ws sockets, SSE responses) by the session they were
  * opened with, so that the end of a session closes them: logout or user deletion (announced by
- * `pg_notify('session_ended', <token hash>)`, heard by every process through src/modules/auth/ended-sessions.ts) and expiry (each
+ * `pg_notify('session_ended', <token hash>)`, heard by every process through src/db/notifications.ts) and expiry (each
  * connection's session is verified again every `reverifyMs`).
  */
 export class SessionConnections {

@@ -16,7 +16,7 @@ import type { EntryScope } from '../../src/modules/entries/scope.js';
 import { stageUpload } from '../../src/modules/entries/uploads.js';
 import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../../src/modules/jobs/queue.js';
 import { saveJobResult } from '../../src/modules/jobs/records.js';
-import { findRepositoryByName, repositoryNameOf } from '../../src/modules/repositories/operations.js';
+import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
 import type { InputKind } from '../render/protocol.js';
 import { renderInChild } from '../render/render-process.js';
 
@@ -53,9 +53,12 @@ interface ConversionResult {
   reused?: boolean;
 }
 
-/** The scope the job acts in: the client who started it, in its repository. */
+/**
+ * The scope the job acts in: the client who started it, in its repository as stored now (its limits
+ * and strategy as the administrator last set them, not a process's cached copy).
+ */
 async function scopeOfJob(run: JobRun, services: Services): Promise<EntryScope> {
-  const repository = await findRepositoryByName(run.em, repositoryNameOf(run.record.repositoryId));
+  const repository = await currentRepository(run.em, repositoryNameOf(run.record.repositoryId));
   const principal = { userName: run.record.clientUsername, roles: run.record.clientRoles as Role[] };
   return { em: run.em, services, repository, principal, logger: services.logger.child({ jobId: run.record.id, user: principal.userName }) };
 }

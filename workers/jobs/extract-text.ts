@@ -6,6 +6,7 @@ import { inProcessText, readHead, storableText, textKindOf } from '../../src/mod
 import { findResourceToIndex, resourcesWithoutText, type ResourceToIndex } from '../../src/modules/fulltext/operations.js';
 import { textIndexOf } from '../../src/modules/fulltext/text-index.js';
 import { JobFailure, type JobHandler } from '../../src/modules/jobs/queue.js';
+import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
 import { runBoundedChild } from '../child/bounded-child.js';
 import type { ExtractMessage, ExtractStart } from '../extract/protocol.js';
 
@@ -52,18 +53,13 @@ async function indexResource(services: Services, em: EntityManager, resource: Re
   return { resourceId: resource.id, characters: extracted.text.length, truncated: extracted.truncated, saved };
 }
 
-const fullTextEnabled = async (em: EntityManager, repositoryId: string) => {
-  const [row] = await em.execute<{ full_text_enabled: boolean }[]>(`select full_text_enabled from repository where id = ?`, [repositoryId]);
-  return row?.full_text_enabled === true;
-};
-
 /** The extraction of one new version's text. Rerun after a worker's death, it writes the same row again. */
 export const extractTextHandler =
   (services: Services): JobHandler =>
   async ({ record, em }) => {
     const resourceId = String(record.serializedRequest.resourceId);
-    // switched off since the upload: nothing is indexed
-    if (!(await fullTextEnabled(em, record.repositoryId))) return { result: { resourceId, skipped: 'full text is disabled' } };
+    // switched off since the upload (the record as stored now, not a cached copy): nothing is indexed
+    if (!(await currentRepository(em, repositoryNameOf(record.repositoryId))).fullTextEnabled) return { result: { resourceId, skipped: 'full text is disabled' } };
     const resource = await findResourceToIndex(em, resourceId);
     if (!resource) return { result: { resourceId, skipped: 'the resource was deleted' } };
     return { result: await indexResource(services, em, resource) };

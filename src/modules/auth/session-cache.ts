@@ -5,8 +5,7 @@ import type { Principal } from './principal.js';
  * Sessions verified in the last few seconds. A REST upload resolves its session twice (the bytes,
  * then its GraphQL operation) and a busy client many times a second; each was a database read.
  * Logout and user deletion in this process forget at once; other processes drop the entry when they
- * hear the `session_ended` notification (src/gateway/session-connections.ts), at the latest after the
- * time to live.
+ * hear the `session_ended` notification (src/service.ts), at the latest after the time to live.
  */
 export class SessionCache {
   private readonly entries: LRUCache<string, Principal>;
@@ -25,6 +24,11 @@ export class SessionCache {
 
   forget(tokenHash: string): void {
     this.entries.delete(tokenHash);
+  }
+
+  /** Ended sessions may have gone unannounced (a lost listener connection): each is verified again. */
+  clear(): void {
+    this.entries.clear();
   }
 
   forgetUser(userName: string): void {

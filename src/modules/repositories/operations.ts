@@ -24,28 +24,49 @@ export const partitionOf = (repositoryId: string) => `access.svc.content.${repos
 /** What operations read of a repository: a snapshot, not a managed entity. */
 export type RepositoryRecord = Readonly<Pick<Repository, 'id' | 'name' | 'technicalName' | 'type' | 'fullTextEnabled' | 'limits' | 'createdAt' | 'createdBy' | 'modifiedAt' | 'modifiedBy'>>;
 
+/** Postgres channel on which a trigger announces the name of each repository changed or deleted (any process, any statement). */
+export const repositoryChangedChannel = 'repository_changed';
+
 /**
  * Repositories read in the last few seconds, by name: every call of the content domain names its
- * repository, and they change rarely. Changes in this process forget the record at once
- * (forgetRepository); other processes see them within the time to live.
+ * repository, and they change rarely. A change is forgotten at once in the process that made it
+ * (forgetRepository) and, through the `repository_changed` notification, in every other process
+ * (src/service.ts listens); the time to live bounds only what a lost listener connection misses.
  */
 const recentRecords = new Map<string, { record: RepositoryRecord; until: number }>();
 const recordTtlMs = 5_000;
+/**
+ * Counts the forgetting: a record read while a change was announced may be the old one, and is not
+ * kept (the read began before the notification, its answer came after).
+ */
+let forgotten = 0;
 
 export function forgetRepository(name: string): void {
+  forgotten++;
   recentRecords.delete(name);
 }
 
-export async function findRepositoryByName(em: EntityManager, name: string): Promise<RepositoryRecord> {
+/** Notifications may have been missed (the listener reconnected): every record is read again. */
+export function forgetAllRepositories(): void {
+  forgotten++;
+  recentRecords.clear();
+}
+
+/** The repository as stored now, not as cached: for jobs, which run well after the request that started them. */
+export async function currentRepository(em: EntityManager, name: string): Promise<RepositoryRecord> {
   if (!repositoryNamePattern.test(name)) throw illegalArguments(`repository name '${name}' is not valid`);
-  const now = Date.now();
-  const cached = recentRecords.get(name);
-  if (cached && cached.until > now) return cached.record;
-  const repository = await em.findOne(Repository, { id: repositoryIdOf(name) });
+  const repository = await em.findOne(Repository, { id: repositoryIdOf(name) }, { refresh: true });
   if (!repository) throw notFound(`repository '${name}' not found`);
   const { id, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy } = repository;
-  const record = Object.freeze({ id, name, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy });
-  recentRecords.set(name, { record, until: now + recordTtlMs });
+  return Object.freeze({ id, name, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy });
+}
+
+export async function findRepositoryByName(em: EntityManager, name: string): Promise<RepositoryRecord> {
+  const cached = recentRecords.get(name);
+  if (cached && cached.until > Date.now()) return cached.record;
+  const before = forgotten;
+  const record = await currentRepository(em, name);
+  if (forgotten === before) recentRecords.set(name, { record, until: Date.now() + recordTtlMs });
   return record;
 }
 
