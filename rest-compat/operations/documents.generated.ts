@@ -63,6 +63,8 @@ export type CreateDefaultTypePolicyInput = {
 export type CreateFolderInput = {
   name: string;
   parentId?: string | number | null | undefined;
+  properties?: Record<string, unknown> | null | undefined;
+  tags?: Array<string> | null | undefined;
 };
 
 /** each flag defaults to true */
@@ -193,6 +195,10 @@ export type UpdateFolderInput = {
   name?: string | null | undefined;
   /** move: the new parent folder; null or "" = the root */
   parentId?: string | number | null | undefined;
+  /** merged into the stored properties: a key set to null is removed; null removes them all */
+  properties?: Record<string, unknown> | null | undefined;
+  /** replace the folder's tags; null or [] = none */
+  tags?: Array<string> | null | undefined;
 };
 
 export type UpdateRepositoryLimitsInput = {

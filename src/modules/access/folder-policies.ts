@@ -2,21 +2,24 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict } from '../../errors.js';
 import type { InheritanceFields, PolicyKind, TypeRestrictionFields } from '../policies/operations.js';
 
-/** What the policies assigned to a folder and its ancestors (as far as inheritance allows) say for content placed in it. */
+/** What the policies assigned to a folder and its ancestors (as far as inheritance allows) say for entries placed in it. */
 export interface FolderPolicies {
   /** the nearest default type policy's type */
   defaultTypeName: string | null;
   /** every type restriction in effect: all of them must accept a type */
   restrictions: TypeRestrictionFields[];
+  /** the nearest inheritance policy: what the folder hands down to the entries created in it */
+  inheritance: InheritanceFields | null;
 }
 
-const none: FolderPolicies = { defaultTypeName: null, restrictions: [] };
+const none: FolderPolicies = { defaultTypeName: null, restrictions: [], inheritance: null };
 
 /**
- * The policies in effect in `folderId` (DESIGN §8). A folder's policies reach its subfolders unless an
- * inheritance policy on a folder on the way says `inheritPolicies: false` (no inheritance policy = they
- * do). The other flags (tags, common properties, ACL, classification) are recorded: folders carry no
- * tags, properties or ACLs through the API yet, so there is nothing for them to hand down.
+ * The policies in effect in `folderId` (DESIGN §8), in one query (a folder without policies answers
+ * no rows). A folder's policies reach its subfolders unless an inheritance policy on a folder on the
+ * way says `inheritPolicies: false` (no inheritance policy = they do). The inheritance policy in effect
+ * also says whether new entries get the folder's tags and common properties (entries/inheritance.ts); ACL and
+ * classification flags are recorded only (no ACLs exist yet).
  */
 export async function folderPolicies(em: EntityManager, folderId: string | null | undefined): Promise<FolderPolicies> {
   if (!folderId) return none;
@@ -31,7 +34,7 @@ export async function folderPolicies(em: EntityManager, folderId: string | null 
       order by c.depth`,
     [folderId],
   );
-  const result: FolderPolicies = { defaultTypeName: null, restrictions: [] };
+  const result: FolderPolicies = { defaultTypeName: null, restrictions: [], inheritance: null };
   // the first depth whose policies no longer reach the folder: above a folder that does not pass them on
   let reach = Infinity;
   for (const row of rows) if (row.kind === 'INHERITANCE' && row.depth >= 1 && (row.fields as unknown as InheritanceFields).inheritPolicies === false) reach = Math.min(reach, row.depth);
@@ -39,6 +42,7 @@ export async function folderPolicies(em: EntityManager, folderId: string | null 
     if (row.depth >= reach) break;
     if (row.kind === 'DEFAULT_TYPE') result.defaultTypeName ??= row.fields.defaultTypeName as string;
     if (row.kind === 'TYPE_RESTRICTION') result.restrictions.push(row.fields as unknown as TypeRestrictionFields);
+    if (row.kind === 'INHERITANCE') result.inheritance ??= row.fields as unknown as InheritanceFields;
   }
   return result;
 }

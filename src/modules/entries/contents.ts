@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { illegalArguments, notFound } from '../../errors.js';
 import { authorize, type AuthorizeOptions } from '../access/policy.js';
-import { checkTypeAllowed, folderPolicies } from '../access/folder-policies.js';
+import { checkTypeAllowed, folderPolicies, type FolderPolicies } from '../access/folder-policies.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import type { CreateContentInput } from './inputs.js';
@@ -17,7 +17,9 @@ import { requestTextExtraction } from '../fulltext/operations.js';
 const tagSchema = z.string().min(1, 'a tag must not be empty').max(128, 'a tag is at most 128 characters');
 const propertyName = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
-/** Tags as stored: NFC-normalised (so that look-alikes are one tag), each once; a bad one is a 400. */
+export const maxTagsPerEntry = 256;
+
+/** Tags as stored: NFC-normalised (so that look-alikes are one tag), each once, at most 256; a bad one is a 400. */
 export function validateTags(tags: string[] | null | undefined): string[] {
   const list = (tags ?? []).map((tag) => {
     const problem = textProblem(tag);
@@ -27,7 +29,9 @@ export function validateTags(tags: string[] | null | undefined): string[] {
     if (!result.success) throw illegalArguments(`tags: ${result.error.issues[0]!.message}`);
     return normalised;
   });
-  return [...new Set(list)];
+  const unique = [...new Set(list)];
+  if (unique.length > maxTagsPerEntry) throw illegalArguments(`tags: an entry has at most ${maxTagsPerEntry} tags`);
+  return unique;
 }
 
 const maxPropertyDepth = 16;
@@ -65,6 +69,27 @@ export function validateProperties(properties: Record<string, unknown> | null | 
   return value;
 }
 
+/**
+ * The tags and properties of an entry created in `folder` (upload, folder creation, copy, a
+ * conversion's new content): its own, plus what the inheritance policy in effect there hands down —
+ * the folder's tags with `inheritTags`, the folder's properties that the entry does not set itself
+ * with `inheritCommonProperties`. Without an inheritance policy nothing is handed down: the flags
+ * default to true on a policy, and no policy asks for nothing (docs/administration.md). Copied at
+ * creation: a later change of the folder's tags or properties does not reach entries made before.
+ */
+export function withInherited(
+  folder: Pick<Entry, 'name' | 'tags' | 'properties'> | null,
+  policies: FolderPolicies,
+  own: { tags: string[]; properties: Record<string, unknown> },
+): { tags: string[]; properties: Record<string, unknown> } {
+  const inheritance = folder ? policies.inheritance : null;
+  if (!folder || !inheritance) return own;
+  const tags = inheritance.inheritTags ? [...new Set([...own.tags, ...(folder.tags ?? [])])] : own.tags;
+  if (tags.length > maxTagsPerEntry) throw illegalArguments(`tags: with the tags inherited from folder '${folder.name}', more than ${maxTagsPerEntry}`);
+  const properties = inheritance.inheritCommonProperties ? validateProperties({ ...(folder.properties ?? {}), ...own.properties }) : own.properties;
+  return { tags, properties };
+}
+
 /** Version 1.0 of a new chronicle (CURRENT, owned by the caller) in the unit of work of `em`. */
 export function firstVersion(
   scope: EntryScope,
@@ -100,8 +125,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   const policies = await folderPolicies(scope.em, parent?.id);
   const typeName = input.typeName || policies.defaultTypeName;
   if (parent) await checkTypeAllowed(scope.em, policies, typeName, parent.name);
-  const tags = validateTags(input.tags);
-  const properties = validateProperties(input.properties);
+  const { tags, properties } = withInherited(parent, policies, { tags: validateTags(input.tags), properties: validateProperties(input.properties) });
   const mimeType = optionalMediaType(input.mimeType);
   // without a name the content is named after the upload's file, which must then be a valid name
   const name = validateEntryName(input.name ?? (await pendingUploadName(scope, input.uploadId)));

@@ -1,8 +1,8 @@
 import { conflict, notFound, ServiceError } from '../../errors.js';
-import { requireTypeAllowedIn } from '../access/folder-policies.js';
+import { checkTypeAllowed, folderPolicies } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
-import { firstVersion } from './contents.js';
+import { firstVersion, withInherited } from './contents.js';
 import { Resource, type Entry } from './entry.entity.js';
 import type { CopyContentInput } from './inputs.js';
 import { validateEntryName } from './names.js';
@@ -12,7 +12,8 @@ import { claimUpload, discardUpload, insertPendingResource } from './uploads.js'
 
 /**
  * A new chronicle from one version of a content: version 1.0, CURRENT, new ids, the caller as owner,
- * the original's type, tags and properties, and its own copy of the bytes (a new resource; purging
+ * the original's type, tags and properties (with what the target folder's inheritance policy hands
+ * down), and its own copy of the bytes (a new resource; purging
  * the original leaves the copy whole). A lock on the original does not block copying.
  *
  * The bytes are copied under a *pending* resource row (like an upload), which the new entry takes over
@@ -24,7 +25,10 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
   const name = validateEntryName(input.name ?? source.name);
   const parent = await requireParentFolder(scope, input.parentId === undefined ? source.parentId : input.parentId);
   const parentId = parent?.id ?? null;
-  await requireTypeAllowedIn(scope.em, parentId, source.typeName ?? null);
+  const policies = await folderPolicies(scope.em, parentId);
+  if (parent) await checkTypeAllowed(scope.em, policies, source.typeName ?? null, parent.name);
+  // a new chronicle in the target folder: it gets what that folder hands down, as an upload there would
+  const { tags, properties } = withInherited(parent, policies, { tags: source.tags ?? [], properties: source.properties ?? {} });
   // cheap before copying the bytes; the unique index decides in the end
   if (await nameTaken(scope, parentId, name)) throw conflict(nameClash(name));
   const original = source.resourceId ? await scope.em.findOne(Resource, { id: source.resourceId }) : null;
@@ -53,8 +57,8 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
           parentId,
           resourceId: resource.id,
           typeName: source.typeName ?? null,
-          properties: { ...(source.properties ?? {}) },
-          tags: [...(source.tags ?? [])],
+          properties: { ...properties },
+          tags: [...tags],
         }).id;
         await tx.em.flush();
       },

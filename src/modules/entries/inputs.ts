@@ -11,6 +11,9 @@ import { JSONObject } from '../../graphql/scalars.js';
 export class CreateFolderInput {
   @Field(() => String) name!: string;
   @Field(() => ID, { nullable: true }) parentId?: string | null;
+  /** what an inheritance policy hands down to the entries created in the folder (docs/administration.md) */
+  @Field(() => [String], { nullable: true }) tags?: string[] | null;
+  @Field(() => JSONObject, { nullable: true }) properties?: Record<string, unknown> | null;
 }
 
 @InputType('CreateContentInput')
@@ -24,11 +27,17 @@ export class CreateContentInput {
   @Field(() => JSONObject, { nullable: true }) properties?: Record<string, unknown> | null;
 }
 
-/** `parentId` null or '' = move to the root. */
+/** `parentId` null or '' = move to the root. `tags` replace the folder's; `properties` merge as for a content. */
 @InputType('UpdateFolderInput', { description: 'absent fields stay as they are' })
 export class UpdateFolderInput {
   @Field(() => String, { nullable: true }) name?: string | null;
   @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
+  @Field(() => [String], { nullable: true, description: "replace the folder's tags; null or [] = none" }) tags?: string[] | null;
+  @Field(() => JSONObject, {
+    nullable: true,
+    description: 'merged into the stored properties: a key set to null is removed; null removes them all',
+  })
+  properties?: Record<string, unknown> | null;
 }
 
 /**

@@ -1,11 +1,9 @@
 import { illegalArguments } from '../../errors.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, reloaded, touch } from './chronicles.js';
-import { validateTags } from './contents.js';
+import { maxTagsPerEntry, validateTags } from './contents.js';
 import type { Entry } from './entry.entity.js';
 import type { EntryScope } from './scope.js';
-
-export const maxTagsPerEntry = 256;
 
 function requestedTags(tags: string[] | null | undefined): string[] {
   const list = validateTags(tags);
@@ -20,7 +18,7 @@ async function changeTags(scope: EntryScope, id: string, change: (tags: string[]
     const before = entry.tags ?? [];
     const after = change(before);
     if (after.length === before.length && after.every((tag, i) => tag === before[i])) return;
-    if (after.length > maxTagsPerEntry) throw illegalArguments(`tags: a content has at most ${maxTagsPerEntry} tags`);
+    if (after.length > maxTagsPerEntry) throw illegalArguments(`tags: an entry has at most ${maxTagsPerEntry} tags`);
     entry.tags = after;
     touch(tx, entry);
     await tx.em.flush();

@@ -2,7 +2,7 @@ import { conflict, illegalArguments } from '../../errors.js';
 import { requireTypeAllowedIn } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
-import { validateProperties } from './contents.js';
+import { validateProperties, validateTags } from './contents.js';
 import { Entry } from './entry.entity.js';
 import type { UpdateContentInput, UpdateFolderInput } from './inputs.js';
 import { validateEntryName } from './names.js';
@@ -74,11 +74,15 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
 }
 
 /**
- * Renames or moves a folder (with everything below it). Moving a folder into itself or into one of
- * its own subfolders is a 409 (the request is well-formed; the tree makes it impossible).
+ * Renames or moves a folder (with everything below it), or sets its tags and properties (what an
+ * inheritance policy hands down to entries created in it from then on). Moving a folder into itself or
+ * into one of its own subfolders is a 409 (the request is well-formed; the tree makes it impossible).
  */
 export async function updateFolder(scope: EntryScope, id: string, input: UpdateFolderInput): Promise<Entry> {
   const name = newName(input.name);
+  const tags = input.tags === undefined ? undefined : validateTags(input.tags);
+  const patch = input.properties;
+  if (patch) validateProperties(patch);
   let finalName = name ?? '';
   await inTransaction(
     scope,
@@ -86,7 +90,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
       await lockFolderTree(tx);
       const folder = await requireEntry(tx, id, 'FOLDER');
       finalName = folder.name;
-      if (name === undefined && !given(input.parentId)) return;
+      if (name === undefined && !given(input.parentId) && tags === undefined && patch === undefined) return;
       if (given(input.parentId)) {
         const parent = await requireParentFolder(tx, input.parentId);
         if (parent && (await isInSubtree(tx, parent.id, folder.id))) {
@@ -99,6 +103,8 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
         folder.parentId = parent?.id ?? null;
       }
       if (name !== undefined) folder.name = finalName = name;
+      if (tags !== undefined) folder.tags = tags;
+      if (patch !== undefined) folder.properties = validateProperties(mergedProperties(folder.properties ?? {}, patch));
       touch(tx, folder);
       await tx.em.flush();
     },
