@@ -55,6 +55,18 @@ describe('repositories (DESIGN §4)', () => {
     expect(unknownField.status).toBe(400);
   });
 
+  it('refuses limits that are not whole numbers above 0 (400), at creation and in PATCH; a taken technical name is a 409 that says so', async () => {
+    for (const limits of [{ maxInputFileSize: -1 }, { maxInputFileSize: 0 }, { maxTotalInputFileSize: 1.5 }, { maxNumberOfInputFiles: 0 }]) {
+      const created = await call(admin('/repository'), json('POST', { name: 'odd', limits }));
+      expect(created, JSON.stringify(limits)).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('whole number above 0') } });
+      const patched = await call(admin('/repository/limits', { repositoryId: 'svc.repository.default' }), json('PATCH', limits));
+      expect(patched.status, JSON.stringify(limits)).toBe(400);
+    }
+    expect((await call(admin('/repository/by-name', { repositoryName: 'odd' }))).status).toBe(404);
+    const taken = await call(admin('/repository'), json('POST', { name: 'other', technicalName: 'archive_tech' }));
+    expect(taken).toMatchObject({ status: 409, body: { message: expect.stringContaining("technical name 'archive_tech'") } });
+  });
+
   it('PATCH A/repository/limits replaces the limits and flags; the change is seen at once (the cached record is dropped)', async () => {
     // reading it by name caches the record for a few seconds
     expect((await call(admin('/repository/by-name', { repositoryName: 'archive' }))).body.fullTextEnabled).toBe(false);

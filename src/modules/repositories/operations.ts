@@ -70,10 +70,6 @@ export async function findRepositoryByName(em: EntityManager, name: string): Pro
   return record;
 }
 
-/**
- * The spec: repository limits must be lower than the conversion limits (CONV_MAX_*); equal is
- * accepted, as a repository limit that only repeats the conversion limit changes nothing.
- */
 /** Limits as a client sends them: null or absent = not set (the conversion limit applies). */
 export type LimitsInput = { [K in keyof RepositoryLimits]?: RepositoryLimits[K] | null };
 
@@ -83,6 +79,10 @@ function checkedLimits(config: Config, input: LimitsInput): RepositoryLimits {
   return limits;
 }
 
+/**
+ * The spec: repository limits must be lower than the conversion limits (CONV_MAX_*); equal is
+ * accepted, as a repository limit that only repeats the conversion limit changes nothing.
+ */
 export function checkLimits(config: Config, limits: RepositoryLimits): void {
   const ceilings: [keyof RepositoryLimits, number, string][] = [
     ['maxNumberOfInputFiles', config.CONV_MAX_NUMBER_OF_INPUT_FILES, 'CONV_MAX_NUMBER_OF_INPUT_FILES'],
@@ -91,6 +91,8 @@ export function checkLimits(config: Config, limits: RepositoryLimits): void {
   ];
   for (const [field, ceiling, setting] of ceilings) {
     const value = limits[field] as number | undefined;
+    // a count of files or of bytes: zero, negative or fractional would refuse every conversion
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw illegalArguments(`${field}: ${value} is not a whole number above 0`);
     if (value !== undefined && value > ceiling) throw illegalArguments(`${field}: ${value} is above the conversion limit ${setting} (${ceiling})`);
   }
 }
@@ -122,7 +124,7 @@ export async function createRepository(
   try {
     await em.flush();
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`a repository named '${input.name}' exists`);
+    if (isUniqueViolation(error)) throw conflict(`a repository named '${input.name}' or with the technical name '${repository.technicalName}' exists`);
     throw error;
   }
   return repository;
