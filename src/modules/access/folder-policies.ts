@@ -23,7 +23,7 @@ const none: FolderPolicies = { defaultTypeName: null, restrictions: [], inherita
  */
 export async function folderPolicies(em: EntityManager, folderId: string | null | undefined): Promise<FolderPolicies> {
   if (!folderId) return none;
-  const rows = await em.getConnection().execute<{ depth: number; kind: PolicyKind; fields: Record<string, unknown> }[]>(
+  const rows = await em.execute<{ depth: number; kind: PolicyKind; fields: Record<string, unknown> }[]>(
     `with recursive chain (id, parent_id, depth) as (
        select id, parent_id, 0 from entry where id = ?
        union all
@@ -55,7 +55,7 @@ export async function checkTypeAllowed(em: EntityManager, policies: FolderPolici
   if (policies.restrictions.length === 0) return;
   const lineage = typeName
     ? (
-        await em.getConnection().execute<{ name: string }[]>(
+        await em.execute<{ name: string }[]>(
           `with recursive up (name, parent_name, depth) as (
              select name, parent_name, 0 from content_type where name = ?
              union all select t.name, t.parent_name, u.depth + 1 from content_type t join up u on t.name = u.parent_name where u.depth < 100
@@ -74,10 +74,33 @@ export async function checkTypeAllowed(em: EntityManager, policies: FolderPolici
   }
 }
 
-/** The type rule for content moved, copied, retyped or checked in into `folderId` (null: the root, which has no policies). */
+/**
+ * The type rule for content moved, copied, retyped or checked in into `folderId` (null: the root, which
+ * has no policies). Reads through `em`'s transaction, so a change made in it (a move) is seen.
+ */
 export async function requireTypeAllowedIn(em: EntityManager, folderId: string | null | undefined, typeName: string | null): Promise<void> {
   const policies = await folderPolicies(em, folderId);
   if (policies.restrictions.length === 0) return;
-  const [folder] = await em.getConnection().execute<{ name: string }[]>('select name from entry where id = ?', [folderId]);
+  const [folder] = await em.execute<{ name: string }[]>('select name from entry where id = ?', [folderId]);
   await checkTypeAllowed(em, policies, typeName, folder?.name ?? String(folderId));
+}
+
+/**
+ * A folder moved under `newParentId`: the type restrictions that reach it there apply to every content
+ * in it and below, as if each had been moved on its own (409 for the first one refused). Called after
+ * the move is written in the transaction, so each content's policies are read at its new place. When
+ * nothing is restricted at the new parent, nothing new can reach the folder: no content is read.
+ */
+export async function requireTypesAllowedBelow(em: EntityManager, folderId: string, newParentId: string | null): Promise<void> {
+  if (!newParentId || (await folderPolicies(em, newParentId)).restrictions.length === 0) return;
+  const placed = await em.execute<{ parent_id: string; type_name: string | null }[]>(
+    `with recursive tree (id, depth) as (
+       select ?::text, 0
+       union all
+       select e.id, t.depth + 1 from entry e join tree t on e.parent_id = t.id where e.entry_type = 'FOLDER' and t.depth < 1000
+     )
+     select distinct c.parent_id, c.type_name from entry c join tree t on c.parent_id = t.id where c.entry_type = 'CONTENT' and c.is_latest`,
+    [folderId],
+  );
+  for (const { parent_id, type_name } of placed) await requireTypeAllowedIn(em, parent_id, type_name);
 }

@@ -1,5 +1,5 @@
 import { conflict, illegalArguments } from '../../errors.js';
-import { requireTypeAllowedIn } from '../access/folder-policies.js';
+import { requireTypeAllowedIn, requireTypesAllowedBelow } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { validateProperties, validateTags } from './contents.js';
@@ -76,7 +76,8 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
 /**
  * Renames or moves a folder (with everything below it), or sets its tags and properties (what an
  * inheritance policy hands down to entries created in it from then on). Moving a folder into itself or
- * into one of its own subfolders is a 409 (the request is well-formed; the tree makes it impossible).
+ * into one of its own subfolders is a 409 (the request is well-formed; the tree makes it impossible),
+ * and so is moving it where a type restriction refuses a content it holds.
  */
 export async function updateFolder(scope: EntryScope, id: string, input: UpdateFolderInput): Promise<Entry> {
   const name = newName(input.name);
@@ -107,6 +108,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
       if (patch !== undefined) folder.properties = validateProperties(mergedProperties(folder.properties ?? {}, patch));
       touch(tx, folder);
       await tx.em.flush();
+      if (given(input.parentId)) await requireTypesAllowedBelow(tx.em, folder.id, folder.parentId ?? null);
     },
     () => nameClash(finalName),
   );

@@ -120,6 +120,21 @@ describe('policies take effect in the content operations', () => {
     expect(checkIn.status).toBe(409);
   });
 
+  it('refuses (409) moving a folder that holds content of a denied type, at any depth, into the restricted folder; nothing moves', async () => {
+    const closed = await newFolder(service, 'closed-to-folders');
+    await assign(await policyId('no-invoices'), closed.id);
+    const carrier = await newFolder(service, 'carrier');
+    const inner = await newFolder(service, 'inner', carrier.id);
+    await newContent(service, { parentId: inner.id, name: 'deep-credit.txt', typeName: 'creditNote' });
+    const refused = await call(contentUrl(service, `/folder/${carrier.id}`), json('PATCH', { parentId: closed.id }));
+    expect(refused).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: expect.stringContaining('denied') } });
+    expect((await call(contentUrl(service, `/folder/${carrier.id}`))).body.parent ?? null).toBeNull();
+    const images = await newFolder(service, 'images-only');
+    await newContent(service, { parentId: images.id, name: 'pic.txt', typeName: 'image' });
+    const moved = await call(contentUrl(service, `/folder/${images.id}`), json('PATCH', { parentId: closed.id }));
+    expect(moved).toMatchObject({ status: 200, body: { parent: { id: closed.id } } });
+  });
+
   it('an allowed list without includeSubTypes takes the named types only, and refuses untyped content', async () => {
     const strict = await newFolder(service, 'strict');
     await assign(await policyId('documents-only'), strict.id);
