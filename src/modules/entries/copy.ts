@@ -12,8 +12,8 @@ import { claimUpload, discardUpload, insertPendingResource } from './uploads.js'
 
 /**
  * A new chronicle from one version of a content: version 1.0, CURRENT, new ids, the caller as owner,
- * the original's type, tags and properties (with what the target folder's inheritance policy hands
- * down), and its own copy of the bytes (a new resource; purging
+ * the original's type (or, untyped, the target folder's default type), tags and properties (with what
+ * the target folder's inheritance policy hands down), and its own copy of the bytes (a new resource; purging
  * the original leaves the copy whole). A lock on the original does not block copying.
  *
  * The bytes are copied under a *pending* resource row (like an upload), which the new entry takes over
@@ -26,8 +26,10 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
   const parent = await requireParentFolder(scope, input.parentId === undefined ? source.parentId : input.parentId);
   const parentId = parent?.id ?? null;
   const policies = await folderPolicies(scope.em, parentId);
-  if (parent) await checkTypeAllowed(scope.em, policies, source.typeName ?? null, parent.name);
-  // a new chronicle in the target folder: it gets what that folder hands down, as an upload there would
+  // a new chronicle in the target folder: an untyped original's copy gets the folder's default type,
+  // and the copy what the folder hands down, as an upload there would
+  const typeName = source.typeName || policies.defaultTypeName;
+  if (parent) await checkTypeAllowed(scope.em, policies, typeName, parent.name);
   const { tags, properties } = withInherited(parent, policies, { tags: source.tags ?? [], properties: source.properties ?? {} });
   // cheap before copying the bytes; the unique index decides in the end
   if (await nameTaken(scope, parentId, name)) throw conflict(nameClash(name));
@@ -56,7 +58,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
           name,
           parentId,
           resourceId: resource.id,
-          typeName: source.typeName ?? null,
+          typeName,
           properties: { ...properties },
           tags: [...tags],
         }).id;

@@ -96,7 +96,13 @@ describe('policies take effect in the content operations', () => {
     expect((await newContent(service, { parentId: folder.id, name: 'b.txt', typeName: 'document' })).typeName).toBe('document');
     const below = await newFolder(service, 'below', folder.id);
     expect((await newContent(service, { parentId: below.id, name: 'c.txt' })).typeName).toBe('invoice');
-    expect((await newContent(service, { name: 'root.txt' })).typeName).toBeFalsy();
+    const untyped = await newContent(service, { name: 'root.txt' });
+    expect(untyped.typeName).toBeFalsy();
+    // a copy is new content in its folder: untyped, it gets the default type there; typed, it keeps its own
+    const copied = await call(contentUrl(service, `/content/${untyped.id}/copy`), json('POST', { parentId: below.id }));
+    expect(copied).toMatchObject({ status: 201, body: { typeName: 'invoice' } });
+    const typed = await newContent(service, { name: 'typed.txt', typeName: 'document' });
+    expect((await call(contentUrl(service, `/content/${typed.id}/copy`), json('POST', { parentId: folder.id }))).body.typeName).toBe('document');
   });
 
   it('refuses (409) creating, moving, retyping, copying and checking in content of a denied type, subtypes included', async () => {
