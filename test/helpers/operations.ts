@@ -55,3 +55,10 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     },
   };
 }
+
+/** What an operation failed with (its reason code and message), or undefined when it succeeded: for one-line assertions. */
+export const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: { reasonCode?: string; message: string }) => ({ reasonCode: error.reasonCode, message: error.message }),
+  );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOperationsBench, type OperationsBench } from '../../../test/helpers/operations.js';
+import { createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
 import { checkIn, checkOut, replaceResource, versions } from '../versions/operations.js';
 import { inTransaction } from './chronicles.js';
 import { createContent } from './contents.js';
@@ -25,11 +25,6 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}.txt`;
 const newContent = async (scope: EntryScope = alice, fields: { name?: string; mimeType?: string; parentId?: string } = {}) =>
   createContent(scope, { uploadId: await bench.stage(scope), name: fields.name ?? unique('op'), ...fields });
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: { reasonCode?: string; message: string }) => ({ reasonCode: error.reasonCode, message: error.message }),
-  );
 
 describe('names', () => {
   it('are stored NFC-normalised and trimmed; look-alikes clash in one folder', async () => {

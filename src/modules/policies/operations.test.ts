@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOperationsBench, type OperationsBench } from '../../../test/helpers/operations.js';
+import { createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
 import type { Principal } from '../auth/principal.js';
 import { createContent } from '../entries/contents.js';
 import { copyContent } from '../entries/copy.js';
@@ -31,11 +31,6 @@ async function policyOn(folderId: string, flags: { inheritTags?: boolean; inheri
   const policy = await createInheritancePolicy(alice.em, administrator, { name: unique('inheritance'), ...flags });
   await assignPolicy(alice.em, { policyId: policy.id, repositoryId: alice.repository.id, folderId }, true);
 }
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: { reasonCode?: string; message: string }) => ({ reasonCode: error.reasonCode, message: error.message }),
-  );
 
 describe('inheritance of tags and common properties', () => {
   it('no policy: a folder keeps its tags and properties to itself', async () => {
