@@ -18,6 +18,14 @@ describe('SessionCache', () => {
     expect([cache.get('a2'), cache.get('b1')]).toEqual([undefined, bob]);
   });
 
+  it('forgets every session after notifications may have been missed (clear)', () => {
+    const cache = new SessionCache();
+    cache.set('a1', alice);
+    cache.set('b1', bob);
+    cache.clear();
+    expect([cache.get('a1'), cache.get('b1')]).toEqual([undefined, undefined]);
+  });
+
   it('holds an entry for its time to live only', async () => {
     const cache = new SessionCache(50);
     cache.set('a1', alice);
