@@ -76,7 +76,7 @@ describe('repository changes reach every process at once (repository_changed NOT
     const off = await followedWithin(async () => (await byTextInB('follow')).status === 409);
     expect((await recordInB('follow')).limits.maxInputFileSize).toBe(1000);
 
-    await patchLimitsInA('follow', { fullTextEnabled: true });
+    await patchLimitsInA('follow', { fullTextEnabled: true, maxInputFileSize: null });
     const on = await followedWithin(async () => (await byTextInB('follow')).status === 200);
     expect((await recordInB('follow')).limits.maxInputFileSize).toBeNull();
     expect(off).toBeLessThan(followBoundMs);
@@ -102,7 +102,7 @@ describe('repository changes reach every process at once (repository_changed NOT
     expect(failed).toMatchObject({ state: 'panic', serviceRequestJob: { reasonCode: 'illegalArguments' } });
     expect(failed.serviceRequestJob.errorMessage).toContain('above the job-based maximum 10');
 
-    await patchLimitsInA('convlimits', {});
+    await patchLimitsInA('convlimits', { maxInputFileSize: null });
     const unlimited = await convert(a, { contentId: content.id }, { base });
     expect((await finishedJob(a, unlimited.body.jobId, { base })).state).toBe('Done');
   }, 120_000);

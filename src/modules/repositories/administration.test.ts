@@ -67,7 +67,7 @@ describe('repositories (DESIGN §4)', () => {
     expect(taken).toMatchObject({ status: 409, body: { message: expect.stringContaining("technical name 'archive_tech'") } });
   });
 
-  it('PATCH A/repository/limits replaces the limits and flags; the change is seen at once (the cached record is dropped)', async () => {
+  it('PATCH A/repository/limits changes the limits and flags given (null unsets, absent stays); the change is seen at once (the cached record is dropped)', async () => {
     // reading it by name caches the record for a few seconds
     expect((await call(admin('/repository/by-name', { repositoryName: 'archive' }))).body.fullTextEnabled).toBe(false);
     const patched = await call(
@@ -77,9 +77,15 @@ describe('repositories (DESIGN §4)', () => {
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({
       fullTextEnabled: true,
-      limits: { maxNumberOfInputFiles: 10, maxTotalInputFileSize: 5000, conversionLimit: 'HIGH', conversionStrategy: 'REPLACE', maxInputFileSize: null },
+      // maxInputFileSize was not given: it keeps the value set at creation
+      limits: { maxNumberOfInputFiles: 10, maxTotalInputFileSize: 5000, conversionLimit: 'HIGH', conversionStrategy: 'REPLACE', maxInputFileSize: 1000 },
     });
     expect((await call(admin('/repository/by-name', { repositoryName: 'archive' }))).body).toMatchObject({ fullTextEnabled: true, limits: { conversionLimit: 'HIGH' } });
+    // as a PATCH reads: what is absent stays, null unsets
+    const flagOnly = await call(admin('/repository/limits', { repositoryId: 'svc.repository.archive' }), json('PATCH', { fullTextEnabled: false }));
+    expect(flagOnly.body).toMatchObject({ fullTextEnabled: false, limits: { maxNumberOfInputFiles: 10, maxTotalInputFileSize: 5000, conversionLimit: 'HIGH', conversionStrategy: 'REPLACE' } });
+    const unset = await call(admin('/repository/limits', { repositoryId: 'svc.repository.archive' }), json('PATCH', { maxTotalInputFileSize: null, conversionStrategy: null }));
+    expect(unset.body).toMatchObject({ fullTextEnabled: false, limits: { maxNumberOfInputFiles: 10, maxTotalInputFileSize: null, conversionLimit: 'HIGH', conversionStrategy: null } });
     const above = await call(admin('/repository/limits', { repositoryId: 'svc.repository.archive' }), json('PATCH', { maxNumberOfInputFiles: 11 }));
     expect(above.status).toBe(400);
     expect(above.body.message).toContain('CONV_MAX_NUMBER_OF_INPUT_FILES');

@@ -32,7 +32,7 @@ export class CreateRepositoryInput {
   @Field(() => RepositoryLimitsInput, { nullable: true }) limits?: RepositoryLimitsInput | null;
 }
 
-/** `PATCH A/repository/limits`: the limits given replace the stored ones; `fullTextEnabled` changes when given. */
+/** `PATCH A/repository/limits`: a limit given replaces the stored one, null unsets it, an absent one stays; `fullTextEnabled` changes when given. */
 @InputType('UpdateRepositoryLimitsInput')
 export class UpdateRepositoryLimitsInput extends RepositoryLimitsInput {
   @Field(() => Boolean, { nullable: true }) fullTextEnabled?: boolean | null;

@@ -152,7 +152,10 @@ async function repositoryById(em: EntityManager, repositoryId: string): Promise<
   return repository;
 }
 
-/** `PATCH A/repository/limits`: the limits given replace the stored ones; `fullTextEnabled` when given. */
+/**
+ * `PATCH A/repository/limits`, as a PATCH reads: a limit given replaces the stored one, `null` unsets
+ * it (the conversion limit applies), an absent one stays; `fullTextEnabled` changes when given.
+ */
 export async function updateRepositoryLimits(
   em: EntityManager,
   config: Config,
@@ -161,8 +164,10 @@ export async function updateRepositoryLimits(
   input: LimitsInput & { fullTextEnabled?: boolean | null },
 ): Promise<Repository> {
   const repository = await repositoryById(em, repositoryId);
-  const { fullTextEnabled, ...limits } = input;
-  repository.limits = checkedLimits(config, limits);
+  const { fullTextEnabled, ...given } = input;
+  // an input object may hold absent fields as undefined properties: only given ones (values or null) count
+  const changes = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+  repository.limits = checkedLimits(config, { ...repository.limits, ...changes });
   if (fullTextEnabled !== undefined && fullTextEnabled !== null) repository.fullTextEnabled = fullTextEnabled;
   repository.modifiedAt = new Date();
   repository.modifiedBy = actor.userName;
