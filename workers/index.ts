@@ -2,6 +2,7 @@ import type { Services } from '../src/context.js';
 import { convertJobName } from '../src/modules/conversion/operations.js';
 import { extractTextJobName, reindexJobName } from '../src/modules/fulltext/operations.js';
 import { convertHandler } from './jobs/convert.js';
+import { renderPool } from './render/render-process.js';
 import { extractTextHandler, reindexHandler } from './jobs/extract-text.js';
 import { startUploadSweeper, type BackgroundJob } from './upload-sweeper.js';
 
@@ -11,8 +12,10 @@ import { startUploadSweeper, type BackgroundJob } from './upload-sweeper.js';
  * Call before the job queue starts.
  */
 export function startWorkers(services: Services): BackgroundJob[] {
-  services.jobs.define(convertJobName, convertHandler(services));
+  // render processes stay warm between conversions, one for each job this process may run at once
+  const renderProcesses = renderPool(services.config.CONV_RENDER_MEMORY_MB, services.config.JOB_CONCURRENCY);
+  services.jobs.define(convertJobName, convertHandler(services, renderProcesses));
   services.jobs.define(extractTextJobName, extractTextHandler(services));
   services.jobs.define(reindexJobName, reindexHandler(services));
-  return [startUploadSweeper(services)];
+  return [startUploadSweeper(services), { name: 'render processes', stop: async () => renderProcesses.close() }];
 }

@@ -1,11 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import { JobFailure } from '../../src/modules/jobs/queue.js';
-
-export interface ChildBounds {
-  memoryMb: number;
-  timeoutMs: number;
-}
 
 /** The job failures of one kind of child (conversion, text extraction): each names its reason code. */
 export interface ChildFailures {
@@ -17,6 +13,9 @@ export interface ChildFailures {
 /** Messages every bounded child sends last: done, or failed with a reason code. */
 export type FinalMessage = { type: 'done' } | { type: 'failed'; reasonCode: string; message: string };
 
+/** What a pooled child sends once it has loaded its libraries and waits for its first job. */
+export type ReadyMessage = { type: 'ready' };
+
 /** Resident set size of a process in bytes (Linux), or 0 when it is gone. */
 async function residentBytes(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
@@ -24,71 +23,252 @@ async function residentBytes(pid: number): Promise<number> {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
+const isAlive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+function forkBounded(script: string, memoryMb: number): ChildProcess {
+  return fork(script, [], {
+    execArgv: [
+      `--max-old-space-size=${Math.max(32, Math.floor(memoryMb * 0.75))}`,
+      // V8 sized the old generation for a small heap and, pushed by each page's pixel buffer (external
+      // memory), ran a full collection every page or two: 29 on the 50-page text PDF, 18 % of the
+      // render process's CPU; with an eighth of the bound to start with, 6 (profiled, docs/benchmarks.md)
+      `--initial-old-space-size=${Math.max(16, Math.min(128, Math.floor(memoryMb / 8)))}`,
+    ],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+}
+
+/** Where a job's child process comes from, and where it goes after a job it ended itself (done or failed). */
+export interface ChildSource {
+  readonly memoryMb: number;
+  take(): Promise<ChildProcess>;
+  /** the child ended its job itself: it may serve another (a child that broke a bound or crashed is never given back) */
+  giveBack(child: ChildProcess): Promise<void>;
+}
+
+/** A new process for every job (the child exits after its job). */
+export function freshChildren(script: string, memoryMb: number): ChildSource {
+  return {
+    memoryMb,
+    take: async () => forkBounded(script, memoryMb),
+    giveBack: async (child) => {
+      if (isAlive(child)) child.kill('SIGKILL');
+    },
+  };
+}
+
+export interface ChildPoolOptions {
+  /** processes kept waiting between jobs */
+  maxIdle: number;
+  /** a process serves at most this many jobs, then a new one takes its place */
+  maxJobs?: number;
+  /** an idle process ends after this long without a job */
+  idleMs?: number;
+  /** a process not ready after this long is a failed start */
+  startMs?: number;
+}
+
 /**
- * Runs `script` in a child process with a hard memory bound and a deadline, sends it `start`, and hands
- * every message but the final one to `onMessage` (one after the other). The V8 heap is capped by
- * --max-old-space-size; native memory (canvas, sharp, pdfjs buffers) is not, so the child's resident
- * size is watched and the child killed above the bound. Either way, and on the deadline, the job fails
- * with the failure of `failures` while the service and the other jobs go on.
+ * Warm child processes of one script and memory bound (the render process: loading pdfjs, canvas and
+ * sharp costs ~0.5 s of CPU per process, more than rendering a 10-page document — measured by the
+ * conversion benchmark's job path). A process is taken for one job at a time; the job's memory watchdog
+ * and deadline apply as for a new process, and a process that broke a bound or crashed is killed,
+ * never given back. A process that finished its job is kept for the next one unless its resident size
+ * grew past half the bound (native memory kept from a large document) or it served `maxJobs` jobs.
+ * Waiting processes do not keep the parent alive (unreferenced), and end when the parent goes.
  */
-export function runBoundedChild<M extends { type: string }>(
-  script: string,
+export class ChildPool implements ChildSource {
+  private readonly idle = new Map<ChildProcess, NodeJS.Timeout>();
+  private readonly served = new WeakMap<ChildProcess, number>();
+  private closed = false;
+  private readonly maxJobs: number;
+  private readonly idleMs: number;
+  private readonly startMs: number;
+
+  constructor(
+    private readonly script: string,
+    readonly memoryMb: number,
+    private readonly options: ChildPoolOptions,
+  ) {
+    this.maxJobs = options.maxJobs ?? 100;
+    this.idleMs = options.idleMs ?? 120_000;
+    this.startMs = options.startMs ?? 60_000;
+  }
+
+  /** Starts processes ahead of need, up to `maxIdle` waiting; resolves when they are ready. */
+  async warm(count = this.options.maxIdle): Promise<void> {
+    const starting = Array.from({ length: Math.max(0, Math.min(count, this.options.maxIdle) - this.idle.size) }, () =>
+      this.start()
+        .then((child) => this.park(child))
+        .catch(() => undefined), // a failed start shows again when a job takes a process
+    );
+    await Promise.all(starting);
+  }
+
+  /** The ids of the processes waiting for a job. */
+  get waitingPids(): number[] {
+    return [...this.idle.keys()].map((child) => child.pid!);
+  }
+
+  async take(): Promise<ChildProcess> {
+    for (const [child, timer] of this.idle) {
+      this.idle.delete(child);
+      clearTimeout(timer);
+      if (!isAlive(child)) continue;
+      hold(child, true);
+      return child;
+    }
+    const child = await this.start();
+    hold(child, true);
+    return child;
+  }
+
+  async giveBack(child: ChildProcess): Promise<void> {
+    const served = (this.served.get(child) ?? 0) + 1;
+    this.served.set(child, served);
+    const grown = (await residentBytes(child.pid!)) > (this.memoryMb * 1024 * 1024) / 2;
+    if (this.closed || grown || served >= this.maxJobs || this.idle.size >= this.options.maxIdle || !isAlive(child)) child.kill('SIGKILL');
+    else this.park(child);
+  }
+
+  /** Ends the waiting processes; processes at work end when their job does. */
+  close(): void {
+    this.closed = true;
+    for (const [child, timer] of this.idle) {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+    }
+    this.idle.clear();
+  }
+
+  private park(child: ChildProcess): void {
+    if (this.closed || !isAlive(child)) {
+      child.kill('SIGKILL');
+      return;
+    }
+    hold(child, false);
+    const timer = setTimeout(() => {
+      this.idle.delete(child);
+      child.kill('SIGKILL');
+    }, this.idleMs);
+    timer.unref();
+    this.idle.set(child, timer);
+  }
+
+  /** A new process, once it said it is ready. */
+  private start(): Promise<ChildProcess> {
+    const child = forkBounded(this.script, this.memoryMb);
+    // what a process writes while no job listens is dropped (a full pipe would stop it)
+    child.stderr?.resume();
+    // a job listens for its process's errors; between jobs there is nothing to tell
+    child.on('error', () => undefined);
+    child.once('exit', () => {
+      const timer = this.idle.get(child);
+      if (timer) clearTimeout(timer);
+      this.idle.delete(child);
+    });
+    return new Promise((resolve, reject) => {
+      const failed = (detail: string) => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        if (isAlive(child)) child.kill('SIGKILL');
+        reject(new Error(detail));
+      };
+      const timer = setTimeout(() => failed(`not ready within ${this.startMs} ms`), this.startMs);
+      const onMessage = (message: ReadyMessage) => {
+        if (message.type !== 'ready') return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(child);
+      };
+      const onExit = (code: number | null, signal: string | null) => failed(`ended before it was ready (${signal ?? `exit code ${code}`})`);
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  }
+}
+
+/** Whether the child (its process, IPC channel and stderr pipe) keeps the parent's event loop alive. */
+function hold(child: ChildProcess, referenced: boolean): void {
+  const handles = [child, child.channel, child.stderr as Socket | null];
+  for (const handle of handles) {
+    if (referenced) handle?.ref?.();
+    else handle?.unref?.();
+  }
+}
+
+/**
+ * Runs one job in a child process from `source` with a hard memory bound (the source's) and a deadline, sends it
+ * `start`, and hands every message but the final one to `onMessage` (one after the other). The V8 heap
+ * is capped by --max-old-space-size; native memory (canvas, sharp, pdfjs buffers) is not, so the child's
+ * resident size is watched and the child killed above the bound. Either way, and on the deadline, the
+ * job fails with the failure of `failures` while the service and the other jobs go on.
+ */
+export async function runBoundedChild<M extends { type: string }>(
+  source: ChildSource,
   start: unknown,
-  bounds: ChildBounds,
+  timeoutMs: number,
   failures: ChildFailures,
   onMessage: (message: M, child: ChildProcess) => Promise<void>,
 ): Promise<void> {
-  const child = fork(script, [], {
-    execArgv: [`--max-old-space-size=${Math.max(32, Math.floor(bounds.memoryMb * 0.75))}`],
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  const child = await source.take().catch((error: Error) => {
+    throw failures.crashed(error.message);
   });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
+  const onStderr = (chunk: Buffer) => {
     if (stderr.length < 4000) stderr += chunk.toString();
-  });
+  };
+  child.stderr?.on('data', onStderr);
   return new Promise<void>((resolve, reject) => {
     let outcome: Error | 'done' | undefined;
-    const settle = (result: Error | 'done') => {
-      outcome ??= result;
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    };
-    const limitBytes = bounds.memoryMb * 1024 * 1024;
-    const watchdog = setInterval(() => {
-      void residentBytes(child.pid!).then((bytes) => {
-        if (bytes > limitBytes) settle(failures.memoryExceeded());
-      });
-    }, 50);
-    const deadline = setTimeout(() => settle(failures.timedOut()), bounds.timeoutMs);
     // messages are handled one after the other: one is dealt with before the next is looked at
     let queue = Promise.resolve();
-    child.on('message', (raw) => {
+    /** the job's end: `byChild` when the child ended it itself (done, failed), so that it may serve again */
+    const settle = (result: Error | 'done', byChild: boolean) => {
+      if (outcome) return;
+      outcome = result;
+      clearInterval(watchdog);
+      clearTimeout(deadline);
+      child.off('message', onChildMessage);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      child.stderr?.off('data', onStderr);
+      const released = byChild ? source.giveBack(child) : Promise.resolve(isAlive(child) ? void child.kill('SIGKILL') : undefined);
+      void Promise.all([released, queue]).then(() => (result === 'done' ? resolve() : reject(result)));
+    };
+    const limitBytes = source.memoryMb * 1024 * 1024;
+    const watchdog = setInterval(() => {
+      void residentBytes(child.pid!).then((bytes) => {
+        if (bytes > limitBytes) settle(failures.memoryExceeded(), false);
+      });
+    }, 50);
+    const deadline = setTimeout(() => settle(failures.timedOut(), false), timeoutMs);
+    const onChildMessage = (raw: unknown) => {
       const message = raw as M | FinalMessage;
       queue = queue.then(async () => {
         if (outcome) return;
         try {
-          if (message.type === 'done') settle('done');
+          if (message.type === 'done') settle('done', true);
           else if (message.type === 'failed') {
             const failed = message as Extract<FinalMessage, { type: 'failed' }>;
-            settle(new JobFailure(failed.reasonCode, failed.message));
+            settle(new JobFailure(failed.reasonCode, failed.message), true);
           } else await onMessage(message as M, child);
         } catch (error) {
-          settle(error as Error);
+          settle(error as Error, false);
         }
       });
-    });
-    child.on('exit', (code, signal) => {
-      clearInterval(watchdog);
-      clearTimeout(deadline);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
       void queue.then(() => {
-        if (!outcome) {
-          const heap = /heap out of memory|Allocation failed/i.test(stderr);
-          outcome = heap ? failures.memoryExceeded() : failures.crashed(`${signal ?? `exit code ${code}`}${stderr ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`);
-        }
-        if (outcome === 'done') resolve();
-        else reject(outcome);
+        const heap = /heap out of memory|Allocation failed/i.test(stderr);
+        settle(heap ? failures.memoryExceeded() : failures.crashed(`${signal ?? `exit code ${code}`}${stderr ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`), false);
       });
-    });
-    child.on('error', (error) => settle(error));
+    };
+    const onError = (error: Error) => settle(error, false);
+    child.on('message', onChildMessage);
+    child.on('exit', onExit);
+    child.on('error', onError);
     child.send(start as object);
   });
 }

@@ -18,6 +18,7 @@ import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun 
 import { saveJobResult } from '../../src/modules/jobs/records.js';
 import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
 import type { InputKind } from '../render/protocol.js';
+import type { ChildPool } from '../child/bounded-child.js';
 import { renderInChild } from '../render/render-process.js';
 
 const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
@@ -127,7 +128,7 @@ async function createPageContent(scope: EntryScope, page: PageFile, name: string
  * operations with the repository's strategy), then rendering in a bounded child process, then the
  * results — representations in the cache store, or new contents — each page as it comes.
  */
-export function convertHandler(services: Services): JobHandler {
+export function convertHandler(services: Services, renderProcesses: ChildPool): JobHandler {
   return async (run): Promise<JobOutcome> => {
     const { record, em } = run;
     const scope = await scopeOfJob(run, services);
@@ -159,8 +160,9 @@ export function convertHandler(services: Services): JobHandler {
     let requeue: JobOutcome | undefined;
     try {
       await renderInChild(
+        renderProcesses,
         { type: 'start', inputPath, fileName: resource.name, kind, format, dpi: services.config.CONV_PDF_DPI, maxPixels: services.config.CONV_MAX_IMAGE_PIXELS, outputDir },
-        { memoryMb: services.config.CONV_RENDER_MEMORY_MB, timeoutMs: services.config.CONV_RENDER_TIMEOUT_MS },
+        services.config.CONV_RENDER_TIMEOUT_MS,
         {
           inspected: async (pages, objects) => {
             result.pages = pages;

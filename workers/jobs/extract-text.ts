@@ -7,7 +7,7 @@ import { findResourceToIndex, resourcesWithoutText, type ResourceToIndex } from 
 import { textIndexOf } from '../../src/modules/fulltext/text-index.js';
 import { JobFailure, type JobHandler } from '../../src/modules/jobs/queue.js';
 import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
-import { runBoundedChild } from '../child/bounded-child.js';
+import { freshChildren, runBoundedChild } from '../child/bounded-child.js';
 import type { ExtractMessage, ExtractStart } from '../extract/protocol.js';
 
 const childScript = fileURLToPath(new URL('../extract/extract-child.js', import.meta.url));
@@ -25,9 +25,9 @@ async function extractText(config: Config, file: string, resource: ResourceToInd
   const start: ExtractStart = { type: 'start', inputPath: file, fileName: resource.name, kind, maxChars };
   const bounds = { memoryMb: config.FULLTEXT_EXTRACT_MEMORY_MB, timeoutMs: config.FULLTEXT_EXTRACT_TIMEOUT_MS };
   await runBoundedChild<ExtractMessage>(
-    childScript,
+    freshChildren(childScript, bounds.memoryMb),
     start,
-    bounds,
+    bounds.timeoutMs,
     {
       memoryExceeded: () => new JobFailure('extractionMemoryExceeded', `the text extraction of ${resource.name} needed more than its memory bound of ${bounds.memoryMb} MB and was stopped`),
       timedOut: () => new JobFailure('extractionTimeout', `the text extraction of ${resource.name} did not finish within its deadline of ${bounds.timeoutMs} ms and was stopped`),

@@ -1,4 +1,5 @@
 /** Messages between a conversion job and its render process (workers/render/render-child.ts). */
+import type { ReadyMessage } from '../child/bounded-child.js';
 
 export type TargetFormat = 'png' | 'jpeg' | 'webp' | 'tiff';
 export type InputKind = 'pdf' | 'image';
@@ -19,6 +20,7 @@ export interface StartMessage {
 export type DecisionMessage = { type: 'render'; placeholders: { page: number; text: string }[] } | { type: 'stop' };
 
 export type ChildMessage =
+  | ReadyMessage
   /** countMs: the time the prescan took (loading the document not included) */
   | { type: 'inspected'; pages: number; objects: number[]; countMs: number }
   | { type: 'page'; page: number; path: string; width: number; height: number; placeholder: boolean }

@@ -1,7 +1,9 @@
 /**
- * A render process: one conversion's input in, page images out (files in `outputDir`). It runs apart
- * from the service with a V8 heap limit, and its parent kills it on its resident size and deadline
- * (workers/render/render-process.ts), so a hostile document costs this process only.
+ * A render process: a conversion's input in, page images out (files in `outputDir`), one conversion at a
+ * time. It runs apart from the service with a V8 heap limit, and its parent kills it on its resident
+ * size and deadline (workers/render/render-process.ts), so a hostile document costs this process only.
+ * It loads its libraries before it says it is ready, and may serve several conversions one after the
+ * other (a warm pool, workers/child/bounded-child.ts): nothing of one document is kept for the next.
  *
  * PDFs: pdfjs-dist (its worker code runs in this process) draws on @napi-rs/canvas; the pixels are
  * encoded by sharp. Images: sharp alone, with a pixel limit read from the header before decoding.
@@ -13,12 +15,18 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Canvas, createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import sharp from 'sharp';
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { ChildMessage, DecisionMessage, StartMessage, TargetFormat } from './protocol.js';
 
 type Image = ReturnType<typeof sharp>;
 
+// every input is new (a page's pixels, a file read once): libvips's operation cache would only hold memory
+sharp.cache(false);
+
 const require = createRequire(import.meta.url);
 const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
+const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+pdfjs.GlobalWorkerOptions.workerSrc = pathToFileURL(path.join(pdfjsRoot, 'legacy', 'build', 'pdf.worker.mjs')).href;
 const placeholderFont = 'Placeholder Sans';
 GlobalFonts.registerFromPath(path.join(pdfjsRoot, 'standard_fonts', 'LiberationSans-Regular.ttf'), placeholderFont);
 
@@ -33,8 +41,19 @@ class RenderFailure extends Error {
   }
 }
 
+/** Messages from the parent, kept in order until asked for (a job's start may come before it is awaited). */
+const inbox: unknown[] = [];
+let waiting: ((message: unknown) => void) | undefined;
+process.on('message', (message) => {
+  const resolve = waiting;
+  waiting = undefined;
+  if (resolve) resolve(message);
+  else inbox.push(message);
+});
+
 function nextMessage<T>(): Promise<T> {
-  return new Promise((resolve) => process.once('message', (message) => resolve(message as T)));
+  if (inbox.length > 0) return Promise.resolve(inbox.shift() as T);
+  return new Promise((resolve) => (waiting = resolve as (message: unknown) => void));
 }
 
 function encoder(format: TargetFormat, image: Image): Image {
@@ -54,6 +73,17 @@ function encoder(format: TargetFormat, image: Image): Image {
 
 const outputPath = (start: StartMessage, page: number) => path.join(start.outputDir, `page-${page}.${start.format}`);
 
+/** Whether every pixel of `rgba` has equal red, green and blue (text pages: black text, grey edges, on white). */
+function isGrey(rgba: Buffer): boolean {
+  const pixels = new Uint32Array(rgba.buffer, rgba.byteOffset, rgba.length >>> 2);
+  for (let i = 0; i < pixels.length; i++) {
+    const pixel = pixels[i]!;
+    // red = green and green = blue, in the low three bytes
+    if (((pixel ^ (pixel >>> 8)) & 0xffff) !== 0) return false;
+  }
+  return true;
+}
+
 /**
  * Encodes a page's pixels and reports the page. `canvas.data()` copies the stored pixels out
  * (premultiplied RGBA, which for these opaque pages painted on white equals straight RGBA) without
@@ -62,9 +92,12 @@ const outputPath = (start: StartMessage, page: number) => path.join(start.output
 async function writeCanvas(start: StartMessage, page: number, canvas: Canvas, placeholder: boolean) {
   const { width, height } = canvas;
   const file = outputPath(start, page);
-  // rendered pages are opaque (painted on white): RGB is a quarter less to encode
-  const pixels = sharp(canvas.data(), { raw: { width, height, channels: 4 } }).removeAlpha();
-  await encoder(start.format, pixels).toFile(file);
+  const rgba = canvas.data();
+  const pixels = sharp(rgba, { raw: { width, height, channels: 4 } });
+  // rendered pages are opaque (painted on white): RGB is a quarter less to encode; a page with no
+  // colour (most text pages) is one grey channel, the same pixels in a third of the data (half the
+  // PNG's bytes and encoding time on the conversion benchmark's text pages, for a scan costing ~2 ms)
+  await encoder(start.format, isGrey(rgba) ? pixels.extractChannel(0) : pixels.removeAlpha()).toFile(file);
   await send({ type: 'page', page, path: file, width, height, placeholder });
 }
 
@@ -134,26 +167,34 @@ function countObjects(OPS: Record<string, number>, fnArray: number[], argsArray:
 }
 
 async function convertPdf(start: StartMessage) {
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  pdfjs.GlobalWorkerOptions.workerSrc = pathToFileURL(path.join(pdfjsRoot, 'legacy', 'build', 'pdf.worker.mjs')).href;
   const bytes = await readFile(start.inputPath);
-  let document;
+  const loading = pdfjs.getDocument({
+    // pdfjs takes the buffer over (detaches it): it gets a copy of its own
+    data: new Uint8Array(bytes),
+    standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
+    cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
+    iccUrl: `${path.join(pdfjsRoot, 'iccs')}/`,
+    wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
+    maxImageSize: start.maxPixels,
+    verbosity: 0,
+  });
   try {
-    document = await pdfjs.getDocument({
-      // pdfjs takes the buffer over (detaches it): it gets a copy of its own
-      data: new Uint8Array(bytes),
-      standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
-      cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
-      iccUrl: `${path.join(pdfjsRoot, 'iccs')}/`,
-      wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
-      maxImageSize: start.maxPixels,
-      verbosity: 0,
-    }).promise;
-  } catch (error) {
-    const e = error as Error;
-    if (e.name === 'PasswordException') throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is encrypted and cannot be opened without its password`);
-    throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is not a readable PDF (${e.message})`);
+    let document: PDFDocumentProxy;
+    try {
+      document = await loading.promise;
+    } catch (error) {
+      const e = error as Error;
+      if (e.name === 'PasswordException') throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is encrypted and cannot be opened without its password`);
+      throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is not a readable PDF (${e.message})`);
+    }
+    await renderDocument(start, document);
+  } finally {
+    // the process may serve the next conversion: the document's objects, fonts and caches go now
+    await loading.destroy();
   }
+}
+
+async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   const pages = document.numPages;
   if (pages < 1) throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has no pages`);
   const objects: number[] = [];
@@ -215,13 +256,9 @@ async function convertPdf(start: StartMessage) {
     writing = writeCanvas(start, number, canvas, placeholder);
   }
   await writing;
-  await document.cleanup();
 }
 
-async function main() {
-  // the job's process died (or stopped it): nothing is waiting for the pages any more
-  process.once('disconnect', () => process.exit(0));
-  const start = await nextMessage<StartMessage>();
+async function convert(start: StartMessage) {
   try {
     await mkdir(start.outputDir, { recursive: true });
     if (start.kind === 'pdf') await convertPdf(start);
@@ -231,7 +268,9 @@ async function main() {
     const e = error as Error;
     await send({ type: 'failed', reasonCode: e instanceof RenderFailure ? e.reasonCode : 'conversionFailed', message: e.message });
   }
-  process.exit(0);
 }
 
-await main();
+// the parent died (or let this process go): nothing is waiting for pages any more
+process.once('disconnect', () => process.exit(0));
+await send({ type: 'ready' });
+for (;;) await convert(await nextMessage<StartMessage>());

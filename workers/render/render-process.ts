@@ -1,11 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { JobFailure } from '../../src/modules/jobs/queue.js';
-import { runBoundedChild, type ChildBounds, type FinalMessage } from '../child/bounded-child.js';
+import { ChildPool, runBoundedChild, type FinalMessage, type ReadyMessage } from '../child/bounded-child.js';
 import type { ChildMessage, DecisionMessage, StartMessage } from './protocol.js';
 
 const childScript = fileURLToPath(new URL('./render-child.js', import.meta.url));
 
-export type RenderBounds = ChildBounds;
+/** Warm render processes with a V8 heap and resident bound of `memoryMb` (workers/child/bounded-child.ts). */
+export function renderPool(memoryMb: number, maxIdle: number): ChildPool {
+  return new ChildPool(childScript, memoryMb, { maxIdle });
+}
 
 export interface RenderCallbacks {
   /** after the prescan: what to render (or stop) */
@@ -14,18 +17,17 @@ export interface RenderCallbacks {
 }
 
 /**
- * Runs one conversion's rendering in a bounded child process (workers/child/bounded-child.ts): over its
- * memory bound or deadline the job fails with a clear message while the service and the other jobs go on.
+ * Runs one conversion's rendering in a bounded render process of `pool`: over its memory bound or
+ * deadline the job fails with a clear message while the service and the other jobs go on.
  */
-export function renderInChild(start: StartMessage, bounds: RenderBounds, callbacks: RenderCallbacks): Promise<void> {
-  const memoryExceeded = () => new JobFailure('conversionMemoryExceeded', `the conversion of ${start.fileName} needed more than its memory bound of ${bounds.memoryMb} MB and was stopped`);
-  return runBoundedChild<Exclude<ChildMessage, FinalMessage>>(
-    childScript,
+export function renderInChild(pool: ChildPool, start: StartMessage, timeoutMs: number, callbacks: RenderCallbacks): Promise<void> {
+  return runBoundedChild<Exclude<ChildMessage, FinalMessage | ReadyMessage>>(
+    pool,
     start,
-    bounds,
+    timeoutMs,
     {
-      memoryExceeded,
-      timedOut: () => new JobFailure('conversionTimeout', `the conversion of ${start.fileName} did not finish within its deadline of ${bounds.timeoutMs} ms and was stopped`),
+      memoryExceeded: () => new JobFailure('conversionMemoryExceeded', `the conversion of ${start.fileName} needed more than its memory bound of ${pool.memoryMb} MB and was stopped`),
+      timedOut: () => new JobFailure('conversionTimeout', `the conversion of ${start.fileName} did not finish within its deadline of ${timeoutMs} ms and was stopped`),
       crashed: (detail) => new JobFailure('conversionFailed', `the render process of ${start.fileName} ended unexpectedly (${detail})`),
     },
     async (message, child) => {
