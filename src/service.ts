@@ -72,8 +72,9 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
   await sweepPendingUploads(em, services, abandonedAfterMs);
   const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? (parts.workers?.(services) ?? []) : [];
-  // a process that submits jobs starts the queue too: only a started queue announces new jobs (NOTIFY)
-  const usesJobs = config.ROLE === 'all' || config.ROLE === 'worker' || config.ROLE === 'content';
+  // a process that submits jobs starts the queue too: only a started queue announces new jobs (NOTIFY);
+  // health submits the deep check's jobs
+  const usesJobs = config.ROLE === 'all' || config.ROLE === 'worker' || config.ROLE === 'content' || config.ROLE === 'health';
   if (usesJobs) await jobs.start();
 
   await ensureAdministrator(em, services);
