@@ -327,3 +327,23 @@ describe('GraphQL through the gateway', () => {
     expect(anonymous.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'notAuthenticated' });
   });
 });
+
+describe('the asynchronous deep check in a worker of one job at a time (JOB_CONCURRENCY=1)', () => {
+  let single: TestService;
+  beforeAll(async () => {
+    single = await startTestService({ JOB_CONCURRENCY: '1', DEEP_CHECK_WAIT_MS: '10000' });
+  }, 60_000);
+  afterAll(() => single?.stop());
+
+  it('runs in a slot of its own: the conversion and extraction it waits for still run', { timeout: 120_000 }, async () => {
+    const started = await call(`${single.adminBase}/repository/async-deep-check/by-name?repositoryName=default&sessionId=${single.adminSession}`);
+    expect(started.status).toBe(200);
+    let job: Record<string, any> = {};
+    for (const until = Date.now() + 90_000; Date.now() < until && !['Done', 'panic'].includes(job.state); await new Promise((resolve) => setTimeout(resolve, 200))) {
+      job = (await call(`${single.adminBase}/jobs/status?jobId=${started.body._id}&sessionId=${single.adminSession}`)).body;
+    }
+    expect(job.state).toBe('Done');
+    const result = JSON.parse(job.serviceRequestJob.serializedResult);
+    expect(result.checkStatus, result.message).toBe('ok');
+  });
+});
