@@ -1,8 +1,8 @@
-import { Arg, Authorized, Ctx, Field, ID, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { Args, Authorized, Ctx, Field, ID, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { findRepository } from '../repositories/operations.js';
 import { connectionCheck } from './connection-check.js';
-import { oncePerRequest, repositoryKey } from './once-per-request.js';
+import { oncePerRequest, repositoryKey, RepositoryKeyArgs } from './check-arguments.js';
 
 @ObjectType('CheckResultEntry')
 class CheckResultEntryNode {
@@ -30,11 +30,9 @@ export class ChecksResolver {
   @Query(() => CheckResponseNode, { description: 'spec endpoint 10: the repository and what it relies on, part by part' })
   async connectionCheck(
     @Ctx() context: RequestContext,
-    @Arg('repositoryId', () => ID, { nullable: true }) repositoryId?: string,
-    @Arg('repositoryName', () => String, { nullable: true }) repositoryName?: string,
-    @Arg('repositoryTechnicalName', () => String, { nullable: true }) repositoryTechnicalName?: string,
+    @Args(() => RepositoryKeyArgs) key: RepositoryKeyArgs,
   ) {
-    const repository = await findRepository(context.em, repositoryKey(repositoryId, repositoryName, repositoryTechnicalName));
+    const repository = await findRepository(context.em, repositoryKey(key));
     return oncePerRequest(context, `connection:${repository.id}`, () => connectionCheck(context.em, context.services, repository));
   }
 }

@@ -1,11 +1,11 @@
-import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { asyncJobResponse, AsyncJobResponseNode } from '../jobs/job.types.js';
 import { findRepository } from '../repositories/operations.js';
 import { deepCheckOptionsOf, findAdministrationJob, startDeepCheck } from './async-deep-check.js';
 import { deepCheck } from './deep-check.js';
 import { findDeepCheckReport, renderDeepCheckReport } from './deep-check-reports.js';
-import { oncePerRequest, repositoryKey } from './once-per-request.js';
+import { oncePerRequest, repositoryKey, RepositoryKeyArgs } from './check-arguments.js';
 
 @ObjectType('DeepCheckScenario')
 class DeepCheckScenarioNode {
@@ -64,11 +64,9 @@ export class DeepCheckResolver {
   })
   async deepCheck(
     @Ctx() context: RequestContext,
-    @Arg('repositoryId', () => ID, { nullable: true }) repositoryId?: string,
-    @Arg('repositoryName', () => String, { nullable: true }) repositoryName?: string,
-    @Arg('repositoryTechnicalName', () => String, { nullable: true }) repositoryTechnicalName?: string,
+    @Args(() => RepositoryKeyArgs) key: RepositoryKeyArgs,
   ) {
-    const repository = await findRepository(context.em, repositoryKey(repositoryId, repositoryName, repositoryTechnicalName));
+    const repository = await findRepository(context.em, repositoryKey(key));
     const principal = await context.principal();
     return oncePerRequest(context, `deep:${repository.id}`, () => deepCheck(context.services, principal, repository, deepCheckOptionsOf(context.services.config)));
   }
@@ -76,12 +74,10 @@ export class DeepCheckResolver {
   @Mutation(() => AsyncDeepCheckResponseNode, { description: 'spec endpoint 12: starts the deep check as a job; its status and result at administrationJobStatus' })
   async startDeepCheck(
     @Ctx() context: RequestContext,
-    @Arg('repositoryId', () => ID, { nullable: true }) repositoryId?: string,
-    @Arg('repositoryName', () => String, { nullable: true }) repositoryName?: string,
-    @Arg('repositoryTechnicalName', () => String, { nullable: true }) repositoryTechnicalName?: string,
+    @Args(() => RepositoryKeyArgs) key: RepositoryKeyArgs,
   ) {
     const started = Date.now();
-    const repository = await findRepository(context.em, repositoryKey(repositoryId, repositoryName, repositoryTechnicalName));
+    const repository = await findRepository(context.em, repositoryKey(key));
     const principal = await context.principal();
     const job = await oncePerRequest(context, `async-deep:${repository.id}`, () => startDeepCheck(context.em, context.services.jobs, principal, repository));
     return { _id: job.id, duration: Date.now() - started };

@@ -1,3 +1,4 @@
+import { ArgsType, Field, ID } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { illegalArguments } from '../../errors.js';
 import type { RepositoryKey } from '../repositories/operations.js';
@@ -16,8 +17,15 @@ export function oncePerRequest<T>(context: RequestContext, key: string, run: () 
   return result;
 }
 
-/** The spec's three ways of naming the repository of a check: exactly one of them. */
-export function repositoryKey(repositoryId?: string | null, repositoryName?: string | null, repositoryTechnicalName?: string | null): RepositoryKey {
+/** The spec's three ways of naming the repository of a check (endpoints 10–12): exactly one of them. */
+@ArgsType()
+export class RepositoryKeyArgs {
+  @Field(() => ID, { nullable: true }) repositoryId?: string | null;
+  @Field(() => String, { nullable: true }) repositoryName?: string | null;
+  @Field(() => String, { nullable: true }) repositoryTechnicalName?: string | null;
+}
+
+export function repositoryKey({ repositoryId, repositoryName, repositoryTechnicalName }: RepositoryKeyArgs): RepositoryKey {
   const given = [repositoryId, repositoryName, repositoryTechnicalName].filter((value) => value !== undefined && value !== null);
   if (given.length !== 1) throw illegalArguments('give one of repositoryId, repositoryName, repositoryTechnicalName');
   if (repositoryId) return { repositoryId };
