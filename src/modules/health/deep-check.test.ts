@@ -6,7 +6,7 @@ import { newContent, sql } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { findRepositoryByName } from '../repositories/operations.js';
 import { deepCheck, type DeepCheckResult } from './deep-check.js';
-import { renderDeepCheckReport } from './deep-check-reports.js';
+import { findDeepCheckReport, renderDeepCheckReport, reportsKeptPerRepository, saveDeepCheckReport } from './deep-check-reports.js';
 
 let service: TestService;
 let userSession: string;
@@ -207,6 +207,20 @@ describe('the report at reportUrl', () => {
     expect((await getReport(body.reportUrl.replace(id, 'not-a-report'))).status).toBe(400);
   });
 
+  it('keeps the newest 20 of a repository; older ones are a 404', { timeout: 60_000 }, async () => {
+    const em = () => service.services.orm.em.fork() as EntityManager;
+    const repository = await findRepositoryByName(em(), 'second');
+    const template = await deepCheck(service.services, { userName: 'admin', roles: ['ADMIN'] }, repository, { timeoutMs: 1, waitMs: 1 });
+    const ids = Array.from({ length: reportsKeptPerRepository + 2 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    for (const id of ids) await saveDeepCheckReport(em(), repository.id, { ...template, _id: id });
+    const kept = await sql<{ id: string }>(service, 'select id from deep_check_report where repository_id = ? order by created_at, id', [repository.id]);
+    expect(kept.map((row) => row.id)).toEqual(ids.slice(-reportsKeptPerRepository));
+    await expect(findDeepCheckReport(em(), ids[1]!)).rejects.toMatchObject({ reasonCode: 'notFound' });
+    expect((await findDeepCheckReport(em(), ids.at(-1)!))._id).toBe(ids.at(-1));
+    // other repositories keep theirs
+    expect((await sql<{ count: number }>(service, `select count(*)::int as count from deep_check_report where repository_id = 'svc.repository.default'`))[0]!.count).toBeGreaterThan(0);
+  });
+
   it('escapes the error text', () => {
     const html = renderDeepCheckReport({
       _id: 'r',
@@ -296,14 +310,14 @@ describe('asynchronous deep check (spec endpoint 12) and A/jobs/status', () => {
 
 describe('GraphQL through the gateway', () => {
   it('runs one deep check per request however many aliases ask for it, and starts one job', { timeout: 120_000 }, async () => {
-    const reportsBefore = await sql<{ count: number }>(service, 'select count(*)::int as count from deep_check_report');
+    const [{ now }] = (await sql<{ now: string }>(service, 'select clock_timestamp()::text as now')) as [{ now: string }];
     const aliases = Array.from({ length: 6 }, (_, i) => `c${i}: deepCheck(repositoryName: "second") { _id checkStatus test { listFeatures { featureName } } }`).join(' ');
     const answer = await service.graphql<Record<string, { _id: string; checkStatus: string }>>(`mutation { ${aliases} }`);
     expect(answer.errors).toBeUndefined();
     expect(new Set(Object.values(answer.data!).map((result) => result._id)).size).toBe(1);
     expect(Object.values(answer.data!)[0]!.checkStatus).toBe('ok');
-    const reportsAfter = await sql<{ count: number }>(service, 'select count(*)::int as count from deep_check_report');
-    expect(reportsAfter[0]!.count - reportsBefore[0]!.count).toBe(1);
+    const reportsSince = await sql<{ count: number }>(service, 'select count(*)::int as count from deep_check_report where created_at > ?::timestamptz', [now]);
+    expect(reportsSince[0]!.count).toBe(1);
 
     const jobsBefore = await sql<{ count: number }>(service, `select count(*)::int as count from service_job where job_name = 'deepCheck'`);
     const starts = Array.from({ length: 6 }, (_, i) => `s${i}: startDeepCheck(repositoryName: "second") { _id }`).join(' ');
