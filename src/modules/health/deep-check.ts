@@ -475,8 +475,10 @@ async function runScenario(run: DeepCheckRun, scenario: Scenario): Promise<DeepC
   return { scenarioName: scenario.name, scenarioDescription: scenario.description, status, duration: Math.round(performance.now() - started), errorMessage };
 }
 
-/** Cleaning up may take this long past the deadline. */
+/** Cleaning up may take this long past the deadline: waiting for the steps cut off, then removing the scratch folder. */
 const cleanUpGraceMs = 10_000;
+/** How long a run may last past its deadline at most (the clean-up's two bounded steps and saving the report). */
+export const deepCheckGraceMs = 2 * cleanUpGraceMs + 5_000;
 
 /** The scratch folder of a run: at the root, named so that runs (and what clients keep) never collide. */
 const scratchFolderName = (token: string, started: Date) => `deep-check-${testTimeOf(started)}-${token}`;
