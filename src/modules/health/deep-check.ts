@@ -403,7 +403,7 @@ class DeepCheckRun {
   readonly tag = `deep-check-${this.token}`;
   readonly state: RunState = { representationPaths: [] };
   readonly deadline: number;
-  /** the scratch folder's creation and the latest scenario: cleaning up waits for them, even when the deadline cut them off */
+  /** the scratch folder's creation and the scenarios started: cleaning up waits for them, even when the deadline cut them off */
   readonly started: Promise<unknown>[] = [];
 
   constructor(
@@ -442,12 +442,10 @@ class DeepCheckRun {
   }
 }
 
-/** Runs `work` for at most `ms`: a step that hangs fails, and the run goes on to clean up. */
-async function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  if (ms <= 0) {
-    work.catch(() => undefined);
-    throw new Error(`the deep check's deadline passed before ${what}`);
-  }
+/** Starts `step` and waits for it at most `ms`: a step that hangs fails, and the run goes on to clean up. Past the deadline it does not start. */
+async function bounded<T>(step: () => Promise<T>, ms: number, what: string): Promise<T> {
+  if (ms <= 0) throw new Error(`the deep check's deadline passed before ${what}`);
+  const work = step();
   const timer = new AbortController();
   try {
     return await Promise.race([
@@ -467,7 +465,7 @@ async function runScenario(run: DeepCheckRun, scenario: Scenario): Promise<DeepC
   let status: ScenarioStatus = 'passed';
   let errorMessage: string | null = null;
   try {
-    await bounded(run.track(scenario.run(run)), run.remaining(), scenario.name);
+    await bounded(() => run.track(scenario.run(run)), run.remaining(), scenario.name);
   } catch (error) {
     status = error instanceof ScenarioSkipped ? 'skipped' : 'failed';
     errorMessage = (error as Error).message;
@@ -489,13 +487,13 @@ const scratchFolderName = (token: string, started: Date) => `deep-check-${testTi
  */
 async function cleanUp(run: DeepCheckRun): Promise<string | undefined> {
   // what the deadline cut off goes on: wait for it (bounded), so that nothing lands in the folder after it is gone
-  await bounded(Promise.allSettled(run.started), cleanUpGraceMs, 'the steps cut off').catch(() => undefined);
+  await bounded(() => Promise.allSettled(run.started), cleanUpGraceMs, 'the steps cut off').catch(() => undefined);
   const scratchId = run.state.scratchId;
   if (!scratchId) return undefined;
   try {
     const scope = run.scope();
     // a scenario cut off mid-way may have left the working copy checked out: ours, so the recursive deletion takes it
-    await bounded(deleteFolder(scope, scratchId, { recursive: true }), cleanUpGraceMs, 'removing the scratch folder');
+    await bounded(() => deleteFolder(scope, scratchId, { recursive: true }), cleanUpGraceMs, 'removing the scratch folder');
     await Promise.all(run.state.representationPaths.map((storagePath) => run.services.cacheStore.remove(storagePath)));
     return undefined;
   } catch (error) {
@@ -517,10 +515,16 @@ export async function deepCheck(services: Services, principal: Principal, reposi
   const listFeatures: DeepCheckFeature[] = [];
   let setupError: string | undefined;
   try {
-    const creation = run.track(createFolder(run.scope(), { name: scratchFolderName(run.token, startedAt) }));
-    // a creation cut off by the deadline still gets its id, for the clean-up
-    void creation.then((scratch) => (run.state.scratchId = scratch.id), () => undefined);
-    await bounded(creation, run.remaining(), 'creating the scratch folder');
+    await bounded(
+      () => {
+        const creation = run.track(createFolder(run.scope(), { name: scratchFolderName(run.token, startedAt) }));
+        // a creation cut off by the deadline still gets its id, for the clean-up
+        void creation.then((scratch) => (run.state.scratchId = scratch.id), () => undefined);
+        return creation;
+      },
+      run.remaining(),
+      'creating the scratch folder',
+    );
   } catch (error) {
     setupError = `the scratch folder could not be created: ${(error as Error).message}`;
   }
