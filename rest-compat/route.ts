@@ -8,6 +8,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface Reply {
   status?: number;
   body?: unknown;
+  /** the media type of a body that is not JSON (a page: the deep check report) */
+  type?: string;
+  headers?: Record<string, string>;
 }
 
 /** What a route's input step may use beside the request. */

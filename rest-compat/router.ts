@@ -64,8 +64,9 @@ export function restRouter({ gateway, services, schemas, routes, prefix }: RestR
     router.register(row.path, [row.method], async (ctx) => {
       const reply = await row.handle(ctx, tools, runner(ctx));
       ctx.status = reply.status ?? 200;
+      if (reply.headers) ctx.set(reply.headers);
       if (reply.body !== undefined) {
-        ctx.type = 'application/json';
+        ctx.type = reply.type ?? 'application/json';
         ctx.body = reply.body;
       }
     });

@@ -76,6 +76,9 @@ const environmentSchema = z.object({
   /** full text: memory bound and deadline of one extraction process (PDF, DOCX) */
   FULLTEXT_EXTRACT_MEMORY_MB: z.coerce.number().int().min(64).default(512),
   FULLTEXT_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(500).default(60_000),
+  /** the deep check: the whole run (scenarios and waits), and each wait for a conversion or text extraction within it */
+  DEEP_CHECK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  DEEP_CHECK_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 /** The settings-file names of the spec are accepted as aliases of the property names (DESIGN §0). */

@@ -16,6 +16,7 @@ import { createAuthServices } from './modules/auth/auth-services.js';
 import { listenForNotifications } from './db/notifications.js';
 import { ensureAdministrator, forgetEndedSession, sessionEndedChannel } from './modules/auth/operations.js';
 import { maxLimit } from './modules/search/entry-query.js';
+import { deepCheckGraceMs } from './modules/health/deep-check.js';
 import { ensureDefaultRepository, forgetAllRepositories, forgetRepository, repositoryChangedChannel } from './modules/repositories/operations.js';
 import { transferRouter } from './http/transfer.js';
 import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
@@ -72,8 +73,9 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
   await sweepPendingUploads(em, services, abandonedAfterMs);
   const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? (parts.workers?.(services) ?? []) : [];
-  // a process that submits jobs starts the queue too: only a started queue announces new jobs (NOTIFY)
-  const usesJobs = config.ROLE === 'all' || config.ROLE === 'worker' || config.ROLE === 'content';
+  // a process that submits jobs starts the queue too: only a started queue announces new jobs (NOTIFY);
+  // health submits the deep check's jobs
+  const usesJobs = config.ROLE === 'all' || config.ROLE === 'worker' || config.ROLE === 'content' || config.ROLE === 'health';
   if (usesJobs) await jobs.start();
 
   await ensureAdministrator(em, services);
@@ -109,6 +111,8 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       httpFastPath: config.GATEWAY_HTTP_FAST_PATH,
       singleSubgraphShortcut: config.GATEWAY_SINGLE_SUBGRAPH_SHORTCUT,
       reverifySessionsMs: config.SUBSCRIPTION_SESSION_CHECK_SECONDS * 1000,
+      // split mode: a synchronous deep check answers within its deadline and the clean-up's grace (docs/administration.md)
+      upstreamTimeoutsMs: { health: Math.max(30_000, config.DEEP_CHECK_TIMEOUT_MS + deepCheckGraceMs) },
       logger,
       verifyConnection: async (authorization) => {
         const context = createRequestContext(services, new Headers(authorization ? { authorization } : {}));

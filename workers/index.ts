@@ -1,14 +1,16 @@
 import type { Services } from '../src/context.js';
 import { convertJobName } from '../src/modules/conversion/operations.js';
 import { extractTextJobName, reindexJobName } from '../src/modules/fulltext/operations.js';
+import { deepCheckJobName } from '../src/modules/health/async-deep-check.js';
 import { convertHandler } from './jobs/convert.js';
 import { renderPool } from './render/render-process.js';
+import { deepCheckHandler } from './jobs/deep-check.js';
 import { extractTextHandler, reindexHandler } from './jobs/extract-text.js';
 import { startUploadSweeper, type BackgroundJob } from './upload-sweeper.js';
 
 /**
  * The background work of a process with ROLE=all or ROLE=worker: the upload sweeper, and the handlers
- * of the job system (conversion, text extraction and reindexing; the asynchronous deep check joins the same way).
+ * of the job system (conversion, text extraction and reindexing, the asynchronous deep check).
  * Call before the job queue starts.
  */
 export function startWorkers(services: Services): BackgroundJob[] {
@@ -17,5 +19,6 @@ export function startWorkers(services: Services): BackgroundJob[] {
   services.jobs.define(convertJobName, convertHandler(services, renderProcesses));
   services.jobs.define(extractTextJobName, extractTextHandler(services));
   services.jobs.define(reindexJobName, reindexHandler(services));
+  services.jobs.define(deepCheckJobName, deepCheckHandler(services), { waitsForJobs: true });
   return [startUploadSweeper(services), { name: 'render processes', stop: async () => renderProcesses.close() }];
 }

@@ -1,7 +1,17 @@
+import type { Context } from 'koa';
 import { z } from 'zod';
-import { ConnectionCheckDocument, RepositoryStatisticsDocument, type ConnectionCheckQuery } from '../operations/documents.generated.js';
+import {
+  AdministrationJobStatusDocument,
+  ConnectionCheckDocument,
+  DeepCheckDocument,
+  DeepCheckReportDocument,
+  RepositoryStatisticsDocument,
+  StartDeepCheckDocument,
+  type ConnectionCheckQuery,
+} from '../operations/documents.generated.js';
 import { nonEmptyText, parse } from '../params.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
+import { asyncJobResponseShape } from '../shapes/jobs.js';
 
 /** The spec's three ways to name the repository of a check: by id, by name, by technical name. */
 const repositoryKeys = [
@@ -19,18 +29,61 @@ const checkReply = ({ result }: ConnectionCheckQuery) => ({
   },
 });
 
-/** Spec endpoints 10 and 13. */
+
+/** The report is a page of its own: styles inline, nothing else loaded, no scripts; an administrator's, kept by no shared cache. */
+const reportHeaders = {
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'private, no-cache',
+};
+
+/** Spec endpoints 10, 11, 12 and 13; the deep check report and the administration jobs' status (DESIGN §4). */
 export const checkRoutes: RestRoute[] = [
-  ...repositoryKeys.map(([path, parameter]) =>
+  ...repositoryKeys.flatMap(([path, parameter]) => {
+    const keyInput = (ctx: Context) => parse(z.object({ [parameter]: nonEmptyText }), ctx.query) as Record<typeof parameter, string>;
+    return [
     route({
       method: 'GET',
       path: `${adminDomain}/repository/connection-check/${path}`,
       document: ConnectionCheckDocument,
-      input: (ctx) => parse(z.object({ [parameter]: nonEmptyText }), ctx.query) as Record<typeof parameter, string>,
+      input: keyInput,
       variables: (input) => input,
       reply: checkReply,
     }),
-  ),
+    route({
+      method: 'GET',
+      path: `${adminDomain}/repository/deep-check/${path}`,
+      document: DeepCheckDocument,
+      input: keyInput,
+      variables: (input) => input,
+      reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.repository.DeepHealthCheckResponse', ...result } }),
+    }),
+    route({
+      method: 'GET',
+      path: `${adminDomain}/repository/async-deep-check/${path}`,
+      document: StartDeepCheckDocument,
+      input: keyInput,
+      variables: (input) => input,
+      reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.AdxAdminResponse', _id: result._id, duration: result.duration } }),
+    }),
+    ];
+  }),
+  route({
+    method: 'GET',
+    path: `${adminDomain}/repository/deep-check/report/:id`,
+    document: DeepCheckReportDocument,
+    input: (_ctx, params) => ({ reportId: params.id! }),
+    variables: (input) => input,
+    reply: ({ result }) => ({ body: result, type: 'text/html; charset=utf-8', headers: reportHeaders }),
+  }),
+  route({
+    method: 'GET',
+    path: `${adminDomain}/jobs/status`,
+    document: AdministrationJobStatusDocument,
+    input: (ctx) => parse(z.object({ jobId: nonEmptyText }), ctx.query),
+    variables: (input) => input,
+    reply: ({ result }) => ({ body: asyncJobResponseShape(result) }),
+  }),
   route({
     method: 'GET',
     path: `${adminDomain}/repository/statistics`,

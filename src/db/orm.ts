@@ -14,6 +14,7 @@ import { Migration20261122260000Policies } from './migrations/Migration202611222
 import { Migration20261122260001StatisticsIndex } from './migrations/Migration20261122260001StatisticsIndex.js';
 import { Migration20261122290500StatisticsCoveringIndex } from './migrations/Migration20261122290500StatisticsCoveringIndex.js';
 import { Migration20261122280000ResourceText } from './migrations/Migration20261122280000ResourceText.js';
+import { Migration20261123010000DeepCheckReports } from './migrations/Migration20261123010000DeepCheckReports.js';
 import { Migration20261123020000RepositoryChanges } from './migrations/Migration20261123020000RepositoryChanges.js';
 
 export type Orm = MikroORM;
@@ -32,6 +33,7 @@ export const migrationsList = [
   { name: 'Migration20261122270001EntryVisibleCounts', class: Migration20261122270001EntryVisibleCounts },
   { name: 'Migration20261122280000ResourceText', class: Migration20261122280000ResourceText },
   { name: 'Migration20261122290500StatisticsCoveringIndex', class: Migration20261122290500StatisticsCoveringIndex },
+  { name: 'Migration20261123010000DeepCheckReports', class: Migration20261123010000DeepCheckReports },
   { name: 'Migration20261123020000RepositoryChanges', class: Migration20261123020000RepositoryChanges },
 ];
 

@@ -574,6 +574,33 @@ describe('gateway (split: subgraphs over HTTP and graphql-ws)', () => {
     }
   });
 
+  it('gives a subgraph named in upstreamTimeoutsMs its own, longer bound', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/graphql`;
+    const supergraphSdl = compose([
+      { name: 'content', schema: contentSchema(), url },
+      { name: 'admin', schema: adminSchema(), url },
+    ]);
+    const stuck = createGateway({ supergraphSdl, graphqlEndpoint: '/graphql', limits, logger, verifyConnection, upstreamTimeoutMs: 300, upstreamTimeoutsMs: { admin: 1_500 } });
+    const timed = async (document: string) => {
+      const started = Date.now();
+      const result = await stuck.execute({ document, headers: new Headers() });
+      expect(result.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'unavailable' });
+      return Date.now() - started;
+    };
+    try {
+      const [content, admin] = [await timed('{ whoami }'), await timed('{ adminPing }')];
+      expect(admin).toBeGreaterThanOrEqual(1_400);
+      expect(content).toBeLessThan(admin);
+    } finally {
+      await stuck.dispose();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('ends a subscription whose subgraph drops the connection with an error, leaving nothing unhandled', async () => {
     const dropping = net.createServer((socket) => setTimeout(() => socket.destroy(), 300));
     await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));

@@ -71,6 +71,8 @@ export interface GatewayOptions {
   httpFastPath?: boolean;
   /** a subgraph call over HTTP that has not answered after this long fails as unavailable (default 30 s) */
   upstreamTimeoutMs?: number;
+  /** subgraphs whose calls may take longer by design, by name (health: the synchronous deep check) */
+  upstreamTimeoutsMs?: Readonly<Partial<Record<string, number>>>;
   /** origins (scheme://host[:port]) allowed cross-origin access; none by default (no CORS headers at all) */
   corsOrigins?: readonly string[];
   /** answer introspection queries (default true) */
@@ -172,7 +174,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     propagateHeaders: { fromClientToSubgraphs: ({ request }) => forwardedHeaders(request.headers) },
     // subgraphs over HTTP only: an in-process call has no upstream to give up on
-    upstreamTimeout: ({ subgraphName }) => (subgraphName && inProcess.has(subgraphName.toLowerCase()) ? undefined : (options.upstreamTimeoutMs ?? 30_000)),
+    upstreamTimeout: ({ subgraphName }) =>
+      subgraphName && inProcess.has(subgraphName.toLowerCase())
+        ? undefined
+        : (options.upstreamTimeoutsMs?.[subgraphName?.toLowerCase() ?? ''] ?? options.upstreamTimeoutMs ?? 30_000),
     graphqlEndpoint,
     logging: hiveLog,
     landingPage: false,

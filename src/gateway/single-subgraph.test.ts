@@ -15,7 +15,7 @@ describe('single-subgraph plans over the real supergraph', () => {
     );
   });
   const plan = (text: string) => planner.plan(parse(text));
-  const healthDocuments = new Set(['ConnectionCheckDocument']);
+  const healthDocuments = new Set(['ConnectionCheckDocument', 'DeepCheckDocument', 'StartDeepCheckDocument', 'DeepCheckReportDocument', 'AdministrationJobStatusDocument']);
   const adminDocuments = new Set(
     ['Authenticate', 'Logout', 'CreateRepository', 'Repositories', 'RepositoryByName', 'UpdateRepositoryLimits', 'DeleteRepository', 'RepositoryStatistics',
       'CreateUser', 'Users', 'DeleteUser', 'CreateDefaultTypePolicy', 'CreateInheritancePolicy', 'CreateTypeRestrictionPolicy', 'Policies', 'DeletePolicies',

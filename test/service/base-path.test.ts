@@ -25,6 +25,16 @@ describe('BASE_PATH', () => {
     expect(events.map((event) => event.data?.healthChanges.status)).toEqual(['ok']);
   });
 
+  it("names the deep check's report under the root path, and serves it there", { timeout: 120_000 }, async () => {
+    const { status, body } = await call(`${service.adminBase}/repository/deep-check/by-name?repositoryName=default&sessionId=${service.adminSession}`);
+    expect(status).toBe(200);
+    expect(body.checkStatus, body.message).toBe('ok');
+    expect(body.reportUrl).toBe(`/content-repo/api/v1/access.svc.admin/v1/repository/deep-check/report/${body._id}`);
+    const page = await fetch(`${new URL(service.baseUrl).origin}${body.reportUrl}?sessionId=${service.adminSession}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  });
+
   it('answers nothing outside the root path', async () => {
     const origin = new URL(service.baseUrl).origin;
     expect(await call(`${origin}/healthz`)).toMatchObject({ status: 404, body: { reasonCode: 'notFound' } });

@@ -4,7 +4,8 @@ import { subscribeMappingErrors } from '../../graphql/errors.js';
 import { JSONObject } from '../../graphql/scalars.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { checkPaging } from '../search/entry-query.js';
-import { durationOf, finalStates, findJob, type JobRecord, type JobState } from '../jobs/records.js';
+import { asyncJobResponse, AsyncJobResponseNode, serviceRequestJob, ServiceRequestJobNode, type AsyncJobResponse } from '../jobs/job.types.js';
+import { finalStates, findJob, type JobState } from '../jobs/records.js';
 import type { EntryScope } from '../entries/scope.js';
 import { findJobs, getJob, startImageConversion, type ResultAction, type TargetFormat } from './operations.js';
 import { listRepresentations } from './representations.js';
@@ -45,50 +46,6 @@ class ConversionResponseNode {
   @Field(() => ID) jobId!: string;
 }
 
-/** The spec's `serviceRequestJob`. */
-@ObjectType('ServiceRequestJob')
-export class ServiceRequestJobNode {
-  @Field(() => ID) id!: string;
-  @Field(() => String, { nullable: true, description: 'the id of the job in the queue' }) conversionJobId!: string | null;
-  @Field(() => String) conversionType!: string;
-  @Field(() => String, { nullable: true, description: 'a reference to the session that started the job (never the session id)' }) clientSessionId!: string | null;
-  @Field(() => String) clientUsername!: string;
-  @Field(() => [String]) contentIds!: string[];
-  @Field(() => [String]) inputFilenames!: string[];
-  @Field(() => String, { nullable: true }) displayFilename!: string | null;
-  @Field(() => String, { nullable: true }) targetName!: string | null;
-  @Field(() => String, { nullable: true }) resultAction!: string | null;
-  @Field(() => String) state!: string;
-  @Field(() => Float) percentage!: number;
-  @Field(() => Int) priority!: number;
-  @Field(() => Int) tries!: number;
-  @Field(() => Boolean) revivable!: boolean;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => Date, { nullable: true }) startTimestamp!: Date | null;
-  @Field(() => Date, { nullable: true }) endTimestamp!: Date | null;
-  @Field(() => Date) lastStatusUpdate!: Date;
-  @Field(() => Int) duration!: number;
-  @Field(() => String, { nullable: true }) workerName!: string | null;
-  @Field(() => String, { nullable: true }) errorMessage!: string | null;
-  @Field(() => String, { nullable: true }) reasonCode!: string | null;
-  @Field(() => String, { nullable: true }) stackTrace!: string | null;
-  @Field(() => String) partition!: string;
-  @Field(() => String, { nullable: true }) requestSelectiveInformation!: string | null;
-  @Field(() => String, { nullable: true }) requestTypeShortName!: string | null;
-  @Field(() => String, { nullable: true }) requestTypeSignature!: string | null;
-  @Field(() => String, { description: 'JSON' }) serializedRequest!: string;
-  @Field(() => String, { nullable: true, description: 'JSON' }) serializedLowlevelRequest!: string | null;
-  @Field(() => String, { nullable: true, description: 'JSON' }) serializedResult!: string | null;
-}
-
-@ObjectType('AsyncJobResponse')
-class AsyncJobResponseNode {
-  @Field(() => Int) duration!: number;
-  @Field(() => String, { description: 'the cache access id of the repository' }) representationAccessId!: string;
-  @Field(() => String) state!: string;
-  @Field(() => ServiceRequestJobNode) serviceRequestJob!: ServiceRequestJobNode;
-}
-
 @ObjectType('JobsPage')
 class JobsPageNode {
   @Field(() => Int) count!: number;
@@ -117,31 +74,6 @@ class RepresentationsPageNode {
   @Field(() => Int) count!: number;
   @Field(() => [RepresentationNode]) entries!: RepresentationNode[];
 }
-
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-
-export const serviceRequestJob = (job: JobRecord): ServiceRequestJobNode => ({
-  ...job,
-  conversionJobId: job.queueJobId,
-  duration: durationOf(job),
-  serializedRequest: JSON.stringify(job.serializedRequest),
-  serializedLowlevelRequest: json(job.serializedLowlevelRequest),
-  serializedResult: json(job.serializedResult),
-});
-
-interface AsyncJobResponse {
-  duration: number;
-  representationAccessId: string;
-  state: string;
-  serviceRequestJob: ServiceRequestJobNode;
-}
-
-const asyncJobResponse = (job: JobRecord, started: number): AsyncJobResponse => ({
-  duration: Date.now() - started,
-  representationAccessId: `cache.${job.partition}`,
-  state: job.state,
-  serviceRequestJob: serviceRequestJob(job),
-});
 
 /**
  * The job's status now, then at every change of its state or percentage (announced by the process that

@@ -66,6 +66,8 @@ export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly pool?: pg.Pool;
   private started = false;
+  /** slots of job kinds that wait for other jobs (define's `waitsForJobs`) */
+  private ownSlots = 0;
 
   constructor(
     private readonly config: Config,
@@ -105,12 +107,21 @@ export class JobQueue {
     return this.config.MONGODB_URL ? 'mongodb' : 'postgres';
   }
 
-  /** Makes this process a worker for jobs named `name` (unless JOB_CONCURRENCY is 0). Call before start(). */
-  define(name: string, handler: JobHandler): void {
+  /**
+   * Makes this process a worker for jobs named `name` (unless JOB_CONCURRENCY is 0). Call before start().
+   * `waitsForJobs`: its runs wait for jobs of other kinds (the asynchronous deep check waits for a
+   * conversion): one at a time, in a slot of its own beyond JOB_CONCURRENCY, so that it never holds the
+   * slots the jobs it waits for need.
+   */
+  define(name: string, handler: JobHandler, options: { waitsForJobs?: boolean } = {}): void {
     if (this.config.JOB_CONCURRENCY === 0) return;
     this.handlers.set(name, handler);
+    if (options.waitsForJobs) {
+      this.ownSlots += 1;
+      this.agenda.maxConcurrency(this.config.JOB_CONCURRENCY + this.ownSlots).lockLimit(this.config.JOB_CONCURRENCY + this.ownSlots);
+    }
     this.agenda.define<QueueData>(name, (job) => this.run(job, handler), {
-      concurrency: this.config.JOB_CONCURRENCY,
+      concurrency: options.waitsForJobs ? 1 : this.config.JOB_CONCURRENCY,
       lockLifetime: this.config.JOB_LOCK_LIFETIME_MS,
     });
   }
