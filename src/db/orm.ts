@@ -15,6 +15,7 @@ import { Migration20261122260001StatisticsIndex } from './migrations/Migration20
 import { Migration20261122290500StatisticsCoveringIndex } from './migrations/Migration20261122290500StatisticsCoveringIndex.js';
 import { Migration20261122280000ResourceText } from './migrations/Migration20261122280000ResourceText.js';
 import { Migration20261123020000RepositoryChanges } from './migrations/Migration20261123020000RepositoryChanges.js';
+import { Migration20261123040000SearchPageIndexes } from './migrations/Migration20261123040000SearchPageIndexes.js';
 
 export type Orm = MikroORM;
 
@@ -33,6 +34,7 @@ export const migrationsList = [
   { name: 'Migration20261122280000ResourceText', class: Migration20261122280000ResourceText },
   { name: 'Migration20261122290500StatisticsCoveringIndex', class: Migration20261122290500StatisticsCoveringIndex },
   { name: 'Migration20261123020000RepositoryChanges', class: Migration20261123020000RepositoryChanges },
+  { name: 'Migration20261123040000SearchPageIndexes', class: Migration20261123040000SearchPageIndexes },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -48,12 +48,16 @@ export function textQuery(searchText: string): Sql {
 
 /**
  * `fullText('…')` against the Postgres index: the entry matches when its name's words or its resource's
- * extracted text (resource_text, GIN on its tsvector) match the whole query. Each side uses its own index.
+ * extracted text (resource_text, GIN on its tsvector) match the whole query. Each side uses its own
+ * index: the matching resources are collected once (an InitPlan over resource_text_document_idx) into
+ * an array that entry_resource_idx looks up, so the planner can OR the two bitmaps. (A correlated
+ * `exists` per entry cannot drive an index: the plan scanned every entry, 0.5 s for 10 matches in
+ * 100,000 rows; docs/benchmarks.md.)
  */
 export function fullTextMatch(searchText: string): Sql {
   const query = textQuery(searchText);
   return {
-    sql: `(${nameDocument} @@ (${query.sql}) or exists (select 1 from resource_text t where t.resource_id = e.resource_id and t.document @@ (${query.sql})))`,
+    sql: `(${nameDocument} @@ (${query.sql}) or e.resource_id = any(array(select t.resource_id from resource_text t where t.document @@ (${query.sql}))))`,
     params: [...query.params, ...query.params],
   };
 }

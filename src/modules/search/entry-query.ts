@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { CompiledQuery } from 'kysely';
 import { illegalArguments, ServiceError } from '../../errors.js';
 import { visibleEntries } from '../access/policy.js';
@@ -7,8 +8,8 @@ import type { EntryScope } from '../entries/scope.js';
 import { PropertyResolver } from './condition/properties.js';
 
 /**
- * A parameterised SQL predicate over `e` (entry) and `r` (its resource), with `?` for each parameter.
- * Never string-built from input. `joins` (alias → left join) are the further tables it names.
+ * A parameterised SQL predicate over `e` (entry), with `?` for each parameter. Never string-built from
+ * input. `joins` (alias → left join) are the further tables it names (`r`: the entry's resource).
  */
 export interface SqlPredicate {
   sql: string;
@@ -23,10 +24,13 @@ export interface SearchOptions extends SearchOptionsInput {
   versionStatus?: VersionStatus;
 }
 
+/** An entry as plain data under the Entry's property names: what a search hands out (a page is read-only). */
+export type EntryRecord = { [K in keyof Entry as K extends string ? K : never]: Entry[K] };
+
 export interface EntriesPage {
   count: number;
   duration: number;
-  entries: Entry[];
+  entries: EntryRecord[];
 }
 
 export const defaultLimit = 100;
@@ -117,11 +121,32 @@ export interface EntryQuery {
   count: { sql: string; params: unknown[] };
 }
 
-/** Who searches where: what the visibility rules read. */
-export type SearchScope = Pick<EntryScope, 'principal' | 'repository'>;
+/** Who searches where: what the visibility rules read (and the metadata the select list comes from). */
+export type SearchScope = Pick<EntryScope, 'principal' | 'repository' | 'em'>;
+
+let entrySelectList: { sql: string; dates: string[] } | undefined;
+
+/**
+ * The page's select list: every Entry property under its own name, dates as epoch milliseconds, from
+ * the entity's metadata. Rows become plain records without the unit of work: hydrating 100 managed
+ * entities per page was a good part of a page's cost over its SQL (docs/benchmarks.md).
+ */
+function entrySelect(em: EntityManager): { sql: string; dates: string[] } {
+  if (!entrySelectList) {
+    const props = em.getMetadata().get(Entry).props.filter((prop) => prop.fieldNames?.length === 1);
+    const dates = props.filter((prop) => prop.runtimeType === 'Date').map((prop) => prop.name);
+    const columns = props.map((prop) => {
+      const column = `e.${prop.fieldNames[0]}`;
+      return `${dates.includes(prop.name) ? `(extract(epoch from ${column}) * 1000)::float8` : column} as "${prop.name}"`;
+    });
+    entrySelectList = { sql: columns.join(', '), dates };
+  }
+  return entrySelectList;
+}
 
 /** Builds a search: visibility rules, the caller's predicates, ordering and paging. */
 export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, defaultOrder?: DefaultOrder): EntryQuery {
+  const selectList = entrySelect(scope.em).sql;
   const { limit, offset } = checkPaging(options.limit, options.offset);
   const all = [visibility(scope, options), ...predicates];
   const where = all.map((p) => `(${p.sql})`).join(' and ');
@@ -130,12 +155,15 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
   const order = orderClause(resolver, options.orderBy, options.orderingDirection, defaultOrder);
   const predicateJoins = all.flatMap((p) => [...(p.joins ?? [])]);
   const fromWith = (joins: [string, string][]) =>
-    ['from entry e left join resource r on r.id = e.resource_id', ...new Map(joins).values()].join(' ');
+    ['from entry e', ...new Map(joins).values()].join(' ');
+  // The page's ids first, in order (for an ordered index with an offset an index-only scan: the skipped
+  // rows are never read), then only those rows; `array()` keeps the order, `ordinality` restores it.
+  const ids = `select e.id ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`;
   return {
     limit,
     offset,
     page: {
-      sql: numbered(`select e.* ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`),
+      sql: numbered(`select ${selectList} from unnest(array(${ids})) with ordinality as page(id, n) join entry e on e.id = page.id order by page.n`),
       params: [...params, ...order.params, limit, offset],
     },
     count: countFromTotals(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
@@ -172,7 +200,9 @@ export async function runEntryQuery(
         const [total] = await run<{ n: string }>(query.count);
         return { rows: page, count: Number(total?.n ?? 0) };
       });
-    const entries = rows.map((row) => scope.em.map(Entry, row));
+    const { dates } = entrySelect(scope.em);
+    for (const row of rows) for (const date of dates) if (row[date] !== null) row[date] = new Date(row[date] as number);
+    const entries = rows as EntryRecord[];
     return { count, duration: Math.round(performance.now() - started), entries };
   } catch (error) {
     if ((error as { code?: string }).code === '57014') {
