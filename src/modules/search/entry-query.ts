@@ -1,5 +1,5 @@
-import type { EntityManager } from '@mikro-orm/core';
 import { CompiledQuery } from 'kysely';
+import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 import { illegalArguments, ServiceError } from '../../errors.js';
 import { visibleEntries } from '../access/policy.js';
 import { Entry, type VersionStatus } from '../entries/entry.entity.js';
@@ -15,6 +15,19 @@ export interface SqlPredicate {
   sql: string;
   params: unknown[];
   joins?: ReadonlyMap<string, string>;
+  /** the same predicate over one entry's rows in entry_visible_tag, when it only asks for tags (below) */
+  tagFormula?: TagFormula;
+}
+
+/**
+ * A predicate that only asks which tags an entry has, with no negation (`'a' in tags or tags in ('b',
+ * 'c')`, the property search's `tags`): `sql` is a condition over the aggregates of one entry's rows
+ * `v` of entry_visible_tag (`bool_or(v.tag = ?)`), `tags` every tag it names.
+ */
+export interface TagFormula {
+  sql: string;
+  params: unknown[];
+  tags: string[];
 }
 
 /** The search parameters the spec's three searches share, and what the operations add to them. */
@@ -25,7 +38,7 @@ export interface SearchOptions extends SearchOptionsInput {
 }
 
 /** An entry as plain data under the Entry's property names: what a search hands out (a page is read-only). */
-export type EntryRecord = { [K in keyof Entry as K extends string ? K : never]: Entry[K] };
+export type EntryRecord = PlainRecord<Entry>;
 
 export interface EntriesPage {
   count: number;
@@ -90,6 +103,32 @@ function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options
   };
 }
 
+/**
+ * The count of a search whose predicates only ask for tags, from entry_visible_tag
+ * (Migration20261123040001EntryVisibleTags): an index-only scan of the named tags' rows grouped by
+ * entry, instead of a visit to every match in the entry table. Default visibility only, as for the totals.
+ */
+function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): { sql: string; params: unknown[] } | undefined {
+  const defaultVisibility = !options.includeInactive && !options.includeVersions && options.versionStatus === undefined;
+  const formulas = predicates.map((p) => p.tagFormula);
+  if (predicates.length === 0 || !defaultVisibility || !visibleEntries(scope.principal, scope.repository).wholeRepository) return undefined;
+  if (!formulas.every((f): f is TagFormula => f !== undefined)) return undefined;
+  const params: unknown[] = [scope.repository.id, [...new Set(formulas.flatMap((f) => f.tags))]];
+  let typeFilter = '';
+  if (options.entryType) {
+    typeFilter = ' and v.entry_type = ?';
+    params.push(options.entryType);
+  }
+  params.push(...formulas.flatMap((f) => f.params));
+  return {
+    sql: numbered(
+      `select count(*) as n from (select v.entry_id from entry_visible_tag v where v.repository_id = ? and v.tag = any(?::text[])${typeFilter}` +
+        ` group by v.entry_id having ${formulas.map((f) => `(${f.sql})`).join(' and ')}) matches`,
+    ),
+    params,
+  };
+}
+
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
 function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
   const allowed = visibleEntries(scope.principal, scope.repository);
@@ -124,29 +163,9 @@ export interface EntryQuery {
 /** Who searches where: what the visibility rules read (and the metadata the select list comes from). */
 export type SearchScope = Pick<EntryScope, 'principal' | 'repository' | 'em'>;
 
-let entrySelectList: { sql: string; dates: string[] } | undefined;
-
-/**
- * The page's select list: every Entry property under its own name, dates as epoch milliseconds, from
- * the entity's metadata. Rows become plain records without the unit of work: hydrating 100 managed
- * entities per page was a good part of a page's cost over its SQL (docs/benchmarks.md).
- */
-function entrySelect(em: EntityManager): { sql: string; dates: string[] } {
-  if (!entrySelectList) {
-    const props = em.getMetadata().get(Entry).props.filter((prop) => prop.fieldNames?.length === 1);
-    const dates = props.filter((prop) => prop.runtimeType === 'Date').map((prop) => prop.name);
-    const columns = props.map((prop) => {
-      const column = `e.${prop.fieldNames[0]}`;
-      return `${dates.includes(prop.name) ? `(extract(epoch from ${column}) * 1000)::float8` : column} as "${prop.name}"`;
-    });
-    entrySelectList = { sql: columns.join(', '), dates };
-  }
-  return entrySelectList;
-}
-
 /** Builds a search: visibility rules, the caller's predicates, ordering and paging. */
 export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, defaultOrder?: DefaultOrder): EntryQuery {
-  const selectList = entrySelect(scope.em).sql;
+  const selectList = plainSelect(scope.em, Entry, 'e').sql;
   const { limit, offset } = checkPaging(options.limit, options.offset);
   const all = [visibility(scope, options), ...predicates];
   const where = all.map((p) => `(${p.sql})`).join(' and ');
@@ -166,7 +185,7 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
       sql: numbered(`select ${selectList} from unnest(array(${ids})) with ordinality as page(id, n) join entry e on e.id = page.id order by page.n`),
       params: [...params, ...order.params, limit, offset],
     },
-    count: countFromTotals(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
+    count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
   };
 }
 
@@ -200,9 +219,8 @@ export async function runEntryQuery(
         const [total] = await run<{ n: string }>(query.count);
         return { rows: page, count: Number(total?.n ?? 0) };
       });
-    const { dates } = entrySelect(scope.em);
-    for (const row of rows) for (const date of dates) if (row[date] !== null) row[date] = new Date(row[date] as number);
-    const entries = rows as EntryRecord[];
+    const { revive } = plainSelect(scope.em, Entry, 'e');
+    const entries = rows.map(revive);
     return { count, duration: Math.round(performance.now() - started), entries };
   } catch (error) {
     if ((error as { code?: string }).code === '57014') {
