@@ -20,10 +20,11 @@ import 'reflect-metadata';
 import { CompiledQuery } from 'kysely';
 import type { Orm } from '../src/db/orm.js';
 import { EntryTypeEnum } from '../src/modules/entries/entry.types.js';
-import { fullTextMatch, relevanceOrder } from '../src/modules/fulltext/query.js';
+import { relevanceOrder } from '../src/modules/fulltext/query.js';
+import { postgresTextIndex, resolveFullTextTerms } from '../src/modules/fulltext/text-index.js';
 import { propertyPredicates } from '../src/modules/search/by-properties.js';
 import { compileCondition } from '../src/modules/search/condition/compile.js';
-import { parseCondition } from '../src/modules/search/condition/parser.js';
+import { fullTextTexts, parseCondition } from '../src/modules/search/condition/parser.js';
 import { buildEntryQuery, type EntryQuery, type SearchScope } from '../src/modules/search/entry-query.js';
 import type { PropertyFilter } from '../src/modules/search/inputs.js';
 import { contentBase, cpuSecondsOf, fmt, header, runBench, verdict } from './lib.js';
@@ -47,16 +48,18 @@ interface Query {
 const benchScope = (orm: Orm) =>
   ({ principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: REPOSITORY_ID, name: 'default' }, em: orm.em }) as unknown as SearchScope;
 
-/** The statements the service runs for a query (the same builders), to EXPLAIN them. */
-function statementsOf(orm: Orm, q: Query): EntryQuery {
+/** The statements the service runs for a query (the same builders, full text resolved the same way), to EXPLAIN them. */
+async function statementsOf(orm: Orm, q: Query): Promise<EntryQuery> {
   const { condition, searchText, orderBy, entryType, offset, ...filter } = q.query;
   const options = { orderBy, entryType: entryType === undefined ? undefined : EntryTypeEnum.CONTENT, offset: offset === undefined ? undefined : Number(offset) };
-  if (searchText !== undefined) return buildEntryQuery(benchScope(orm), [fullTextMatch(searchText)], options, relevanceOrder(searchText));
-  const predicates =
-    condition === undefined
-      ? propertyPredicates({ ...filter, tags: filter.tags === undefined ? undefined : [filter.tags] } as PropertyFilter)
-      : [compileCondition(parseCondition(condition), { fullTextEnabled: true, repositoryName: 'default' })];
-  return buildEntryQuery(benchScope(orm), predicates, options);
+  const em = orm.em.fork();
+  if (searchText !== undefined) return buildEntryQuery(benchScope(orm), [await postgresTextIndex.match(em, REPOSITORY_ID, searchText)], options, relevanceOrder(searchText));
+  if (condition === undefined) {
+    return buildEntryQuery(benchScope(orm), propertyPredicates({ ...filter, tags: filter.tags === undefined ? undefined : [filter.tags] } as PropertyFilter), options);
+  }
+  const parsed = parseCondition(condition);
+  const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, em, REPOSITORY_ID, fullTextTexts(parsed));
+  return buildEntryQuery(benchScope(orm), [compileCondition(parsed, { fullTextEnabled: true, repositoryName: 'default', fullTextTerms })], options);
 }
 
 /** The indexes a plan uses and its execution time, in one line. */
@@ -153,7 +156,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     console.log(
       `${''.padEnd(32)} service query time (duration) p50 ${percentile(durations, 50)} ms  p95 ${percentile(durations, 95)} ms; service CPU ${fmt(cpuPerRequest)} ms/request`,
     );
-    const statements = statementsOf(orm, q);
+    const statements = await statementsOf(orm, q);
     console.log(`${''.padEnd(32)} page: ${await explain(orm, statements.page)}`);
     if (q.count >= statements.limit) console.log(`${''.padEnd(32)} count: ${await explain(orm, statements.count)}`);
   }
