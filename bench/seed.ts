@@ -1,7 +1,9 @@
 /**
  * Bulk SQL seeding of a repository at scale, shared by the search and statistics benchmarks: `rows`
  * contents in about rows / 1000 folders, each with a resource (sizes spread up to 10 MB), tags, custom
- * properties, and a name with a word of known frequency (`seededWord`), so queries know their counts.
+ * properties, a name with a word of known frequency (`seededWord`), and extracted text holding the
+ * word of the next content (content i's text has `seededWord(i + 1)`), so that queries know their
+ * counts and a full-text match comes from names and from texts.
  */
 import path from 'node:path';
 import { CompiledQuery } from 'kysely';
@@ -24,7 +26,9 @@ export const seededWord = (rows: number) => {
 
 export async function seedContents(orm: Orm, rows: number): Promise<void> {
   const folders = seededFolders(rows);
-  const wordSql = `case when i % ${rareEveryOf(rows)} = 7 then 'rareword' when i % 100 = 3 then 'mediumword' when i % 10 < 3 then 'commonword' else 'plainword' end`;
+  const wordOf = (i: string) =>
+    `case when ${i} % ${rareEveryOf(rows)} = 7 then 'rareword' when ${i} % 100 = 3 then 'mediumword' when ${i} % 10 < 3 then 'commonword' else 'plainword' end`;
+  const wordSql = wordOf('i');
   const client = orm.em.getConnection().getClient();
   const run = (sql: string) => client.executeQuery(CompiledQuery.raw(sql));
   await run(`
@@ -49,6 +53,10 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
              jsonb_build_object('n', i % 100, 'kind', 'k' || (i % 7)),
              array['t' || (i % 50), ${wordSql}]
       from generate_series(${lo}, ${hi}) i`);
+    await run(`
+      insert into resource_text (resource_id, repository_id, text)
+      select 'br-' || i, '${REPOSITORY_ID}', 'extracted text of document ' || i || ' mentions ' || ${wordOf('(i + 1)')} || ' among other words'
+      from generate_series(${lo}, ${hi}) i`);
     process.stdout.write(`\rseeded ${hi.toLocaleString('en')} contents`);
   }
   process.stdout.write('\n');
@@ -56,6 +64,7 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   // counts be answered by index-only scans
   await run('vacuum analyze entry');
   await run('vacuum analyze resource');
+  await run('vacuum analyze resource_text');
 }
 
 /**

@@ -16,6 +16,8 @@ import { Migration20261122290500StatisticsCoveringIndex } from './migrations/Mig
 import { Migration20261122280000ResourceText } from './migrations/Migration20261122280000ResourceText.js';
 import { Migration20261123010000DeepCheckReports } from './migrations/Migration20261123010000DeepCheckReports.js';
 import { Migration20261123020000RepositoryChanges } from './migrations/Migration20261123020000RepositoryChanges.js';
+import { Migration20261123040000SearchPageIndexes } from './migrations/Migration20261123040000SearchPageIndexes.js';
+import { Migration20261123040001EntryVisibleTags } from './migrations/Migration20261123040001EntryVisibleTags.js';
 
 export type Orm = MikroORM;
 
@@ -35,6 +37,8 @@ export const migrationsList = [
   { name: 'Migration20261122290500StatisticsCoveringIndex', class: Migration20261122290500StatisticsCoveringIndex },
   { name: 'Migration20261123010000DeepCheckReports', class: Migration20261123010000DeepCheckReports },
   { name: 'Migration20261123020000RepositoryChanges', class: Migration20261123020000RepositoryChanges },
+  { name: 'Migration20261123040000SearchPageIndexes', class: Migration20261123040000SearchPageIndexes },
+  { name: 'Migration20261123040001EntryVisibleTags', class: Migration20261123040001EntryVisibleTags },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

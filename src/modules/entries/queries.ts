@@ -1,6 +1,7 @@
 import { notFound, illegalArguments } from '../../errors.js';
 import { Entry, Resource, type EntryType } from './entry.entity.js';
 import type { EntryScope } from './scope.js';
+import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 
 /** Loads one entry of the scope's repository, or a 404 naming what was asked. */
 export async function requireEntry(scope: EntryScope, id: string, expected?: EntryType): Promise<Entry> {
@@ -20,19 +21,27 @@ export async function requireParentFolder(scope: EntryScope, parentId: string | 
 }
 
 /**
- * Rows by id: those this request's unit of work already holds (current: a forked transaction clears
- * it when it commits), the others in one query.
+ * Rows by id for nested fields of an answer: those this request's unit of work already holds
+ * (current: a forked transaction clears it when it commits), the others in one query as plain records
+ * (read-only: no entities to hydrate for a page's parents and resources).
  */
-async function loadByIds<T extends Entry | Resource>(scope: Pick<EntryScope, 'em'>, type: new () => T, ids: readonly string[]): Promise<Map<string, T>> {
+async function loadByIds<T extends Entry | Resource>(scope: Pick<EntryScope, 'em'>, type: new () => T, ids: readonly string[]): Promise<Map<string, T | PlainRecord<T>>> {
   const unitOfWork = scope.em.getUnitOfWork();
-  const found = new Map<string, T>();
+  const found = new Map<string, T | PlainRecord<T>>();
   const missing: string[] = [];
   for (const id of new Set(ids)) {
     const known = unitOfWork.getById<T>(type, id as never);
     if (known) found.set(id, known);
     else missing.push(id);
   }
-  if (missing.length > 0) for (const row of await scope.em.find(type, { id: { $in: missing } } as never)) found.set(row.id, row as T);
+  if (missing.length > 0) {
+    const { sql, revive } = plainSelect(scope.em, type, 't');
+    const table = scope.em.getMetadata().get(type).tableName;
+    for (const row of await scope.em.execute<Record<string, unknown>[]>(`select ${sql} from ${table} t where t.id in (?)`, [missing])) {
+      const record = revive(row);
+      found.set(record.id as string, record);
+    }
+  }
   return found;
 }
 

@@ -46,16 +46,43 @@ export function textQuery(searchText: string): Sql {
   return { sql: operands.map((o) => `(${o.sql})`).join(' && '), params: operands.flatMap((o) => o.params) };
 }
 
+/** The name's side of a match: its words against the query (entry_name_words_idx). */
+const nameMatch = (query: Sql) => ({ sql: `${nameDocument} @@ (${query.sql})`, params: query.params });
+
 /**
- * `fullText('…')` against the Postgres index: the entry matches when its name's words or its resource's
- * extracted text (resource_text, GIN on its tsvector) match the whole query. Each side uses its own index.
+ * `fullText('…')` against the Postgres index, compiled in place: the entry matches when its name's
+ * words or its resource's extracted text (resource_text, GIN on its tsvector) match the whole query.
+ * The matching resources are collected once (an InitPlan over resource_text_document_idx) into an
+ * array that entry_resource_idx looks up, so the planner can OR the two bitmaps. `resolveTextMatch`
+ * (below) does better where it can run a query first; this is for the terms it leaves.
  */
 export function fullTextMatch(searchText: string): Sql {
   const query = textQuery(searchText);
+  const name = nameMatch(query);
   return {
-    sql: `(${nameDocument} @@ (${query.sql}) or exists (select 1 from resource_text t where t.resource_id = e.resource_id and t.document @@ (${query.sql})))`,
-    params: [...query.params, ...query.params],
+    sql: `(${name.sql} or e.resource_id = any(array(select t.resource_id from resource_text t where t.document @@ (${query.sql}))))`,
+    params: [...name.params, ...query.params],
   };
+}
+
+/** Matching resources up to which the text side is sent as a list of ids; beyond, a hashed subquery. */
+export const maxListedTextMatches = 50_000;
+
+/**
+ * The Postgres index's match with the text side resolved first (one query over
+ * resource_text_document_idx): up to `maxListedTextMatches` resources it is a bound list of ids, which
+ * the planner both looks up by entry_resource_idx (bitmap, for few matches) and hashes when it filters
+ * rows in an index's order (for many) — an array from a subquery is searched linearly per row, 4 s for
+ * a page of a 1 % word at 1,000,000 contents (docs/benchmarks.md). Beyond that it stays a subquery,
+ * which Postgres hashes once per statement.
+ */
+export async function resolveTextMatch(run: (sql: string, params: unknown[]) => Promise<string[]>, searchText: string): Promise<Sql> {
+  const query = textQuery(searchText);
+  const name = nameMatch(query);
+  const textSide = `select t.resource_id from resource_text t where t.document @@ (${query.sql})`;
+  const ids = await run(`${textSide} limit ${maxListedTextMatches + 1}`, query.params);
+  if (ids.length <= maxListedTextMatches) return { sql: `(${name.sql} or e.resource_id = any(?::text[]))`, params: [...name.params, ids] };
+  return { sql: `(${name.sql} or e.resource_id in (${textSide}))`, params: [...name.params, ...query.params] };
 }
 
 /**

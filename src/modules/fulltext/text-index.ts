@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { illegalArguments } from '../../errors.js';
 import type { SqlPredicate } from '../search/entry-query.js';
 import { saveResourceText } from './operations.js';
-import { fullTextMatch, nameDocument, textQuery } from './query.js';
+import { nameDocument, resolveTextMatch, textQuery } from './query.js';
 
 /**
  * Where extracted text is searched: the Postgres index (default) or Meilisearch (MEILISEARCH_URL).
@@ -15,14 +15,15 @@ export interface TextIndex {
   readonly name: 'postgres' | 'meilisearch';
   /** Stores a resource's text whole (a rerun overwrites it). False when the resource is gone. */
   save(em: EntityManager, resource: { id: string; repositoryId: string }, text: string, truncated: boolean): Promise<boolean>;
-  /** The predicate over `e` matching the entries whose name or text match `searchText`. */
-  match(repositoryId: string, searchText: string): Promise<SqlPredicate>;
+  /** The predicate over `e` matching the entries whose name or text match `searchText` (`em` for a query first). */
+  match(em: EntityManager, repositoryId: string, searchText: string): Promise<SqlPredicate>;
 }
 
 export const postgresTextIndex: TextIndex = {
   name: 'postgres',
   save: (em, resource, text, truncated) => saveResourceText(em, resource.id, text, truncated),
-  match: async (_repositoryId, searchText) => fullTextMatch(searchText),
+  match: (em, _repositoryId, searchText) =>
+    resolveTextMatch(async (sql, params) => (await em.execute<{ resource_id: string }[]>(sql, params)).map((row) => row.resource_id), searchText),
 };
 
 /** Resource ids one Meilisearch answer contributes to a search at most (then intersected in SQL). */
@@ -55,7 +56,7 @@ export class MeilisearchTextIndex implements TextIndex {
     return saved;
   }
 
-  async match(repositoryId: string, searchText: string): Promise<SqlPredicate> {
+  async match(_em: EntityManager, repositoryId: string, searchText: string): Promise<SqlPredicate> {
     const name = textQuery(searchText);
     const answer = await (await this.index()).search(searchText, {
       filter: `repositoryId = ${JSON.stringify(repositoryId)}`,
@@ -81,16 +82,23 @@ export function textIndexOf(config: Config): TextIndex {
   return index;
 }
 
-/** fullText() terms one condition may hold when each is a request to Meilisearch. */
+/** fullText() terms one condition may hold when each is a request to Meilisearch (or resolved first in Postgres). */
 export const maxRemoteFullTextTerms = 8;
 
 /**
- * The predicates of a condition's fullText() terms, resolved before compiling when the index is
- * remote (Meilisearch answers asynchronously); undefined for the Postgres index (compiled in place).
+ * The predicates of a condition's fullText() terms, resolved before compiling: always for a remote
+ * index (Meilisearch answers asynchronously); for the Postgres index up to `maxRemoteFullTextTerms`
+ * of them (one query each), else undefined and they are compiled in place.
  */
-export async function resolveFullTextTerms(index: TextIndex, repositoryId: string, texts: string[]): Promise<Map<string, SqlPredicate> | undefined> {
-  if (index.name === 'postgres' || texts.length === 0) return undefined;
+export async function resolveFullTextTerms(index: TextIndex, em: EntityManager, repositoryId: string, texts: string[]): Promise<Map<string, SqlPredicate> | undefined> {
   const distinct = [...new Set(texts)];
-  if (distinct.length > maxRemoteFullTextTerms) throw illegalArguments(`condition: at most ${maxRemoteFullTextTerms} different fullText() terms with the Meilisearch index, found ${distinct.length}`);
-  return new Map(await Promise.all(distinct.map(async (text) => [text, await index.match(repositoryId, text)] as const)));
+  if (distinct.length === 0) return undefined;
+  if (distinct.length > maxRemoteFullTextTerms) {
+    if (index.name === 'postgres') return undefined;
+    throw illegalArguments(`condition: at most ${maxRemoteFullTextTerms} different fullText() terms with the Meilisearch index, found ${distinct.length}`);
+  }
+  const resolved: [string, SqlPredicate][] = [];
+  // one after another: they share the request's connection
+  for (const text of distinct) resolved.push([text, await index.match(em, repositoryId, text)]);
+  return new Map(resolved);
 }

@@ -8,7 +8,7 @@ import { runEntryQuery, type EntriesPage, type SearchOptions } from './entry-que
 export async function searchByCondition(scope: EntryScope, condition: string, options: SearchOptions): Promise<EntriesPage> {
   const parsed = parseCondition(condition);
   const fullTextTerms = scope.repository.fullTextEnabled
-    ? await resolveFullTextTerms(textIndexOf(scope.services.config), scope.repository.id, fullTextTexts(parsed))
+    ? await resolveFullTextTerms(textIndexOf(scope.services.config), scope.em, scope.repository.id, fullTextTexts(parsed))
     : undefined;
   const predicate = compileCondition(parsed, {
     fullTextEnabled: scope.repository.fullTextEnabled,

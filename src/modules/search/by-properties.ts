@@ -21,7 +21,10 @@ export function propertyPredicates(filter: PropertyFilter): SqlPredicate[] {
     if (value !== undefined) predicates.push({ sql: `${column} = ?`, params: [value] });
   }
   if (filter.isLocked !== undefined) predicates.push({ sql: filter.isLocked ? 'e.locked_by is not null' : 'e.locked_by is null', params: [] });
-  if (filter.tags && filter.tags.length > 0) predicates.push({ sql: 'e.tags @> ?::text[]', params: [filter.tags] });
+  if (filter.tags && filter.tags.length > 0) {
+    const tagFormula = { sql: filter.tags.map(() => 'bool_or(v.tag = ?)').join(' and '), params: filter.tags, tags: filter.tags };
+    predicates.push({ sql: 'e.tags @> ?::text[]', params: [filter.tags], tagFormula });
+  }
   return predicates;
 }
 

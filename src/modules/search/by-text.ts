@@ -7,6 +7,6 @@ import { runEntryQuery, type EntriesPage, type SearchOptions } from './entry-que
 /** Spec endpoint 3: the entries whose name or text match `searchText` (docs/search.md), most relevant first unless `orderBy` says otherwise. */
 export async function searchByText(scope: EntryScope, searchText: string, options: SearchOptions): Promise<EntriesPage> {
   requireFullText(scope);
-  const match = await textIndexOf(scope.services.config).match(scope.repository.id, searchText);
+  const match = await textIndexOf(scope.services.config).match(scope.em, scope.repository.id, searchText);
   return runEntryQuery(scope, [match], options, relevanceOrder(searchText));
 }

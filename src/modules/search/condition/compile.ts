@@ -1,6 +1,6 @@
 import { conflict, illegalArguments } from '../../../errors.js';
 import { fullTextMatch } from '../../fulltext/query.js';
-import type { SqlPredicate } from '../entry-query.js';
+import type { SqlPredicate, TagFormula } from '../entry-query.js';
 import type { ComparisonOperator, ConditionNode, Literal } from './parser.js';
 import { PropertyResolver, type ResolvedProperty } from './properties.js';
 
@@ -202,9 +202,34 @@ class Compiler {
   }
 }
 
+/**
+ * The condition over one entry's tags (entry_visible_tag, for its count) when it asks for nothing but
+ * the root entry's `tags`, without negation; else undefined. Runs after the compiler has checked it.
+ */
+function tagFormulaOf(node: ConditionNode): TagFormula | undefined {
+  const text = (literal: Literal) => (literal.kind === 'number' ? literal.text : String(literal.value));
+  switch (node.type) {
+    case 'and':
+    case 'or': {
+      const parts = node.items.map(tagFormulaOf);
+      if (!parts.every((part): part is TagFormula => part !== undefined)) return undefined;
+      return { sql: `(${parts.map((p) => p.sql).join(` ${node.type} `)})`, params: parts.flatMap((p) => p.params), tags: parts.flatMap((p) => p.tags) };
+    }
+    case 'contains':
+      return node.property.text === 'tags' ? { sql: 'bool_or(v.tag = ?)', params: [text(node.value)], tags: [text(node.value)] } : undefined;
+    case 'inSet': {
+      if (node.property.text !== 'tags') return undefined;
+      const tags = node.values.map(text);
+      return { sql: 'bool_or(v.tag = any(?::text[]))', params: [tags], tags };
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** A condition as one predicate (with the joins it needs); unknown properties and mistyped values are 400s. */
 export function compileCondition(node: ConditionNode, options: CompileOptions): SqlPredicate {
   const resolver = new PropertyResolver();
   const { sql, params } = new Compiler(resolver, options).compile(node, false);
-  return { sql, params, joins: resolver.joins };
+  return { sql, params, joins: resolver.joins, tagFormula: tagFormulaOf(node) };
 }

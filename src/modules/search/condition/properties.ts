@@ -84,8 +84,8 @@ const hint = `known: ${[...entryColumns.keys(), 'mimeType', 'fileSize', 'propert
 
 /**
  * Resolves property paths for one query and collects the joins they need. The root entry is `e` and
- * its resource `r` (joined by every search); other hops get an alias named after their path
- * (`j_vp` = predecessor.parent), so equal prefixes share one join.
+ * its resource `r`; other hops get an alias named after their path (`j_vp` = predecessor.parent), so
+ * equal prefixes share one join.
  */
 export class PropertyResolver {
   private readonly joinSql = new Map<string, string>();
@@ -143,8 +143,9 @@ export class PropertyResolver {
   private hop(alias: string, code: string, relation: Relation): { alias: string; code: string } {
     const { table, key, code: letter } = relations[relation];
     const nextCode = code + letter;
-    if (nextCode === 'r') return { alias: 'r', code: nextCode };
-    const nextAlias = `j_${nextCode}`;
+    // the root entry's resource is `r`, joined only when named: an unused join (even one the planner
+    // removes) keeps an index-only scan from driving the page (docs/benchmarks.md)
+    const nextAlias = nextCode === 'r' ? 'r' : `j_${nextCode}`;
     if (!this.joinSql.has(nextAlias)) {
       if (this.joinSql.size >= maxJoins) throw illegalArguments(`a search may follow at most ${maxJoins} different dot paths`);
       this.joinSql.set(nextAlias, `left join ${table} ${nextAlias} on ${nextAlias}.id = ${alias}.${key}`);
