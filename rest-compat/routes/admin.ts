@@ -11,6 +11,7 @@ import {
   UsersDocument,
 } from '../operations/documents.generated.js';
 import { nonEmptyText, parse } from '../params.js';
+import { withRestDates } from '../shapes/dates.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
 import { noContentReply } from './results.js';
 
@@ -18,9 +19,9 @@ const byRepositoryId = z.object({ repositoryId: nonEmptyText });
 const byUserName = z.object({ userName: nonEmptyText });
 const newUser = z.object({ userName: z.string(), password: z.string(), roles: z.array(z.string()).optional() });
 
-/** The GraphQL result as the body, as is (records of the administration domain have no REST shape of their own). */
-const resultReply = ({ result }: { result: unknown }) => ({ body: result });
-const createdReply = ({ result }: { result: unknown }) => ({ status: 201, body: result });
+/** The GraphQL result as the body, dates in the REST form (records of the administration domain have no REST shape of their own). */
+const resultReply = ({ result }: { result: unknown }) => ({ body: withRestDates(result) });
+const createdReply = ({ result }: { result: unknown }) => ({ status: 201, body: withRestDates(result) });
 
 /** Repositories and users of the administration domain (DESIGN §4). */
 export const adminRoutes: RestRoute[] = [

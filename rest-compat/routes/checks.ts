@@ -11,6 +11,7 @@ import {
 } from '../operations/documents.generated.js';
 import { nonEmptyText, parse } from '../params.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
+import { withRestDates } from '../shapes/dates.js';
 import { asyncJobResponseShape } from '../shapes/jobs.js';
 
 /** The spec's three ways to name the repository of a check: by id, by name, by technical name. */
@@ -90,6 +91,6 @@ export const checkRoutes: RestRoute[] = [
     document: RepositoryStatisticsDocument,
     input: (ctx) => parse(z.object({ repositoryId: nonEmptyText }), ctx.query),
     variables: (input) => input,
-    reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.statistics.GetRepositoryStatisticsResponse', ...result } }),
+    reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.statistics.GetRepositoryStatisticsResponse', ...withRestDates(result) } }),
   }),
 ];

@@ -16,6 +16,7 @@ import {
 } from '../operations/documents.generated.js';
 import type { TextSource } from '../inputs.js';
 import { list, nonEmptyText, parse } from '../params.js';
+import { withRestDates } from '../shapes/dates.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
 import { noContentReply } from './results.js';
 
@@ -44,7 +45,7 @@ async function policyForm(ctx: Context): Promise<TextSource> {
   return fields;
 }
 
-const policyReply = ({ result }: { result: unknown }) => ({ status: 201, body: result });
+const policyReply = ({ result }: { result: unknown }) => ({ status: 201, body: withRestDates(result) });
 const jobReply = ({ result }: { result: { deleted: number; duration: number } }) => ({
   body: { _type: 'svc.model.content.service.v1.request.async.status.AsyncJobResponse', state: 'COMPLETED', duration: result.duration, deleted: result.deleted },
 });
@@ -82,7 +83,7 @@ export const policyRoutes: RestRoute[] = [
     document: PoliciesDocument,
     input: () => ({}),
     variables: () => ({}),
-    reply: ({ result }) => ({ body: result }),
+    reply: ({ result }) => ({ body: withRestDates(result) }),
   }),
   route({
     method: 'DELETE',
@@ -147,6 +148,6 @@ export const policyRoutes: RestRoute[] = [
     document: ContentTypesDocument,
     input: () => ({}),
     variables: () => ({}),
-    reply: ({ result }) => ({ body: result }),
+    reply: ({ result }) => ({ body: withRestDates(result) }),
   }),
 ];

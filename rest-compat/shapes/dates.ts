@@ -4,3 +4,19 @@ export function restDate(value: string | Date | null | undefined): string | unde
   const date = typeof value === 'string' ? new Date(value) : value;
   return `${date.toISOString().slice(0, 23)}+0000`;
 }
+
+/** The date fields of the administration domain's records (repositories, users, policies, types, statistics). */
+const recordDateFields = new Set(['createdAt', 'modifiedAt', 'executionDate', 'lastModifiedAt']);
+
+/**
+ * A record of the administration domain with its dates in the REST form: the GraphQL result carries
+ * ISO dates (`…Z`), the spec's "Dates" want `+0000`. Fields by name, so a name or property that merely
+ * looks like a date stays as it is.
+ */
+export function withRestDates<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => withRestDates(item)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key, recordDateFields.has(key) && typeof field === 'string' ? restDate(field) : withRestDates(field)]),
+  ) as T;
+}

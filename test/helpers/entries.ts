@@ -72,5 +72,8 @@ export async function storedFiles(service: TestService): Promise<string[]> {
     .sort();
 }
 
+/** A date as the spec's REST layer writes it: yyyy-MM-ddTHH:mm:ss.SSS+0000 (UTC). */
+export const restDatePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;
+
 export const sql = <T = Record<string, unknown>>(service: TestService, query: string, params: unknown[] = []) =>
   service.services.orm.em.getConnection().execute<T[]>(query, params);

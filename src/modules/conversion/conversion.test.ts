@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertBytes, finishedJob, jobStatus } from '../../../test/helpers/conversion.js';
-import { contentUrl, newContent, newFolder } from '../../../test/helpers/entries.js';
+import { contentUrl, newContent, newFolder, restDatePattern as restDate } from '../../../test/helpers/entries.js';
 import { textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const restDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;
 
 describe('POST C/convert/image → CONTENT_REPRESENTATION', () => {
   it('answers at once with duration and jobId; the job renders every page into representations', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder, uploadContent } from '../../../test/helpers/entries.js';
+import { contentUrl, newContent, newFolder, restDatePattern, uploadContent } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -58,6 +58,7 @@ describe('policy creation (spec endpoints 6–8)', () => {
   it('creates an inheritance policy whose booleans default to true', async () => {
     const created = await call(admin('/policy/inheritance'), form({ name: 'inherit-all' }));
     expect(created.body.fields).toEqual({ inheritAcl: true, inheritClassification: true, inheritCommonProperties: true, inheritPolicies: true, inheritTags: true });
+    expect(created.body.createdAt).toMatch(restDatePattern);
     const some = await call(admin('/policy/inheritance'), multipart({ name: 'no-policies', inheritPolicies: 'false', inheritTags: 'false' }));
     expect(some.body.fields).toMatchObject({ inheritPolicies: false, inheritTags: false, inheritAcl: true });
     expect((await call(admin('/policy/inheritance'), form({ name: 'bad', inheritTags: 'yes' }))).status).toBe(400);

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createOperationsBench } from '../../../test/helpers/operations.js';
 import { createUser, deleteUser } from '../auth/operations.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { restDatePattern } from '../../../test/helpers/entries.js';
 
 let service: TestService;
 let userSession: string;
@@ -34,6 +35,8 @@ describe('repositories (DESIGN §4)', () => {
       fullTextEnabled: false,
       limits: { maxInputFileSize: 1000, conversionLimit: 'LOW', maxNumberOfInputFiles: null },
       createdBy: 'admin',
+      createdAt: expect.stringMatching(restDatePattern),
+      modifiedAt: expect.stringMatching(restDatePattern),
     });
     const list = await call(admin('/repositories'));
     expect(list.status).toBe(200);
@@ -144,6 +147,7 @@ describe('users (DESIGN §4)', () => {
     const users = await call(admin('/users'));
     expect(users.status).toBe(200);
     expect(users.body.map((u: { userName: string }) => u.userName)).toEqual(['admin', 'carol', 'dave']);
+    expect(users.body.every((u: { createdAt: string }) => restDatePattern.test(u.createdAt))).toBe(true);
     expect(JSON.stringify(users.body)).not.toMatch(/password|scrypt/i);
     expect(await service.login('dave', 'a long passphrase')).toMatch(/.{20,}/);
   });

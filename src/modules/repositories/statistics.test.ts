@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder } from '../../../test/helpers/entries.js';
+import { contentUrl, newContent, newFolder, restDatePattern as restDate } from '../../../test/helpers/entries.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -35,9 +35,10 @@ describe('GET A/repository/statistics (spec endpoint 13)', () => {
       type: 'STANDARD',
       createdBy: 'admin',
       modifiedBy: 'admin',
-      createdAt: expect.any(String),
-      modifiedAt: expect.any(String),
-      executionDate: expect.any(String),
+      // the spec's "Dates": yyyy-MM-ddTHH:mm:ss.SSS+0000
+      createdAt: expect.stringMatching(restDate),
+      modifiedAt: expect.stringMatching(restDate),
+      executionDate: expect.stringMatching(restDate),
       duration: expect.any(Number),
     });
     expect(body.contentStatistics).toMatchObject({
