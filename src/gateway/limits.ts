@@ -15,7 +15,7 @@ import type {
   ValidationContext,
   ValueNode,
 } from 'graphql';
-import { getNamedType, getNullableType, getOperationAST, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
+import { getNamedType, getNullableType, getOperationAST, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse, valueFromASTUntyped } from 'graphql';
 
 /**
  * Bounds of one GraphQL operation (DESIGN §9). Depth and aliases are graphql-armor's rules (fragments
@@ -102,9 +102,15 @@ function measureCost(schema: GraphQLSchema, definitions: readonly DefinitionNode
   }
   const memo = new Map<string, number>();
   const visiting = new Set<string>();
+  // a variable the request leaves out has its default (`$withChildren: Boolean! = false`)
+  const defaults = new Map<string, unknown>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue) defaults.set(definition.variable.name.value, valueFromASTUntyped(definition.defaultValue));
+  }
+  const variableValue = (name: string): unknown => (variables && name in variables ? variables[name] : defaults.get(name));
 
   const valueOf = (node: ValueNode | undefined): unknown => {
-    if (node?.kind === Kind.VARIABLE) return variables ? variables[node.name.value] : Infinity;
+    if (node?.kind === Kind.VARIABLE) return variables ? variableValue(node.name.value) : Infinity;
     if (node?.kind === Kind.INT) return Number(node.value);
     if (node?.kind === Kind.BOOLEAN) return node.value;
     return undefined;
@@ -128,7 +134,7 @@ function measureCost(schema: GraphQLSchema, definitions: readonly DefinitionNode
       const argument = selection.arguments?.find((arg) => arg.name.value === sliced.argument)?.value;
       let value: unknown;
       if (argument?.kind === Kind.VARIABLE) {
-        const object = variables?.[argument.name.value];
+        const object = variables ? variableValue(argument.name.value) : undefined;
         value = variables ? (isRecord(object) ? object[sliced.inputField] : undefined) : Infinity;
       } else if (argument?.kind === Kind.OBJECT) {
         value = valueOf(argument.fields.find((f) => f.name.value === sliced.inputField)?.value);

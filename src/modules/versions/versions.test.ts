@@ -168,6 +168,9 @@ describe('check-out, check-in and the version history (REST)', () => {
     const ascending = await listVersions(v2.id, alice, { orderBy: 'version', orderingDirection: 'asc', limit: '2' });
     expect(ascending.body.count).toBe(3);
     expect(ascending.body.entries.map((e: Content) => e.version)).toEqual(['1.0', '1.1']);
+    // the largest page DESIGN §3 allows, as for the searches (a variable's default counts in the cost bound)
+    expect((await listVersions(v2.id, alice, { limit: '1000' })).body.count).toBe(3);
+    expect(await listVersions(v2.id, alice, { limit: '1001' })).toMatchObject({ status: 400, body: { message: expect.stringContaining('limit') } });
 
     // searches see the latest version only, unless includeVersions=true
     const latest = await call(url('content/search', alice, { chronicalId: v1.id }));
