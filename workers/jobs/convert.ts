@@ -6,7 +6,7 @@ import type { Services } from '../../src/context.js';
 import { isUniqueViolation } from '../../src/errors.js';
 import type { Role } from '../../src/modules/auth/user.entity.js';
 import { checkInputFiles, decidePdf } from '../../src/modules/conversion/limits.js';
-import { baseName, mimeTypeOf, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
+import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
 import { completeRepresentations, recordRepresentation, representationId } from '../../src/modules/conversion/representations.js';
 import { authorize } from '../../src/modules/access/policy.js';
 import { createContent } from '../../src/modules/entries/contents.js';
@@ -182,8 +182,7 @@ export function convertHandler(services: Services, renderProcesses: ChildPool): 
             } else {
               result.contentIds ??= {};
               if (!result.contentIds[page.page]) {
-                const base = baseName(specification.name ?? source.name);
-                const name = result.pages > 1 ? `${base}-${page.page}.${format}` : `${base}.${format}`;
+                const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
                 result.contentIds[page.page] = await createPageContent(scope, page, name, specification, format);
                 await saveJobResult(em, record.id, { ...result });
               }

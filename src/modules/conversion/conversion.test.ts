@@ -112,6 +112,17 @@ describe('NEW_CONTENT', () => {
     const children = await call(contentUrl(service, `/folder/${folder.id}/children`));
     expect(children.body.entries.map((e: any) => [e.name, e.resource.mimeType])).toEqual([['memo.tiff', 'image/tiff']]);
   });
+
+  it('keeps the specification’s name as given when its extension is one of the format’s (scan.jpg for jpeg), else gives the format’s', async () => {
+    const folder = await newFolder(service, 'named');
+    for (const [name, format, expected] of [['y-conv.jpg', 'jpeg', 'y-conv.jpg'], ['Page.TIF', 'tiff', 'Page.TIF'], ['other.jpg', 'png', 'other.png']] as const) {
+      const { job } = await convertBytes(service, textPdf(1), `source-${format}.pdf`, { resultAction: 'NEW_CONTENT', targetFormat: format, newContentSpecification: { name, parentId: folder.id } });
+      expect(job.state, name).toBe('Done');
+      expect(job.serviceRequestJob.targetName).toBe(expected);
+    }
+    const children = await call(contentUrl(service, `/folder/${folder.id}/children`));
+    expect(children.body.entries.map((e: any) => e.name).sort()).toEqual(['Page.TIF', 'other.png', 'y-conv.jpg']);
+  });
 });
 
 describe('images convert with sharp', () => {

@@ -81,7 +81,7 @@ export async function startImageConversion(scope: EntryScope, input: ImageConver
   if (!resource) throw new ServiceError('notFound', `content '${content.id}' has no resource to convert`);
   const specification = parseSpecification(input.newContentSpecification);
   if (input.resultAction === 'NEW_CONTENT') await requireParentFolder(scope, specification.parentId, 'newContentSpecification.parentId');
-  const targetName = input.resultAction === 'NEW_CONTENT' ? `${baseName(specification.name ?? content.name)}.${input.targetFormat}` : `${baseName(content.name)}.${input.targetFormat}`;
+  const targetName = resultName(input.resultAction === 'NEW_CONTENT' ? specification.name : undefined, content.name, input.targetFormat, { page: 1, pages: 1 });
   return scope.services.jobs.submit(scope.em, {
     repositoryId: scope.repository.id,
     jobName: convertJobName,
@@ -104,7 +104,22 @@ export async function startImageConversion(scope: EntryScope, input: ImageConver
 }
 
 /** A file name without its extension. */
-export const baseName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, '') || name;
+const baseName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, '') || name;
+
+/** File name extensions of each target format (the first is the one given when a name has none of them). */
+const formatExtensions: Record<TargetFormat, readonly string[]> = { png: ['png'], jpeg: ['jpeg', 'jpg', 'jpe'], webp: ['webp'], tiff: ['tiff', 'tif'] };
+
+/**
+ * The name of a page's new content: the specification's name as given when it ends in an extension of
+ * the format (`scan.jpg` for jpeg), else its name (or the source's) without extension plus the format's;
+ * `<name>-<page>.<ext>` when the document has several pages.
+ */
+export function resultName(specified: string | undefined, sourceName: string, format: TargetFormat, { page, pages }: { page: number; pages: number }): string {
+  const given = specified?.match(/\.([A-Za-z0-9]{1,8})$/)?.[1]?.toLowerCase();
+  const extension = given && formatExtensions[format].includes(given) ? specified!.slice(-given.length) : format;
+  const base = baseName(specified ?? sourceName);
+  return pages > 1 ? `${base}-${page}.${extension}` : `${base}.${extension}`;
+}
 
 /** The job of the scope's repository; a user sees their own jobs, an administrator every job. */
 export async function getJob(scope: EntryScope, jobId: string): Promise<JobRecord> {
