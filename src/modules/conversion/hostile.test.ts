@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { deflateRawSync, createDeflate, crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertBytes, startConversion, finishedJob } from '../../../test/helpers/conversion.js';
@@ -120,6 +121,19 @@ describe('hostile inputs end in panic with a clear message or in a bounded resul
   it('an image bomb (a PNG that claims 50,000 × 50,000 pixels)', async () => {
     const { job } = await convertBytes(service, pngBomb(50_000, 50_000), 'bomb.png');
     panicked(job, 'illegalArguments', /^input resource bomb\.png has 50000×50000 pixels, more than the limit of 4000000$/);
+  });
+
+  it('a corrupt PNG (a valid header, pixels overwritten) ends in panic without showing where the service keeps its files', async () => {
+    // a real PNG whose compressed pixels are overwritten past its header: the header reads, the pixels do not
+    const png = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();
+    png.fill(0x5a, 100, png.length - 40);
+    const { job } = await convertBytes(service, png, 'noise.png');
+    expect(job.state).toBe('panic');
+    expect(job.serviceRequestJob.errorMessage).toMatch(/<cache storage>|noise\.png/);
+    for (const text of [job.serviceRequestJob.errorMessage, job.serviceRequestJob.stackTrace]) {
+      expect(text).not.toContain(service.config.dataDir);
+      expect(text).not.toContain(service.config.cacheStoragePath);
+    }
   });
 
   it('after them the service and the other jobs go on', async () => {

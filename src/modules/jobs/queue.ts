@@ -37,12 +37,22 @@ export class JobFailure extends Error {
   }
 }
 
-function failureOf(error: unknown): { reasonCode: string; errorMessage: string; stackTrace: string } {
+/**
+ * What a job's failure records for its client. The storage folders of this deployment are named, not
+ * shown (`<cache storage>/.tmp/…`): a library's message (vips, pdfjs) may quote a path.
+ */
+function failureOf(error: unknown, config: Config): { reasonCode: string; errorMessage: string; stackTrace: string } {
   const e = error instanceof Error ? error : new Error(String(error));
   // a JobFailure, a ServiceError or a domain error (LimitExceeded…) names its reason code
   const named = (e as { reasonCode?: unknown }).reasonCode;
   const reasonCode = typeof named === 'string' ? named : 'internal';
-  return { reasonCode, errorMessage: e.message, stackTrace: e.stack ?? `${e.name}: ${e.message}` };
+  const folders: [string, string][] = [
+    [config.cacheStoragePath, '<cache storage>'],
+    [config.contentStoragePath, '<content storage>'],
+    [config.dataDir, '<data folder>'],
+  ];
+  const withoutFolders = (text: string) => folders.reduce((result, [folder, name]) => result.split(folder).join(name), text);
+  return { reasonCode, errorMessage: withoutFolders(e.message), stackTrace: withoutFolders(e.stack ?? `${e.name}: ${e.message}`) };
 }
 
 interface QueueData {
@@ -173,7 +183,7 @@ export class JobQueue {
         log.info('job done');
       }
     } catch (error) {
-      const failure = failureOf(error);
+      const failure = failureOf(error, this.config);
       await failJob(em, jobId, failure);
       log.info({ reasonCode: failure.reasonCode, message: failure.errorMessage }, 'job failed');
     } finally {
