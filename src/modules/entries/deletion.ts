@@ -97,7 +97,9 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
     if (!options.recursive) {
       const visible = inside.filter((row) => row.active);
       if (visible.length > 0) {
-        throw conflict(`folder '${folder.name}' is not empty (${visible.length} entries): delete it with recursive=true`);
+        // counted as the folder's children list counts them: its own children, latest versions, no working copies
+        const listed = visible.filter((row) => row.parentId === folder.id && row.isLatest && row.versionStatus !== 'WORKING_COPY').length;
+        throw conflict(`folder '${folder.name}' is not empty (${listed} ${listed === 1 ? 'entry' : 'entries'}): delete it with recursive=true`);
       }
     }
     for (const entry of inside) authorize(tx.principal, 'delete', { entry });
