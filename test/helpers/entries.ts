@@ -60,17 +60,22 @@ export async function newFolder(service: TestService, name: string, parentId?: s
   return body;
 }
 
-/** The files under the content store, relative to it (the temp area included), sorted. */
-export async function storedFiles(service: TestService): Promise<string[]> {
+/** The files under a store, relative to it, sorted. */
+async function filesUnder(root: string): Promise<string[]> {
   const fs = await import('node:fs/promises');
   const path = await import('node:path');
-  const root = service.config.contentStoragePath;
   const entries = await fs.readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries
     .filter((entry) => entry.isFile())
     .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
     .sort();
 }
+
+/** The files under the content store, relative to it (the temp area included), sorted. */
+export const storedFiles = (service: TestService) => filesUnder(service.config.contentStoragePath);
+
+/** The page images in the cache store, relative to it (its temporary area aside), sorted. */
+export const cachedFiles = async (service: TestService) => (await filesUnder(service.config.cacheStoragePath)).filter((file) => !file.startsWith('.tmp'));
 
 /** A date as the spec's REST layer writes it: yyyy-MM-ddTHH:mm:ss.SSS+0000 (UTC). */
 export const restDatePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;

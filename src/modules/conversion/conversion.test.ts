@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertBytes, finishedJob, jobStatus } from '../../../test/helpers/conversion.js';
-import { contentUrl, newContent, newFolder, restDatePattern as restDate } from '../../../test/helpers/entries.js';
+import { cachedFiles, contentUrl, newContent, newFolder, restDatePattern as restDate } from '../../../test/helpers/entries.js';
 import { textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
@@ -82,6 +82,34 @@ describe('a second conversion of the same version to the same format', () => {
     const jpeg = await finishedJob(service, (await convert(service, { contentId: content.id, targetFormat: 'jpeg' })).body.jobId);
     expect(JSON.parse(jpeg.serviceRequestJob.serializedResult).reused).toBeUndefined();
     expect((await call(contentUrl(service, `/content/${content.id}/representations`))).body.count).toBe(4);
+  });
+});
+
+describe('page images go with their content', () => {
+  it('deleting a content for good, or the folder that holds it, removes its page images from the cache store', async () => {
+    const folder = await newFolder(service, 'to-purge');
+    const pageImagesOf = async (name: string) => {
+      const content = await newContent(service, { name, parentId: folder.id, bytes: textPdf(2) });
+      const started = await convert(service, { contentId: content.id, targetFormat: 'png' });
+      expect((await finishedJob(service, started.body.jobId)).state).toBe('Done');
+      const pages = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries as { storagePath?: string; id: string }[];
+      expect(pages).toHaveLength(2);
+      return { content, files: (await cachedFiles(service)).filter((file) => pages.some((page) => file.includes(page.id))) };
+    };
+    const purged = await pageImagesOf('purged.pdf');
+    const inFolder = await pageImagesOf('in-folder.pdf');
+    expect(purged.files).toHaveLength(2);
+    expect(inFolder.files).toHaveLength(2);
+
+    // deactivating keeps them (the content can be restored); purging removes them
+    expect((await call(contentUrl(service, `/content/${purged.content.id}`), { method: 'DELETE' })).status).toBe(204);
+    expect(await cachedFiles(service)).toEqual(expect.arrayContaining(purged.files));
+    expect((await call(contentUrl(service, `/content/${purged.content.id}`, { permanent: 'true' }), { method: 'DELETE' })).status).toBe(204);
+    expect(await cachedFiles(service)).not.toEqual(expect.arrayContaining([purged.files[0]]));
+    expect((await cachedFiles(service)).filter((file) => purged.files.includes(file))).toEqual([]);
+
+    expect((await call(contentUrl(service, `/folder/${folder.id}`, { recursive: 'true' }), { method: 'DELETE' })).status).toBe(204);
+    expect((await cachedFiles(service)).filter((file) => inFolder.files.includes(file))).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@ import { inTransaction, lockChronicle, lockFolderTree, nameClash, reloaded } fro
 import { Entry } from './entry.entity.js';
 import { requireEntry } from './queries.js';
 import type { EntryScope } from './scope.js';
-import { removeUnreferencedResources } from './uploads.js';
+import { removeRepresentationFiles, removeUnreferencedResources, takeRepresentations } from './uploads.js';
 
 /**
  * Deletes a content. Without `permanent` the whole chronicle is deactivated (`active = false`): hidden
@@ -13,22 +13,21 @@ import { removeUnreferencedResources } from './uploads.js';
  * A lock held by another user blocks both (409). Deactivating a deactivated content does nothing.
  */
 export async function deleteContent(scope: EntryScope, id: string, options: { permanent?: boolean | null } = {}): Promise<void> {
-  const resourceIds = await inTransaction(scope, async (tx) => {
+  const { resourceIds, pageImages } = await inTransaction(scope, async (tx) => {
     const { entry } = await lockChronicle(tx, id);
     authorize(tx.principal, 'delete', { entry });
     if (options.permanent) {
-      const deleted = await tx.em.execute<{ resource_id: string | null }[]>(
-        `delete from entry where chronical_id = ? and repository_id = ? returning resource_id`,
-        [entry.chronicalId, tx.repository.id],
-      );
-      return deleted.map((row) => row.resource_id);
+      const chronicle = [entry.chronicalId, tx.repository.id];
+      const pageImages = await takeRepresentations(tx.em, 'select id from entry where chronical_id = ? and repository_id = ?', chronicle);
+      const deleted = await tx.em.execute<{ resource_id: string | null }[]>(`delete from entry where chronical_id = ? and repository_id = ? returning resource_id`, chronicle);
+      return { resourceIds: deleted.map((row) => row.resource_id), pageImages };
     }
-    if (!entry.active) return [];
-    await setChronicleActive(tx, entry.chronicalId, false);
-    return [];
+    if (entry.active) await setChronicleActive(tx, entry.chronicalId, false);
+    return { resourceIds: [], pageImages: [] };
   });
   // the rows are gone (committed): now the bytes nobody refers to
   await removeUnreferencedResources(scope, resourceIds);
+  await removeRepresentationFiles(scope, pageImages);
 }
 
 /**
@@ -76,7 +75,7 @@ async function setChronicleActive(tx: EntryScope, chronicalId: string, active: b
  * content below that another user has locked (or checked out) blocks the whole deletion (409).
  */
 export async function deleteFolder(scope: EntryScope, id: string, options: { recursive?: boolean | null } = {}): Promise<void> {
-  const resourceIds = await inTransaction(scope, async (tx) => {
+  const { resourceIds, pageImages } = await inTransaction(scope, async (tx) => {
     await lockFolderTree(tx);
     const folder = await requireEntry(tx, id, 'FOLDER');
     const subtree = await tx.em.execute<{ id: string }[]>(
@@ -103,9 +102,11 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
       }
     }
     for (const entry of inside) authorize(tx.principal, 'delete', { entry });
+    const pageImages = await takeRepresentations(tx.em, `select id from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds]);
     await tx.em.execute(`delete from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds], 'run');
     await tx.em.execute(`delete from entry where id = any(array[?]::text[])`, [folderIds], 'run');
-    return inside.map((entry) => entry.resourceId);
+    return { resourceIds: inside.map((entry) => entry.resourceId), pageImages };
   });
   await removeUnreferencedResources(scope, resourceIds);
+  await removeRepresentationFiles(scope, pageImages);
 }

@@ -153,3 +153,18 @@ export async function removeUnreferencedResources(scope: EntryScope, resourceIds
   );
   for (const row of rows) await scope.services.contentStore.remove(row.storage_path);
 }
+
+/**
+ * Takes the page images (representations) of the entries `entrySelect` selects out of the database,
+ * in the caller's transaction, before the entries go (their rows would follow by cascade and the files
+ * would stay in the cache store). Answers their files, to remove once the transaction committed.
+ */
+export async function takeRepresentations(em: EntityManager, entrySelect: string, params: unknown[]): Promise<string[]> {
+  const rows = await em.execute<{ storage_path: string }[]>(`delete from representation where source_entry_id in (${entrySelect}) returning storage_path`, params);
+  return rows.map((row) => row.storage_path);
+}
+
+/** Removes page images whose rows are gone (committed). */
+export async function removeRepresentationFiles(scope: EntryScope, storagePaths: string[]): Promise<void> {
+  for (const storagePath of storagePaths) await scope.services.cacheStore.remove(storagePath);
+}

@@ -1,8 +1,6 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newContent, sql } from '../../../test/helpers/entries.js';
+import { cachedFiles, newContent, sql } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { findRepositoryByName } from '../repositories/operations.js';
 import { deepCheck, type DeepCheckResult } from './deep-check.js';
@@ -24,12 +22,6 @@ const getReport = (reportUrl: string, session: string | null = service.adminSess
 /** Everything the repository holds, row by row: a deep check must leave it as it found it. */
 const entriesOf = (repository: string) =>
   sql(service, `select id, name, version, active, tags, properties, locked_by, parent_id from entry where repository_id = ? order by id`, [`svc.repository.${repository}`]);
-/** The page images in the cache store (its temporary area aside). */
-const cacheFiles = async () =>
-  (await fs.readdir(service.config.cacheStoragePath, { recursive: true, withFileTypes: true }))
-    .filter((entry) => entry.isFile() && !path.relative(service.config.cacheStoragePath, entry.parentPath).startsWith('.tmp'))
-    .map((entry) => path.join(entry.parentPath, entry.name))
-    .sort();
 
 const scenarioOrder = [
   ['1. Get home', ['GET HOME']],
@@ -71,7 +63,7 @@ afterAll(() => service?.stop());
 describe('synchronous deep check (spec endpoint 11)', () => {
   it('answers a DeepHealthCheckResponse field by field, every scenario passed, the repository as it was', { timeout: 120_000 }, async () => {
     const before = await entriesOf('default');
-    const cacheBefore = await cacheFiles();
+    const cacheBefore = await cachedFiles(service);
     const { status, body } = await adminGet('repository/deep-check/by-id', { repositoryId: 'svc.repository.default' });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({
@@ -99,7 +91,7 @@ describe('synchronous deep check (spec endpoint 11)', () => {
       expect(scenario, scenario.scenarioName).toMatchObject({ status: 'passed', errorMessage: null, duration: expect.any(Number), scenarioDescription: expect.any(String) });
     }
     expect(await entriesOf('default')).toEqual(before);
-    expect(await cacheFiles()).toEqual(cacheBefore);
+    expect(await cachedFiles(service)).toEqual(cacheBefore);
   });
 
   it('by name and by technical name; with full text disabled its scenario is skipped and the check is ok', { timeout: 120_000 }, async () => {
