@@ -13,13 +13,20 @@ export const maxSearchTextLength = 1_000;
 /** The words of an entry's name (split at . _ - / and spaces); the GIN index entry_name_words_idx covers exactly this expression. */
 export const nameDocument = `to_tsvector('simple'::regconfig, translate(e.name, '._-/', '    '))`;
 
+/**
+ * A word as one quoted tsquery operand with a prefix mark (`'ab''c':*`): inside the quotes tsquery
+ * reads `''` as a quote and a backslash as escaping the next character. (`quote_literal` writes
+ * backslashes as an E'…' string, which tsquery cannot read: `\!*` was a 500.)
+ */
+const prefixOperand = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`;
+
 /** A word ending in `*` outside quotes, optionally excluded (`-abc*`). */
 const prefixPattern = /(^|\s)(-?)([^\s"*()-][^\s"*()]*)\*(?=\s|$)/g;
 
 /**
  * The tsquery of a search text, as SQL with bound parameters (never the text in the SQL): web-search
  * syntax (all words, "a phrase", -excluded, or) through `websearch_to_tsquery`, plus word prefixes
- * `abc*` (outside quotes), each `to_tsquery(quote_literal(word) || ':*')` so its text is one operand
+ * `abc*` (outside quotes), each `to_tsquery('<quoted word>:*')` so its text is one operand
  * whatever characters it holds. Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
 export function textQuery(searchText: string): Sql {
@@ -41,7 +48,7 @@ export function textQuery(searchText: string): Sql {
   const operands: Sql[] = [];
   if (rest.trim() !== '' || prefixes.length === 0) operands.push({ sql: `websearch_to_tsquery('simple'::regconfig, ?::text)`, params: [rest] });
   for (const { word, excluded } of prefixes) {
-    operands.push({ sql: `${excluded ? '!!' : ''}to_tsquery('simple'::regconfig, quote_literal(?::text) || ':*')`, params: [word] });
+    operands.push({ sql: `${excluded ? '!!' : ''}to_tsquery('simple'::regconfig, ?::text)`, params: [prefixOperand(word)] });
   }
   return { sql: operands.map((o) => `(${o.sql})`).join(' && '), params: operands.flatMap((o) => o.params) };
 }
