@@ -7,7 +7,7 @@ import { conflict, illegalArguments, isTransientConflict, ServiceError } from '.
 const clientDataErrors: Record<string, string> = {
   '08P01': 'text must not contain NUL characters',
   '22P05': 'text must not contain NUL characters or characters the database cannot store',
-  '22021': 'text is not valid UTF-8',
+  '22021': 'text must not contain NUL characters and must be valid UTF-8',
   '54000': 'a value is too large',
   '22001': 'a value is too long',
 };
