@@ -6,6 +6,7 @@ import type { AuthServices } from './modules/auth/auth-services.js';
 import { resolveSession } from './modules/auth/operations.js';
 import type { Principal } from './modules/auth/principal.js';
 import type { JobQueue } from './modules/jobs/queue.js';
+import type { RepositoryCache } from './modules/repositories/repository-cache.js';
 import type { FileStore } from './storage/file-store.js';
 
 /** Long-lived parts every operation may use. */
@@ -19,6 +20,8 @@ export interface Services {
   auth: AuthServices;
   /** background jobs (conversion, …): submitted from any process, run by the workers */
   jobs: JobQueue;
+  /** repositories read in the last seconds, forgotten when one changes (any process) */
+  repositories: RepositoryCache;
 }
 
 /** Per-request context of subgraph resolvers: who calls, with a fresh entity manager. */

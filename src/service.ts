@@ -17,7 +17,8 @@ import { listenForNotifications } from './db/notifications.js';
 import { ensureAdministrator, forgetEndedSession, sessionEndedChannel } from './modules/auth/operations.js';
 import { maxLimit } from './modules/search/entry-query.js';
 import { deepCheckGraceMs } from './modules/health/deep-check.js';
-import { ensureDefaultRepository, forgetAllRepositories, forgetRepository, repositoryChangedChannel } from './modules/repositories/operations.js';
+import { ensureDefaultRepository, repositoryChangedChannel } from './modules/repositories/operations.js';
+import { RepositoryCache } from './modules/repositories/repository-cache.js';
 import { transferRouter } from './http/transfer.js';
 import { sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
 import { FileStore } from './storage/file-store.js';
@@ -65,7 +66,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
   const jobs = new JobQueue(config, database.orm, logger, database.url);
-  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore, auth: createAuthServices(database.url, logger), jobs };
+  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore, auth: createAuthServices(database.url, logger), jobs, repositories: new RepositoryCache() };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
   // mode) only old ones are surely abandoned.
@@ -134,7 +135,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
         },
         missedSome: () => services.auth.sessions.clear(),
       },
-      { channel: repositoryChangedChannel, notified: forgetRepository, missedSome: forgetAllRepositories },
+      { channel: repositoryChangedChannel, notified: (name) => services.repositories.forget(name), missedSome: () => services.repositories.forgetAll() },
     ],
     logger,
   );

@@ -10,7 +10,8 @@ import { createLogger } from '../../src/logger.js';
 import type { Role } from '../../src/modules/auth/user.entity.js';
 import type { EntryScope } from '../../src/modules/entries/scope.js';
 import { stageUpload } from '../../src/modules/entries/uploads.js';
-import { ensureDefaultRepository, findRepositoryByName } from '../../src/modules/repositories/operations.js';
+import { ensureDefaultRepository } from '../../src/modules/repositories/operations.js';
+import { RepositoryCache } from '../../src/modules/repositories/repository-cache.js';
 import { FileStore } from '../../src/storage/file-store.js';
 import { createTestDatabase } from './service.js';
 import { createAuthServices } from '../../src/modules/auth/auth-services.js';
@@ -35,14 +36,14 @@ export async function createOperationsBench(): Promise<OperationsBench> {
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
-  const services: Services = { config, logger, orm, contentStore, cacheStore, auth: createAuthServices(databaseUrl, logger), jobs: new JobQueue(config, orm, logger, databaseUrl) };
+  const services: Services = { config, logger, orm, contentStore, cacheStore, auth: createAuthServices(databaseUrl, logger), jobs: new JobQueue(config, orm, logger, databaseUrl), repositories: new RepositoryCache() };
   await ensureDefaultRepository(orm.em.fork() as EntityManager, config, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   return {
     services,
     scopeOf: async (userName, roles = ['USER']) => {
       const em = orm.em.fork() as EntityManager;
-      const repository = await findRepositoryByName(em, config.DEFAULT_REPOSITORY);
+      const repository = await services.repositories.find(em, config.DEFAULT_REPOSITORY);
       return { em, services, principal: { userName, roles }, repository, logger: logger.child({ user: userName }) };
     },
     stage: async (scope, text = 'some bytes', fileName = 'file.txt') =>

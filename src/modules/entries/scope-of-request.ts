@@ -1,6 +1,5 @@
 import type { RequestContext } from '../../context.js';
 import DataLoader from 'dataloader';
-import { findRepositoryByName } from '../repositories/operations.js';
 import type { Entry, Resource } from './entry.entity.js';
 import { loadEntries, loadResources } from './queries.js';
 import type { EntryScope } from './scope.js';
@@ -45,7 +44,7 @@ export function entryScope(context: RequestContext, repositoryName: string): Pro
   if (!scope) {
     scope = (async () => {
       const principal = await context.principal();
-      const repository = await findRepositoryByName(context.em, repositoryName);
+      const repository = await context.services.repositories.find(context.em, repositoryName);
       return { em: context.em, services: context.services, principal, repository, logger: context.logger.child({ user: principal.userName }) };
     })();
     scopes.set(repositoryName, scope);

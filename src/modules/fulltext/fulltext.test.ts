@@ -4,7 +4,6 @@ import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
 import { buildPdf, textPage } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { docx, zip } from '../../../test/helpers/zip.js';
-import { forgetRepository } from '../repositories/operations.js';
 import { saveResourceText } from './operations.js';
 
 let service: TestService;
@@ -205,7 +204,7 @@ describe('the repository flag fullTextEnabled and POST C/reindex', () => {
 
     // the administration switches it on (tests set the column)
     await sql(service, `update repository set full_text_enabled = true where name = 'notext'`);
-    forgetRepository('notext');
+    service.services.repositories.forget('notext');
     expect(await byText({ searchText: 'hiddenword' }, base)).toMatchObject({ status: 200, body: { count: 0 } });
 
     const user = await service.createUserSession('reindex-user');

@@ -32,7 +32,7 @@ export class ChecksResolver {
     @Ctx() context: RequestContext,
     @Args(() => RepositoryKeyArgs) key: RepositoryKeyArgs,
   ) {
-    const repository = await findRepository(context.em, repositoryKey(key));
+    const repository = await findRepository(context.services, context.em, repositoryKey(key));
     return oncePerRequest(context, `connection:${repository.id}`, () => connectionCheck(context.em, context.services, repository));
   }
 }

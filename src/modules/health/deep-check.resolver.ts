@@ -66,7 +66,7 @@ export class DeepCheckResolver {
     @Ctx() context: RequestContext,
     @Args(() => RepositoryKeyArgs) key: RepositoryKeyArgs,
   ) {
-    const repository = await findRepository(context.em, repositoryKey(key));
+    const repository = await findRepository(context.services, context.em, repositoryKey(key));
     const principal = await context.principal();
     return oncePerRequest(context, `deep:${repository.id}`, () => deepCheck(context.services, principal, repository, deepCheckOptionsOf(context.services.config)));
   }
@@ -77,7 +77,7 @@ export class DeepCheckResolver {
     @Args(() => RepositoryKeyArgs) key: RepositoryKeyArgs,
   ) {
     const started = Date.now();
-    const repository = await findRepository(context.em, repositoryKey(key));
+    const repository = await findRepository(context.services, context.em, repositoryKey(key));
     const principal = await context.principal();
     const job = await oncePerRequest(context, `async-deep:${repository.id}`, () => startDeepCheck(context.em, context.services.jobs, principal, repository));
     return { _id: job.id, duration: Date.now() - started };

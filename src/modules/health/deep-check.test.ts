@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedFiles, newContent, sql } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
-import { findRepositoryByName } from '../repositories/operations.js';
 import { deepCheck, type DeepCheckResult } from './deep-check.js';
 import { findDeepCheckReport, renderDeepCheckReport, reportsKeptPerRepository, saveDeepCheckReport } from './deep-check-reports.js';
 
@@ -133,7 +132,7 @@ describe('synchronous deep check (spec endpoint 11)', () => {
 
   it('removes its scratch folder when its deadline cuts it off', { timeout: 60_000 }, async () => {
     const em = service.services.orm.em.fork() as EntityManager;
-    const repository = await findRepositoryByName(em, 'second');
+    const repository = await service.services.repositories.find(em, 'second');
     // shorter and shorter deadlines (how far a run gets depends on the machine's speed) until one cuts
     // a run off after it made its scratch folder and content: what is left fails on the deadline
     let cutAfterUpload = false;
@@ -207,7 +206,7 @@ describe('the report at reportUrl', () => {
 
   it('keeps the newest 20 of a repository; older ones are a 404', { timeout: 60_000 }, async () => {
     const em = () => service.services.orm.em.fork() as EntityManager;
-    const repository = await findRepositoryByName(em(), 'second');
+    const repository = await service.services.repositories.find(em(), 'second');
     const template = await deepCheck(service.services, { userName: 'admin', roles: ['ADMIN'] }, repository, { timeoutMs: 1, waitMs: 1 });
     const ids = Array.from({ length: reportsKeptPerRepository + 2 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     for (const id of ids) await saveDeepCheckReport(em(), repository.id, { ...template, _id: id });

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, illegalArguments, isUniqueViolation, notFound } from '../../errors.js';
 import type { Config } from '../../config.js';
+import type { Services } from '../../context.js';
 import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
 import { Repository, type RepositoryLimits } from './repository.entity.js';
@@ -27,31 +28,6 @@ export type RepositoryRecord = Readonly<Pick<Repository, 'id' | 'name' | 'techni
 /** Postgres channel on which a trigger announces the name of each repository changed or deleted (any process, any statement). */
 export const repositoryChangedChannel = 'repository_changed';
 
-/**
- * Repositories read in the last few seconds, by name: every call of the content domain names its
- * repository, and they change rarely. A change is forgotten at once in the process that made it
- * (forgetRepository) and, through the `repository_changed` notification, in every other process
- * (src/service.ts listens); the time to live bounds only what a lost listener connection misses.
- */
-const recentRecords = new Map<string, { record: RepositoryRecord; until: number }>();
-const recordTtlMs = 5_000;
-/**
- * Counts the forgetting: a record read while a change was announced may be the old one, and is not
- * kept (the read began before the notification, its answer came after).
- */
-let forgotten = 0;
-
-export function forgetRepository(name: string): void {
-  forgotten++;
-  recentRecords.delete(name);
-}
-
-/** Notifications may have been missed (the listener reconnected): every record is read again. */
-export function forgetAllRepositories(): void {
-  forgotten++;
-  recentRecords.clear();
-}
-
 /** The repository as stored now, not as cached: for jobs, which run well after the request that started them. */
 export async function currentRepository(em: EntityManager, name: string): Promise<RepositoryRecord> {
   if (!repositoryNamePattern.test(name)) throw illegalArguments(`repository name '${name}' is not valid`);
@@ -59,15 +35,6 @@ export async function currentRepository(em: EntityManager, name: string): Promis
   if (!repository) throw notFound(`repository '${name}' not found`);
   const { id, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy } = repository;
   return Object.freeze({ id, name, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy });
-}
-
-export async function findRepositoryByName(em: EntityManager, name: string): Promise<RepositoryRecord> {
-  const cached = recentRecords.get(name);
-  if (cached && cached.until > Date.now()) return cached.record;
-  const before = forgotten;
-  const record = await currentRepository(em, name);
-  if (forgotten === before) recentRecords.set(name, { record, until: Date.now() + recordTtlMs });
-  return record;
 }
 
 /** Limits as a client sends them: null or absent = not set (the conversion limit applies). */
@@ -133,12 +100,12 @@ export async function createRepository(
 /** A repository named by one of the spec's three keys (connection check, deep check, statistics). */
 export type RepositoryKey = { repositoryId: string } | { repositoryName: string } | { repositoryTechnicalName: string };
 
-export async function findRepository(em: EntityManager, key: RepositoryKey): Promise<RepositoryRecord> {
-  if ('repositoryId' in key) return findRepositoryByName(em, repositoryNameOfId(key.repositoryId));
-  if ('repositoryName' in key) return findRepositoryByName(em, key.repositoryName);
+export async function findRepository(services: Pick<Services, 'repositories'>, em: EntityManager, key: RepositoryKey): Promise<RepositoryRecord> {
+  if ('repositoryId' in key) return services.repositories.find(em, repositoryNameOfId(key.repositoryId));
+  if ('repositoryName' in key) return services.repositories.find(em, key.repositoryName);
   const found = await em.findOne(Repository, { technicalName: key.repositoryTechnicalName });
   if (!found) throw notFound(`no repository with the technical name '${key.repositoryTechnicalName}'`);
-  return findRepositoryByName(em, found.name);
+  return services.repositories.find(em, found.name);
 }
 
 export async function listRepositories(em: EntityManager): Promise<Repository[]> {
@@ -157,8 +124,8 @@ async function repositoryById(em: EntityManager, repositoryId: string): Promise<
  * it (the conversion limit applies), an absent one stays; `fullTextEnabled` changes when given.
  */
 export async function updateRepositoryLimits(
+  { config, repositories }: Pick<Services, 'config' | 'repositories'>,
   em: EntityManager,
-  config: Config,
   actor: Principal,
   repositoryId: string,
   input: LimitsInput & { fullTextEnabled?: boolean | null },
@@ -172,18 +139,18 @@ export async function updateRepositoryLimits(
   repository.modifiedAt = new Date();
   repository.modifiedBy = actor.userName;
   await em.flush();
-  forgetRepository(repository.name);
+  repositories.forget(repository.name);
   return repository;
 }
 
 /** A repository that still holds folders or contents is not deleted (409), as a folder that is not empty. */
-export async function deleteRepository(em: EntityManager, repositoryId: string): Promise<void> {
+export async function deleteRepository({ repositories }: Pick<Services, 'repositories'>, em: EntityManager, repositoryId: string): Promise<void> {
   const repository = await repositoryById(em, repositoryId);
   if ((await em.count(Entry, { repositoryId: repository.id })) > 0) {
     throw conflict(`repository '${repository.name}' is not empty: delete its folders and contents first`);
   }
   await em.nativeDelete(Repository, { id: repository.id });
-  forgetRepository(repository.name);
+  repositories.forget(repository.name);
 }
 
 /** The default repository is created on the first start, when no repository exists (DESIGN §2). */

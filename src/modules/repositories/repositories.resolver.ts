@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Directive, Field, ID, Int, Mutation, ObjectType, 
 import type { RequestContext } from '../../context.js';
 import { ConversionLimit, ConversionStrategy, CreateRepositoryInput, UpdateRepositoryLimitsInput } from './inputs.js';
 import type { RepositoryLimits } from './repository.entity.js';
-import { createRepository, deleteRepository, findRepositoryByName, listRepositories, updateRepositoryLimits } from './operations.js';
+import { createRepository, deleteRepository, listRepositories, updateRepositoryLimits } from './operations.js';
 
 @ObjectType('RepositoryLimits')
 export class RepositoryLimitsNode {
@@ -38,7 +38,7 @@ export class RepositoriesResolver {
 
   @Query(() => RepositoryNode)
   async repository(@Arg('name', () => String) name: string, @Ctx() context: RequestContext) {
-    return findRepositoryByName(context.em, name);
+    return context.services.repositories.find(context.em, name);
   }
 
   @Mutation(() => RepositoryNode)
@@ -52,12 +52,12 @@ export class RepositoriesResolver {
     @Arg('input', () => UpdateRepositoryLimitsInput) input: UpdateRepositoryLimitsInput,
     @Ctx() context: RequestContext,
   ) {
-    return updateRepositoryLimits(context.em, context.services.config, await context.principal(), repositoryId, input);
+    return updateRepositoryLimits(context.services, context.em, await context.principal(), repositoryId, input);
   }
 
   @Mutation(() => Boolean, { description: 'a repository holding folders or contents is not deleted (409)' })
   async deleteRepository(@Arg('repositoryId', () => ID) repositoryId: string, @Ctx() context: RequestContext): Promise<boolean> {
-    await deleteRepository(context.em, repositoryId);
+    await deleteRepository(context.services, context.em, repositoryId);
     return true;
   }
 }

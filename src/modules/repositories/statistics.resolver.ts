@@ -75,6 +75,6 @@ class RepositoryStatisticsNode {
 export class StatisticsResolver {
   @Query(() => RepositoryStatisticsNode, { description: 'spec endpoint 13' })
   async repositoryStatistics(@Arg('repositoryId', () => ID) repositoryId: string, @Ctx() context: RequestContext) {
-    return repositoryStatistics(context.em, await findRepository(context.em, { repositoryId }));
+    return repositoryStatistics(context.em, await findRepository(context.services, context.em, { repositoryId }));
   }
 }

@@ -4,7 +4,6 @@ import { contentUrl, newContent, newFolder, sql } from '../../../test/helpers/en
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { ServiceError } from '../../errors.js';
 import type { EntryScope } from '../entries/scope.js';
-import { findRepositoryByName } from '../repositories/operations.js';
 import { searchByCondition } from './by-condition.js';
 import { searchByProperties } from './by-properties.js';
 import type { SearchOptions } from './entry-query.js';
@@ -128,7 +127,7 @@ beforeAll(async () => {
   await newContent(service, { name: 'a.txt', parentId: folder.id, tags: ['red'], properties: { color: 'red', size: 3, keywords: ['x'] } });
   await newContent(service, { name: "it's.pdf", tags: ['blue'], bytes: '%PDF-1.4' });
   const em = service.services.orm.em.fork();
-  scope = { em, services: service.services, logger: service.services.logger, principal: { userName: 'admin', roles: ['ADMIN'] }, repository: await findRepositoryByName(em, 'default') };
+  scope = { em, services: service.services, logger: service.services.logger, principal: { userName: 'admin', roles: ['ADMIN'] }, repository: await service.services.repositories.find(em, 'default') };
 });
 afterAll(() => service?.stop());
 
