@@ -79,6 +79,8 @@ const environmentSchema = z.object({
   /** the deep check: the whole run (scenarios and waits), and each wait for a conversion or text extraction within it */
   DEEP_CHECK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   DEEP_CHECK_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** full text: how often a worker looks for queued texts whose extraction job was never submitted (the process that queued them died first) */
+  FULLTEXT_SWEEP_MS: z.coerce.number().int().min(100).default(30_000),
 });
 
 /** The settings-file names of the spec are accepted as aliases of the property names (DESIGN §0). */

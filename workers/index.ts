@@ -5,11 +5,11 @@ import { deepCheckJobName } from '../src/modules/health/async-deep-check.js';
 import { convertHandler } from './jobs/convert.js';
 import { renderPool } from './render/render-process.js';
 import { deepCheckHandler } from './jobs/deep-check.js';
-import { extractTextHandler, reindexHandler } from './jobs/extract-text.js';
+import { extractTextHandler, reindexHandler, startExtractionSweeper } from './jobs/extract-text.js';
 import { startUploadSweeper, type BackgroundJob } from './upload-sweeper.js';
 
 /**
- * The background work of a process with ROLE=all or ROLE=worker: the upload sweeper, and the handlers
+ * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, and the handlers
  * of the job system (conversion, text extraction and reindexing, the asynchronous deep check).
  * Call before the job queue starts.
  */
@@ -20,5 +20,7 @@ export function startWorkers(services: Services): BackgroundJob[] {
   services.jobs.define(extractTextJobName, extractTextHandler(services));
   services.jobs.define(reindexJobName, reindexHandler(services));
   services.jobs.define(deepCheckJobName, deepCheckHandler(services), { waitsForJobs: true });
-  return [startUploadSweeper(services), { name: 'render processes', stop: async () => renderProcesses.close() }];
+  // a process that takes no jobs leaves the sweep to those that do
+  const extraction = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services)] : [];
+  return [startUploadSweeper(services), ...extraction, { name: 'render processes', stop: async () => renderProcesses.close() }];
 }

@@ -16,6 +16,7 @@ import { Migration20261122290500StatisticsCoveringIndex } from './migrations/Mig
 import { Migration20261122280000ResourceText } from './migrations/Migration20261122280000ResourceText.js';
 import { Migration20261123010000DeepCheckReports } from './migrations/Migration20261123010000DeepCheckReports.js';
 import { Migration20261123020000RepositoryChanges } from './migrations/Migration20261123020000RepositoryChanges.js';
+import { Migration20261123030000TextExtractionQueue } from './migrations/Migration20261123030000TextExtractionQueue.js';
 import { Migration20261123040000SearchPageIndexes } from './migrations/Migration20261123040000SearchPageIndexes.js';
 import { Migration20261123040001EntryVisibleTags } from './migrations/Migration20261123040001EntryVisibleTags.js';
 
@@ -37,6 +38,7 @@ export const migrationsList = [
   { name: 'Migration20261122290500StatisticsCoveringIndex', class: Migration20261122290500StatisticsCoveringIndex },
   { name: 'Migration20261123010000DeepCheckReports', class: Migration20261123010000DeepCheckReports },
   { name: 'Migration20261123020000RepositoryChanges', class: Migration20261123020000RepositoryChanges },
+  { name: 'Migration20261123030000TextExtractionQueue', class: Migration20261123030000TextExtractionQueue },
   { name: 'Migration20261123040000SearchPageIndexes', class: Migration20261123040000SearchPageIndexes },
   { name: 'Migration20261123040001EntryVisibleTags', class: Migration20261123040001EntryVisibleTags },
 ];

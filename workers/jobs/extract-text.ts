@@ -3,12 +3,23 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
 import { inProcessText, readHead, storableText, textKindOf } from '../../src/modules/fulltext/extract.js';
-import { findResourceToIndex, resourcesWithoutText, type ResourceToIndex } from '../../src/modules/fulltext/operations.js';
+import {
+  dequeue,
+  dropQueued,
+  queuedWithoutJob,
+  resourcesWithoutText,
+  submitExtraction,
+  takeQueuedResources,
+  type ResourceText,
+  type ResourceToIndex,
+} from '../../src/modules/fulltext/operations.js';
 import { textIndexOf } from '../../src/modules/fulltext/text-index.js';
 import { JobFailure, type JobHandler } from '../../src/modules/jobs/queue.js';
+import { addJobContents } from '../../src/modules/jobs/records.js';
 import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
 import { freshChildren, runBoundedChild } from '../child/bounded-child.js';
 import type { ExtractMessage, ExtractStart } from '../extract/protocol.js';
+import { startPeriodic, type BackgroundJob } from '../periodic.js';
 
 const childScript = fileURLToPath(new URL('../extract/extract-child.js', import.meta.url));
 
@@ -40,29 +51,63 @@ async function extractText(config: Config, file: string, resource: ResourceToInd
   return extracted ?? { skipped: 'the extraction process sent no text' };
 }
 
-/** Extracts and stores the text of one resource; what happened, for the job's result. */
-async function indexResource(services: Services, em: EntityManager, resource: ResourceToIndex): Promise<Record<string, unknown>> {
-  const extracted = await extractText(services.config, services.contentStore.absolutePath(resource.storagePath), resource);
-  const index = textIndexOf(services.config);
-  if ('skipped' in extracted) {
+/** What became of one resource's extraction: its text (empty when none is read), or why it failed. */
+type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string } };
+
+/** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's. */
+async function extractOne<R extends ResourceToIndex>(services: Services, resource: R): Promise<Outcome<R>> {
+  try {
+    const extracted = await extractText(services.config, services.contentStore.absolutePath(resource.storagePath), resource);
     // an empty text marks the resource as done (a reindex passes it over); its name is indexed anyway
-    await index.save(em, resource, '', false);
-    return { resourceId: resource.id, skipped: extracted.skipped };
+    if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false } };
+    return { resource, text: { resourceId: resource.id, text: storableText(extracted.text), truncated: extracted.truncated } };
+  } catch (error) {
+    return { resource, failure: { reasonCode: error instanceof JobFailure ? error.reasonCode : 'internal', message: (error as Error).message } };
   }
-  const saved = await index.save(em, resource, storableText(extracted.text), extracted.truncated);
-  return { resourceId: resource.id, characters: extracted.text.length, truncated: extracted.truncated, saved };
 }
 
-/** The extraction of one new version's text. Rerun after a worker's death, it writes the same row again. */
+/** Extracts a batch, one resource after another, and stores its texts in one statement; answers the outcomes. */
+async function indexBatch<R extends ResourceToIndex>(services: Services, em: EntityManager, repositoryId: string, resources: R[]): Promise<Outcome<R>[]> {
+  const outcomes: Outcome<R>[] = [];
+  for (const resource of resources) outcomes.push(await extractOne(services, resource));
+  await textIndexOf(services.config).save(em, repositoryId, outcomes.flatMap((outcome) => ('text' in outcome ? [outcome.text] : [])));
+  return outcomes;
+}
+
+/** Resources an extraction job takes at a time: their texts are written together. */
+const extractionBatch = 50;
+/** Failures a job's result lists at most. */
+const listedFailures = 100;
+
+/**
+ * The extraction of the texts queued in a repository (docs/search.md, extraction): batch after batch
+ * until none queued up to the job's creation is left. A batch's texts are stored in one statement and
+ * its rows leave the queue after them, so a worker killed midway leaves no text of that batch and the
+ * job's rerun (Agenda's lock expired) takes the same rows again. A resource that cannot be read is
+ * listed in the result and left without text (a reindex tries it again); when nothing could be
+ * extracted, the job ends in panic with the first failure's reason.
+ */
 export const extractTextHandler =
   (services: Services): JobHandler =>
   async ({ record, em }) => {
-    const resourceId = String(record.serializedRequest.resourceId);
     // switched off since the upload (the record as stored now, not a cached copy): nothing is indexed
-    if (!(await currentRepository(em, repositoryNameOf(record.repositoryId))).fullTextEnabled) return { result: { resourceId, skipped: 'full text is disabled' } };
-    const resource = await findResourceToIndex(em, resourceId);
-    if (!resource) return { result: { resourceId, skipped: 'the resource was deleted' } };
-    return { result: await indexResource(services, em, resource) };
+    if (!(await currentRepository(em, repositoryNameOf(record.repositoryId))).fullTextEnabled) {
+      return { result: { skipped: 'full text is disabled', dropped: await dropQueued(em, record.repositoryId, record.createdAt) } };
+    }
+    let extracted = 0;
+    const failed: { resourceId: string; contentIds: string[]; reasonCode: string; message: string }[] = [];
+    for (;;) {
+      const { queued, resources } = await takeQueuedResources(em, record, extractionBatch);
+      if (queued.length === 0) break;
+      await addJobContents(em, record.id, resources.flatMap((r) => r.contentIds), resources.map((r) => r.name));
+      for (const outcome of await indexBatch(services, em, record.repositoryId, resources)) {
+        if ('text' in outcome) extracted++;
+        else if (failed.length < listedFailures) failed.push({ resourceId: outcome.resource.id, contentIds: outcome.resource.contentIds, ...outcome.failure });
+      }
+      await dequeue(em, record.id, queued);
+    }
+    if (extracted === 0 && failed.length > 0) throw new JobFailure(failed[0]!.reasonCode, failed[0]!.message);
+    return { result: { extracted, failed } };
   };
 
 const reindexBatch = 100;
@@ -81,17 +126,32 @@ export const reindexHandler =
     for (;;) {
       const batch = await resourcesWithoutText(em, record.repositoryId, afterId, reindexBatch);
       if (batch.length === 0) break;
-      for (const resource of batch) {
-        try {
-          await indexResource(services, em, resource);
-          indexed++;
-        } catch (error) {
-          const reasonCode = error instanceof JobFailure ? error.reasonCode : 'internal';
-          if (failed.length < 100) failed.push({ resourceId: resource.id, reasonCode, message: (error as Error).message });
-        }
+      for (const outcome of await indexBatch(services, em, record.repositoryId, batch)) {
+        if ('text' in outcome) indexed++;
+        else if (failed.length < listedFailures) failed.push({ resourceId: outcome.resource.id, ...outcome.failure });
       }
       afterId = batch.at(-1)!.id;
       await progress(Math.min(99, indexed + failed.length));
     }
     return { result: { indexed, failed } };
   };
+
+/** Texts queued this long without a job are taken to have lost their wake-up call (it goes out within extractionWindowMs). */
+const lostAfterMs = 5_000;
+
+/**
+ * Submits an extraction job for every repository whose queued texts no job will take (the process
+ * that queued them died before submitting one), at the start and every FULLTEXT_SWEEP_MS.
+ */
+export function startExtractionSweeper(services: Services): BackgroundJob {
+  const everyMs = services.config.FULLTEXT_SWEEP_MS;
+  return startPeriodic(
+    services.logger,
+    'text-extraction-sweeper',
+    everyMs,
+    async () => {
+      for (const repositoryId of await queuedWithoutJob(services.orm.em.fork() as EntityManager, lostAfterMs)) submitExtraction(services, repositoryId);
+    },
+    Math.min(everyMs, 1_000),
+  );
+}

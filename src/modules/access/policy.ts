@@ -15,7 +15,7 @@ import type { SqlPredicate } from '../search/entry-query.js';
  * Today's rules are all of the second and third kind.
  *
  * Bytes come in through verbs on a content (create, replace-resource, check-in: these rules) over an
- * upload that only its uploader may claim (`claimStatement`); staging an upload needs a session only.
+ * upload that only its uploader may claim (`claimExpressions`); staging an upload needs a session only.
  */
 
 /** What an operation does to an entry (its verb). */

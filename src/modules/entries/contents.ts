@@ -11,7 +11,7 @@ import { optionalMediaType } from './media-types.js';
 import { isWellFormed, textProblem, validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
-import { claimParameters, claimStatement, pendingUploadName, uploadNotFound } from './uploads.js';
+import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
 
 const tagSchema = z.string().min(1, 'a tag must not be empty').max(128, 'a tag is at most 128 characters');
@@ -131,10 +131,10 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   const name = validateEntryName(input.name ?? (await pendingUploadName(scope, input.uploadId)));
   let row: (Record<string, unknown> & { claimed: Record<string, unknown> }) | undefined;
   try {
-    // one statement: the upload is taken over and version 1.0 inserted together, or neither (the
-    // upload stays pending) — a single round trip where a transaction would take four
+    // one statement: the upload is taken over (and queued for its text) and version 1.0 inserted
+    // together, or none of it (the upload stays pending) — a single round trip where a transaction would take four
     [row] = await scope.em.execute(
-      `with claimed as (${claimStatement}),
+      `with ${claimExpressions},
        created as (
          insert into entry (id, repository_id, entry_type, chronical_id, name, active, owner, created_at, created_by,
              last_modified_at, last_modified_by, version, version_major, version_minor, version_status, is_latest,
@@ -162,9 +162,8 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   if (!row) throw uploadNotFound(input.uploadId);
   const { claimed, ...entry } = row;
   scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
-  const content = scope.em.map(Entry, entry);
-  await requestTextExtraction(scope, content);
-  return content;
+  requestTextExtraction(scope);
+  return scope.em.map(Entry, entry);
 }
 
 export async function getContent(scope: EntryScope, id: string): Promise<Entry> {

@@ -9,6 +9,7 @@ import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimUpload, discardUpload, insertPendingResource } from './uploads.js';
+import { requestTextExtraction } from '../fulltext/operations.js';
 
 /**
  * A new chronicle from one version of a content: version 1.0, CURRENT, new ids, the caller as owner,
@@ -70,5 +71,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
     await discardUpload(scope, resource.id);
     throw error;
   }
+  // the claim queued the copy's bytes for their text, as any new version's
+  requestTextExtraction(scope);
   return reloaded(scope, copyId);
 }

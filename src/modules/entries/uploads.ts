@@ -88,14 +88,19 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
 }
 
 /**
- * The statement that takes over a pending upload of the caller (parameters: claimParameters); it
- * returns the resource row, or none when there is no such pending upload.
+ * Common table expressions that take over a pending upload of the caller (parameters: claimParameters):
+ * `claimed` is the resource row, or none when there is no such pending upload; `queued` puts it in
+ * the text extraction queue when the repository indexes full text — in the claim's own statement, so
+ * the extraction is as durable as the version (docs/search.md, extraction).
  */
-export const claimStatement = `update resource set state = 'ready', mime_type = coalesce(?, mime_type)
-  where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *`;
+export const claimExpressions = `claimed as (
+    update resource set state = 'ready', mime_type = coalesce(?, mime_type)
+     where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *),
+  queued as (
+    insert into text_extraction_queue (resource_id, repository_id) select id, repository_id from claimed where ?::boolean)`;
 
 export const claimParameters = (scope: EntryScope, uploadId: string, mimeType?: string | null) =>
-  [mimeType || null, uploadId, scope.repository.id, scope.principal.userName];
+  [mimeType || null, uploadId, scope.repository.id, scope.principal.userName, scope.repository.fullTextEnabled];
 
 export const uploadNotFound = (uploadId: string) => notFound(`upload '${uploadId}' not found (or already used)`);
 
@@ -104,7 +109,7 @@ export const uploadNotFound = (uploadId: string) => notFound(`upload '${uploadId
  * inside the transaction that creates the version using it: a rollback leaves the upload pending.
  */
 export async function claimUpload(scope: EntryScope, uploadId: string, mimeType?: string | null): Promise<Resource> {
-  const [row] = await scope.em.execute<Record<string, unknown>[]>(claimStatement, claimParameters(scope, uploadId, mimeType));
+  const [row] = await scope.em.execute<Record<string, unknown>[]>(`with ${claimExpressions} select * from claimed`, claimParameters(scope, uploadId, mimeType));
   if (!row) throw uploadNotFound(uploadId);
   return scope.em.map(Resource, row);
 }

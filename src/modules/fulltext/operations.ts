@@ -1,45 +1,58 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessDenied, conflict } from '../../errors.js';
 import { isAdmin } from '../auth/principal.js';
+import type { Services } from '../../context.js';
 import type { EntryScope } from '../entries/scope.js';
 import { jobPriority } from '../jobs/queue.js';
 import type { JobRecord } from '../jobs/records.js';
+import { partitionOf } from '../repositories/operations.js';
 
-/** The job that extracts the text of one resource (its id in `serializedRequest.resourceId`). */
+/**
+ * The job that extracts the texts waiting in a repository's queue (`text_extraction_queue`), in
+ * batches; its record lists the contents it took (`contentIds`).
+ */
 export const extractTextJobName = 'extractText';
 /** The job that extracts the text of every current content of a repository that has none yet. */
 export const reindexJobName = 'reindexText';
+/**
+ * Uploads of one process within this time share one extraction job (JobQueue.submitCoalesced): at
+ * 300 uploads/s a job per upload cost more than the extraction itself (docs/benchmarks.md, ingest).
+ */
+export const extractionWindowMs = 250;
+/** Who an extraction job runs for: the service, not a user (its contents are many users'; no user name has parentheses). */
+export const extractionClient = '(service)';
 
 export function requireFullText(scope: EntryScope): void {
   if (!scope.repository.fullTextEnabled) throw conflict(`full text is disabled for repository '${scope.repository.name}'`);
 }
 
-const jobOf = (scope: EntryScope, fields: { jobName: string; conversionType: string; contentIds: string[]; inputFilenames: string[]; serializedRequest: Record<string, unknown> }) => ({
+type JobFields = { jobName: string; conversionType: string; clientUsername: string; clientRoles: string[]; serializedRequest: Record<string, unknown> };
+
+const jobOf = (repositoryId: string, fields: JobFields) => ({
   ...fields,
-  repositoryId: scope.repository.id,
-  clientUsername: scope.principal.userName,
-  clientRoles: scope.principal.roles,
+  repositoryId,
+  contentIds: [],
+  inputFilenames: [],
   priority: jobPriority.low,
-  partition: `access.svc.content.${scope.repository.name}`,
+  partition: partitionOf(repositoryId),
 });
 
 /**
- * Queues the extraction of a new version's text (after an upload, a replaced resource, a check-in),
- * unless full text is disabled. The upload does not wait for it. The job is recorded outside the
- * caller's transaction (a fork of the entity manager): a worker must find its record when it starts.
+ * Asks for the extraction of the texts queued in the repository (without waiting: an upload never
+ * waits for its text). The claim of each new version's upload has queued its resource in the
+ * version's own statement (`claimExpressions`), so this is only the wake-up call: when it is lost
+ * (the process died first), a worker's sweep submits the job instead (`queuedWithoutJob`).
  */
-export async function requestTextExtraction(scope: EntryScope, entry: { id: string; name: string; resourceId?: string | null }): Promise<void> {
-  if (!scope.repository.fullTextEnabled || !entry.resourceId) return;
-  await scope.services.jobs.submit(scope.services.orm.em.fork() as EntityManager, {
-    ...jobOf(scope, {
-      jobName: extractTextJobName,
-      conversionType: 'TEXT_EXTRACTION',
-      contentIds: [entry.id],
-      inputFilenames: [entry.name],
-      serializedRequest: { resourceId: entry.resourceId },
-    }),
+export function requestTextExtraction(scope: EntryScope): void {
+  if (scope.repository.fullTextEnabled) submitExtraction(scope.services, scope.repository.id);
+}
+
+/** Submits an extraction job for the repository's queue, coalesced with the other requests of this process. */
+export function submitExtraction(services: Services, repositoryId: string): void {
+  services.jobs.submitCoalesced(`${extractTextJobName}:${repositoryId}`, extractionWindowMs, () => ({
+    ...jobOf(repositoryId, { jobName: extractTextJobName, conversionType: 'TEXT_EXTRACTION', clientUsername: extractionClient, clientRoles: [], serializedRequest: {} }),
     requestTypeShortName: 'ExtractTextRequest',
-  });
+  }));
 }
 
 /** POST C/reindex (administrators): a job extracting the text of every current content that has none yet. */
@@ -47,22 +60,39 @@ export async function startReindex(scope: EntryScope): Promise<JobRecord> {
   if (!isAdmin(scope.principal)) throw accessDenied('only administrators reindex a repository');
   requireFullText(scope);
   return scope.services.jobs.submit(scope.em, {
-    ...jobOf(scope, { jobName: reindexJobName, conversionType: 'REINDEX', contentIds: [], inputFilenames: [], serializedRequest: {} }),
+    ...jobOf(scope.repository.id, { jobName: reindexJobName, conversionType: 'REINDEX', clientUsername: scope.principal.userName, clientRoles: scope.principal.roles, serializedRequest: {} }),
     requestTypeShortName: 'ReindexRequest',
     requestTypeSignature: 'POST /v1/reindex',
   });
 }
 
-/** Stores a resource's text whole, in one statement (a rerun overwrites it): a worker killed midway leaves no partial text. False when the resource is gone. */
-export async function saveResourceText(em: EntityManager, resourceId: string, text: string, truncated: boolean): Promise<boolean> {
-  const rows = await em.execute(
+/** A resource's text as stored: whole (a rerun overwrites it). */
+export interface ResourceText {
+  resourceId: string;
+  text: string;
+  truncated: boolean;
+}
+
+/**
+ * Stores texts, each whole, in one statement (a rerun overwrites them): a worker killed midway leaves
+ * no partial text. Answers the ids stored (a resource deleted meanwhile is left out).
+ */
+export async function saveResourceTexts(em: EntityManager, texts: ResourceText[]): Promise<string[]> {
+  if (texts.length === 0) return [];
+  const rows = await em.execute<{ resource_id: string }[]>(
     `insert into resource_text (resource_id, repository_id, text, truncated)
-       select id, repository_id, ?, ? from resource where id = ?
+       select r.id, r.repository_id, t.text, t.truncated
+         from jsonb_to_recordset(?::jsonb) as t("resourceId" text, text text, truncated boolean) join resource r on r.id = t."resourceId"
      on conflict (resource_id) do update set text = excluded.text, truncated = excluded.truncated, extracted_at = now()
      returning resource_id`,
-    [text, truncated, resourceId],
+    [JSON.stringify(texts)],
   );
-  return rows.length > 0;
+  return rows.map((row) => row.resource_id);
+}
+
+/** One resource's text (saveResourceTexts); false when the resource is gone. */
+export async function saveResourceText(em: EntityManager, resourceId: string, text: string, truncated: boolean): Promise<boolean> {
+  return (await saveResourceTexts(em, [{ resourceId, text, truncated }])).length > 0;
 }
 
 export interface ResourceToIndex {
@@ -76,9 +106,62 @@ export interface ResourceToIndex {
 
 const resourceColumns = `r.id, r.repository_id as "repositoryId", r.name, r.mime_type as "mimeType", r.file_size::float8 as "fileSize", r.storage_path as "storagePath"`;
 
-export async function findResourceToIndex(em: EntityManager, resourceId: string): Promise<ResourceToIndex | undefined> {
-  const [row] = await em.execute<ResourceToIndex[]>(`select ${resourceColumns} from resource r where r.id = ?`, [resourceId]);
-  return row;
+/**
+ * Takes the next batch of the repository's queued resources for the extraction job `jobId`: first what
+ * it took in an earlier run (a rerun after a worker's death), then what no live job holds, queued up to
+ * its creation (so a job ends while uploads go on: later ones have jobs of their own). Answers the
+ * queued ids (with those whose resource is gone) and the resources to read with their contents.
+ */
+export async function takeQueuedResources(
+  em: EntityManager,
+  job: { id: string; repositoryId: string; createdAt: Date },
+  limit: number,
+): Promise<{ queued: string[]; resources: (ResourceToIndex & { contentIds: string[] })[] }> {
+  const rows = await em.execute<{ queued: string; id: string | null; contentIds: string[] | null; repositoryId: string; name: string; mimeType: string; fileSize: number; storagePath: string }[]>(
+    `with taken as (
+       update text_extraction_queue q set job_id = ? where q.resource_id in (
+         select w.resource_id from text_extraction_queue w
+          where w.repository_id = ? and (w.job_id = ? or (w.queued_at <= ? and (w.job_id is null or not exists (
+            select 1 from service_job j where j.id = w.job_id and j.state in ('pending', 'running')))))
+          order by w.job_id is not distinct from ? desc, w.queued_at limit ? for update skip locked)
+       returning q.resource_id),
+     listed as (
+       select t.resource_id, array_agg(e.id order by e.id) as content_ids from taken t join entry e on e.resource_id = t.resource_id group by t.resource_id)
+     select t.resource_id as queued, ${resourceColumns}, l.content_ids as "contentIds"
+       from taken t left join resource r on r.id = t.resource_id left join listed l on l.resource_id = t.resource_id`,
+    [job.id, job.repositoryId, job.id, job.createdAt, job.id, limit],
+  );
+  return {
+    queued: rows.map((row) => row.queued),
+    resources: rows.filter((row) => row.id !== null).map(({ queued: _, contentIds, ...resource }) => ({ ...resource, id: resource.id!, contentIds: contentIds ?? [] })),
+  };
+}
+
+/** The batch is done (texts stored, failures noted): its rows leave the queue. */
+export async function dequeue(em: EntityManager, jobId: string, resourceIds: string[]): Promise<void> {
+  await em.execute(`delete from text_extraction_queue where job_id = ? and resource_id in (select jsonb_array_elements_text(?::jsonb))`, [jobId, JSON.stringify(resourceIds)]);
+}
+
+/** Drops the repository's queue up to `until` (full text was switched off: nothing is indexed; a reindex finds them later). */
+export async function dropQueued(em: EntityManager, repositoryId: string, until: Date): Promise<number> {
+  const rows = await em.execute(`delete from text_extraction_queue where repository_id = ? and queued_at <= ? returning resource_id`, [repositoryId, until]);
+  return rows.length;
+}
+
+/**
+ * Repositories with texts queued longer than `olderThanMs` that no job will take (none took them, or
+ * the one that did has ended, and none is waiting to start since): the wake-up call was lost.
+ */
+export async function queuedWithoutJob(em: EntityManager, olderThanMs: number): Promise<string[]> {
+  const rows = await em.execute<{ repository_id: string }[]>(
+    `select distinct w.repository_id from text_extraction_queue w
+      where w.queued_at < now() - (? * interval '1 millisecond')
+        and (w.job_id is null or not exists (select 1 from service_job j where j.id = w.job_id and j.state in ('pending', 'running')))
+        and not exists (
+          select 1 from service_job j where j.repository_id = w.repository_id and j.job_name = ? and j.state = 'pending' and j.created_at >= w.queued_at)`,
+    [olderThanMs, extractTextJobName],
+  );
+  return rows.map((row) => row.repository_id);
 }
 
 /** The next resources of a repository's current contents without text (in id order after `afterId`): what a reindex works through. */

@@ -3,7 +3,7 @@ import { Meilisearch } from 'meilisearch';
 import type { Config } from '../../config.js';
 import { illegalArguments } from '../../errors.js';
 import type { SqlPredicate } from '../search/entry-query.js';
-import { saveResourceText } from './operations.js';
+import { saveResourceTexts, type ResourceText } from './operations.js';
 import { nameDocument, resolveTextMatch, textQuery } from './query.js';
 
 /**
@@ -13,15 +13,15 @@ import { nameDocument, resolveTextMatch, textQuery } from './query.js';
  */
 export interface TextIndex {
   readonly name: 'postgres' | 'meilisearch';
-  /** Stores a resource's text whole (a rerun overwrites it). False when the resource is gone. */
-  save(em: EntityManager, resource: { id: string; repositoryId: string }, text: string, truncated: boolean): Promise<boolean>;
+  /** Stores texts, each whole (a rerun overwrites them). Answers the resource ids stored (not those gone meanwhile). */
+  save(em: EntityManager, repositoryId: string, texts: ResourceText[]): Promise<string[]>;
   /** The predicate over `e` matching the entries whose name or text match `searchText` (`em` for a query first). */
   match(em: EntityManager, repositoryId: string, searchText: string): Promise<SqlPredicate>;
 }
 
 export const postgresTextIndex: TextIndex = {
   name: 'postgres',
-  save: (em, resource, text, truncated) => saveResourceText(em, resource.id, text, truncated),
+  save: (em, _repositoryId, texts) => saveResourceTexts(em, texts),
   match: (em, _repositoryId, searchText) =>
     resolveTextMatch(async (sql, params) => (await em.execute<{ resource_id: string }[]>(sql, params)).map((row) => row.resource_id), searchText),
 };
@@ -49,11 +49,12 @@ export class MeilisearchTextIndex implements TextIndex {
     return this.ready.then(() => this.client.index(indexName));
   }
 
-  async save(em: EntityManager, resource: { id: string; repositoryId: string }, text: string, truncated: boolean): Promise<boolean> {
-    const saved = await saveResourceText(em, resource.id, text, truncated);
-    // waited for: the job ends when the text is searchable, and a rerun after a crash sends it again
-    if (saved) await (await this.index()).addDocuments([{ id: resource.id, repositoryId: resource.repositoryId, text }], { primaryKey: 'id' }).waitTask();
-    return saved;
+  async save(em: EntityManager, repositoryId: string, texts: ResourceText[]): Promise<string[]> {
+    const saved = new Set(await saveResourceTexts(em, texts));
+    const documents = texts.filter((t) => saved.has(t.resourceId)).map((t) => ({ id: t.resourceId, repositoryId, text: t.text }));
+    // waited for: the job ends when the texts are searchable, and a rerun after a crash sends them again
+    if (documents.length > 0) await (await this.index()).addDocuments(documents, { primaryKey: 'id' }).waitTask();
+    return [...saved];
   }
 
   async match(_em: EntityManager, repositoryId: string, searchText: string): Promise<SqlPredicate> {

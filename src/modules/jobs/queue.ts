@@ -78,6 +78,8 @@ export class JobQueue {
   private started = false;
   /** slots of job kinds that wait for other jobs (define's `waitsForJobs`) */
   private ownSlots = 0;
+  /** per key of submitCoalesced: when the last submission went out, and the one waiting for the window's end */
+  private readonly coalesced = new Map<string, { lastAt: number; waiting?: NodeJS.Timeout }>();
 
   constructor(
     private readonly config: Config,
@@ -146,6 +148,31 @@ export class JobQueue {
     return (await recordQueueJob(em, record.id, queued)) ?? record;
   }
 
+  /**
+   * Submits `job()` without waiting (errors are logged): at once, unless a job with the same key went
+   * out less than `windowMs` ago; then one submission at the end of that window stands for every call
+   * made meanwhile. So every call is followed by a submission that starts after it, and at most one a
+   * window goes out per key and process — for work that a job takes over in batches (text extraction),
+   * where a job per call would cost more than the work. A submission still waiting when the queue stops
+   * is dropped: such work must be found again without it (a sweep).
+   */
+  submitCoalesced(key: string, windowMs: number, job: () => NewJob): void {
+    const state = this.coalesced.get(key) ?? { lastAt: 0 };
+    this.coalesced.set(key, state);
+    if (state.waiting) return;
+    const send = () => {
+      state.waiting = undefined;
+      state.lastAt = performance.now();
+      this.submit(this.orm.em.fork() as EntityManager, job()).catch((error: unknown) => this.logger.warn({ err: error, key }, 'coalesced job not submitted'));
+    };
+    const wait = state.lastAt + windowMs - performance.now();
+    if (wait <= 0) send();
+    else {
+      state.waiting = setTimeout(send, wait);
+      state.waiting.unref();
+    }
+  }
+
   private async enqueue(name: string, jobId: string, priority: number): Promise<string> {
     const job = this.agenda.create<QueueData>(name, { jobId });
     job.priority(priority);
@@ -212,6 +239,8 @@ export class JobQueue {
 
   /** Waits up to `drainMs` for running jobs, then stops and closes the queue's connections. */
   async stop(drainMs = 10_000): Promise<void> {
+    for (const { waiting } of this.coalesced.values()) clearTimeout(waiting);
+    this.coalesced.clear();
     await this.changes.close();
     if (this.started) {
       this.started = false;

@@ -203,6 +203,15 @@ export const failJob = (em: EntityManager, id: string, failure: { reasonCode: st
     `state in ('pending', 'running')`,
   );
 
+/** Adds contents (and their names) to what the record lists: a job that finds its work as it goes (text extraction). */
+export const addJobContents = (em: EntityManager, id: string, contentIds: string[], inputFilenames: string[]) =>
+  changeJob(
+    em,
+    id,
+    `content_ids = array(select distinct unnest(content_ids || ${textArray})), input_filenames = array(select distinct unnest(input_filenames || ${textArray}))`,
+    [JSON.stringify(contentIds), JSON.stringify(inputFilenames)],
+  );
+
 /** Saves a partial result (pages done so far), so that a retried job does not redo or duplicate them. */
 export const saveJobResult = (em: EntityManager, id: string, result: Record<string, unknown>) =>
   changeJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)]);

@@ -158,7 +158,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     return { result: workingCopy, released: replaced ? [previousResource] : [] };
   });
   // new bytes get their text; without them the version keeps the resource, and the resource its text
-  if (input.uploadId) await requestTextExtraction(scope, checkedIn);
+  if (input.uploadId) requestTextExtraction(scope);
   return checkedIn;
 }
 
@@ -236,6 +236,6 @@ export async function replaceResource(scope: EntryScope, id: string, input: Repl
     await tx.em.flush();
     return { result: next };
   });
-  await requestTextExtraction(scope, replaced);
+  requestTextExtraction(scope);
   return replaced;
 }
