@@ -4,7 +4,7 @@ import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
 import { buildPdf, textPage } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { docx, zip } from '../../../test/helpers/zip.js';
-import { saveResourceText } from './operations.js';
+import { extractionClient, extractionWindowMs, saveResourceText } from './operations.js';
 
 let service: TestService;
 const maxChars = 5_000;
@@ -14,17 +14,18 @@ beforeAll(async () => {
     FULLTEXT_MAX_TEXT_CHARS: String(maxChars),
     FULLTEXT_EXTRACT_MEMORY_MB: '200',
     FULLTEXT_EXTRACT_TIMEOUT_MS: '4000',
+    FULLTEXT_SWEEP_MS: '500',
   });
 });
 afterAll(() => service?.stop());
 
 /** The extraction job of a content's latest resource, once it has ended (state and result). */
-async function extractionOf(contentId: string, timeoutMs = 60_000): Promise<{ state: string; reason_code: string | null; error_message: string | null; serialized_result: any }> {
+async function extractionOf(contentId: string, timeoutMs = 60_000): Promise<{ id: string; state: string; reason_code: string | null; error_message: string | null; serialized_result: any }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const [job] = await sql<any>(
       service,
-      `select state, reason_code, error_message, serialized_result from service_job
+      `select id, state, reason_code, error_message, serialized_result from service_job
         where job_name = 'extractText' and ? = any(content_ids) order by created_at desc limit 1`,
       [contentId],
     );
@@ -111,6 +112,39 @@ describe('text extraction (a background job per new version)', () => {
     expect((await extractionOf(checkedIn.body.id)).state).toBe('Done');
     expect(await namesFound(`fullText('thirdversionword')`)).toEqual(['versioned.txt']);
     expect(await namesFound(`fullText('secondversionword')`)).toEqual([]);
+  });
+});
+
+describe('extraction jobs: coalesced, durable with the upload', () => {
+  it('many uploads share a few extraction jobs (at most one per window), and each content gets its text', async () => {
+    const started = performance.now();
+    const contents = await Promise.all(Array.from({ length: 40 }, (_, i) => newContent(service, { name: `many-${i}.txt`, bytes: `manyword${i} shared`, mimeType: 'text/plain' })));
+    const elapsedMs = performance.now() - started;
+    const jobs = new Set<string>();
+    for (const content of contents) {
+      const job = await extractionOf(content.id);
+      expect(job.state, JSON.stringify(job)).toBe('Done');
+      jobs.add(job.id);
+    }
+    expect(jobs.size).toBeLessThanOrEqual(2 + Math.ceil(elapsedMs / extractionWindowMs));
+    expect(jobs.size).toBeLessThan(contents.length);
+    const [record] = await sql<{ client_username: string }>(service, `select client_username from service_job where id = ?`, [[...jobs][0]]);
+    expect(record!.client_username).toBe(extractionClient);
+    expect(await namesFound(`fullText('manyword7')`)).toEqual(['many-7.txt']);
+  });
+
+  it('a text queued without a job (the process died after answering, before submitting one) is extracted after a worker sweeps', async () => {
+    expect((await service.graphql('mutation { createRepository(input: { name: "swept", fullTextEnabled: false }) { id } }')).errors).toBeUndefined();
+    const base = `${service.baseUrl}/api/v1/access.svc.content.swept/v1`;
+    const content = await newContent(service, { name: 'swept.txt', bytes: 'sweptword', mimeType: 'text/plain', base });
+    await sql(service, `update repository set full_text_enabled = true where name = 'swept'`);
+    service.services.repositories.forget('swept');
+    // what a crash right after the answer leaves: the version and its queued resource, and no job
+    await sql(service, `insert into text_extraction_queue (resource_id, repository_id, queued_at) select resource_id, repository_id, now() - interval '10 seconds' from entry where id = ?`, [content.id]);
+    expect(await sql(service, `select id from service_job where ? = any(content_ids)`, [content.id])).toEqual([]);
+    expect((await extractionOf(content.id)).state).toBe('Done');
+    expect(await byText({ searchText: 'sweptword' }, base)).toMatchObject({ status: 200, body: { count: 1, entries: [{ id: content.id }] } });
+    expect(await sql(service, `select resource_id from text_extraction_queue where resource_id = (select resource_id from entry where id = ?)`, [content.id])).toEqual([]);
   });
 });
 

@@ -77,6 +77,39 @@ function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
     expect(job.stackTrace).toContain('JobFailure: the input is not acceptable');
   });
 
+  it('submitCoalesced: a burst of calls makes one job at once and one at the end of the window; a call after a quiet window goes out at once', async () => {
+    const windowMs = 400;
+    const label = `burst-${backend}`;
+    const job = () => ({
+      repositoryId: 'svc.repository.default',
+      // no handler: the records stay pending and are only counted
+      jobName: `coalesced-${backend}`,
+      conversionType: 'TEST',
+      clientUsername: 'admin',
+      clientRoles: [],
+      contentIds: [],
+      inputFilenames: [],
+      partition: 'access.svc.content.default',
+      serializedRequest: { label },
+    });
+    const records = async () =>
+      (await service.services.orm.em.fork().getConnection().execute<{ n: number }[]>(`select count(*)::int as n from service_job where serialized_request->>'label' = ?`, [label]))[0]!.n;
+    const until = async (count: number) => {
+      const deadline = Date.now() + 10_000;
+      while ((await records()) < count && Date.now() < deadline) await sleep(20);
+      return records();
+    };
+    const started = performance.now();
+    for (let i = 0; i < 50; i++) queue.submitCoalesced(label, windowMs, job);
+    expect(await until(2)).toBe(2);
+    // the second went out at the window's end, not before
+    expect(performance.now() - started).toBeGreaterThanOrEqual(windowMs - 5);
+    await sleep(windowMs + 50);
+    expect(await records()).toBe(2);
+    queue.submitCoalesced(label, windowMs, job);
+    expect(await until(3)).toBe(3);
+  });
+
   it('a requeued job runs again with its new priority', async () => {
     const job = await finished((await submit(`contract-requeue-${backend}`, 'again')).id);
     expect(job).toMatchObject({ state: 'Done', priority: jobPriority.lowest, tries: 2, serializedResult: { second: true } });

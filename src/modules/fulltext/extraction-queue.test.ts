@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOperationsBench, type OperationsBench } from '../../../test/helpers/operations.js';
+import { createContent } from '../entries/contents.js';
+import type { EntryScope } from '../entries/scope.js';
+import { checkIn, checkOut, replaceResource } from '../versions/operations.js';
+
+/*
+ * The text extraction queue as operations on a real database: the statement (or transaction) that
+ * creates a version with new bytes queues them, so the extraction is as durable as the version; no
+ * job runs here (the job system is not started), only what the operations write is checked.
+ */
+
+let bench: OperationsBench;
+let alice: EntryScope;
+beforeAll(async () => {
+  bench = await createOperationsBench();
+  alice = await bench.scopeOf('alice');
+});
+afterAll(() => bench?.stop());
+
+const queued = async (resourceId: string | null | undefined) =>
+  bench.services.orm.em.fork().getConnection().execute(`select repository_id from text_extraction_queue where resource_id = ?`, [resourceId]);
+const resourceState = async (id: string) =>
+  (await bench.services.orm.em.fork().getConnection().execute<{ state: string }[]>(`select state from resource where id = ?`, [id]))[0]?.state;
+const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { reasonCode?: string }) => error.reasonCode);
+
+describe('text extraction queue', () => {
+  it('a new content is queued by the statement that creates it; a failed create queues nothing and leaves the upload pending', async () => {
+    const content = await createContent(alice, { uploadId: await bench.stage(alice, 'queued words'), name: 'queued.txt' });
+    expect(await queued(content.resourceId)).toEqual([{ repository_id: alice.repository.id }]);
+
+    const clashing = await bench.stage(alice, 'other words');
+    expect(await failure(createContent(await bench.scopeOf('alice'), { uploadId: clashing, name: 'queued.txt' }))).toBe('conflict');
+    expect(await queued(clashing)).toEqual([]);
+    expect(await resourceState(clashing)).toBe('pending');
+  });
+
+  it('replaced bytes and a check-in with a file are queued; nothing is queued when full text is disabled', async () => {
+    const content = await createContent(alice, { uploadId: await bench.stage(alice, 'first'), name: 'versions.txt' });
+    const replaced = await replaceResource(await bench.scopeOf('alice'), content.id, { uploadId: await bench.stage(alice, 'second') });
+    expect(replaced.resourceId).not.toBe(content.resourceId);
+    expect(await queued(replaced.resourceId)).toHaveLength(1);
+    const copy = await checkOut(await bench.scopeOf('alice'), replaced.id);
+    const checkedIn = await checkIn(await bench.scopeOf('alice'), copy.id, { uploadId: await bench.stage(alice, 'third') });
+    expect(await queued(checkedIn.resourceId)).toHaveLength(1);
+
+    const scope = await bench.scopeOf('alice');
+    const disabled = { ...scope, repository: { ...scope.repository, fullTextEnabled: false } };
+    const silent = await createContent(disabled, { uploadId: await bench.stage(disabled, 'silent'), name: 'silent.txt' });
+    expect(await queued(silent.resourceId)).toEqual([]);
+  });
+});
