@@ -92,7 +92,7 @@ export const extractTextHandler =
   async ({ record, em }) => {
     // switched off since the upload (the record as stored now, not a cached copy): nothing is indexed
     if (!(await currentRepository(em, repositoryNameOf(record.repositoryId))).fullTextEnabled) {
-      return { result: { skipped: 'full text is disabled', dropped: await dropQueued(em, record.repositoryId, record.createdAt) } };
+      return { result: { skipped: 'full text is disabled', dropped: await dropQueued(em, record) } };
     }
     let extracted = 0;
     const failed: { resourceId: string; contentIds: string[]; reasonCode: string; message: string }[] = [];

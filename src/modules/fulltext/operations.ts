@@ -114,14 +114,14 @@ const resourceColumns = `r.id, r.repository_id as "repositoryId", r.name, r.mime
  */
 export async function takeQueuedResources(
   em: EntityManager,
-  job: { id: string; repositoryId: string; createdAt: Date },
+  job: { id: string; repositoryId: string },
   limit: number,
 ): Promise<{ queued: string[]; resources: (ResourceToIndex & { contentIds: string[] })[] }> {
   const rows = await em.execute<{ queued: string; id: string | null; contentIds: string[] | null; repositoryId: string; name: string; mimeType: string; fileSize: number; storagePath: string }[]>(
     `with taken as (
        update text_extraction_queue q set job_id = ? where q.resource_id in (
          select w.resource_id from text_extraction_queue w
-          where w.repository_id = ? and (w.job_id = ? or (w.queued_at <= ? and (w.job_id is null or not exists (
+          where w.repository_id = ? and (w.job_id = ? or (w.queued_at <= (select created_at from service_job where id = ?) and (w.job_id is null or not exists (
             select 1 from service_job j where j.id = w.job_id and j.state in ('pending', 'running')))))
           order by w.job_id is not distinct from ? desc, w.queued_at limit ? for update skip locked)
        returning q.resource_id),
@@ -129,7 +129,7 @@ export async function takeQueuedResources(
        select t.resource_id, array_agg(e.id order by e.id) as content_ids from taken t join entry e on e.resource_id = t.resource_id group by t.resource_id)
      select t.resource_id as queued, ${resourceColumns}, l.content_ids as "contentIds"
        from taken t left join resource r on r.id = t.resource_id left join listed l on l.resource_id = t.resource_id`,
-    [job.id, job.repositoryId, job.id, job.createdAt, job.id, limit],
+    [job.id, job.repositoryId, job.id, job.id, job.id, limit],
   );
   return {
     queued: rows.map((row) => row.queued),
@@ -142,9 +142,12 @@ export async function dequeue(em: EntityManager, jobId: string, resourceIds: str
   await em.execute(`delete from text_extraction_queue where job_id = ? and resource_id in (select jsonb_array_elements_text(?::jsonb))`, [jobId, JSON.stringify(resourceIds)]);
 }
 
-/** Drops the repository's queue up to `until` (full text was switched off: nothing is indexed; a reindex finds them later). */
-export async function dropQueued(em: EntityManager, repositoryId: string, until: Date): Promise<number> {
-  const rows = await em.execute(`delete from text_extraction_queue where repository_id = ? and queued_at <= ? returning resource_id`, [repositoryId, until]);
+/** Drops what was queued in the job's repository up to its creation (full text was switched off: nothing is indexed; a reindex finds them later). */
+export async function dropQueued(em: EntityManager, job: { id: string; repositoryId: string }): Promise<number> {
+  const rows = await em.execute(
+    `delete from text_extraction_queue where repository_id = ? and queued_at <= (select created_at from service_job where id = ?) returning resource_id`,
+    [job.repositoryId, job.id],
+  );
   return rows.length;
 }
 
