@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOperationsBench, type OperationsBench } from '../../../test/helpers/operations.js';
+import { createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
 import { createContent } from '../entries/contents.js';
 import type { EntryScope } from '../entries/scope.js';
 import { checkIn, checkOut, replaceResource } from '../versions/operations.js';
@@ -22,7 +22,6 @@ const queued = async (resourceId: string | null | undefined) =>
   bench.services.orm.em.fork().getConnection().execute(`select repository_id from text_extraction_queue where resource_id = ?`, [resourceId]);
 const resourceState = async (id: string) =>
   (await bench.services.orm.em.fork().getConnection().execute<{ state: string }[]>(`select state from resource where id = ?`, [id]))[0]?.state;
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { reasonCode?: string }) => error.reasonCode);
 
 describe('text extraction queue', () => {
   it('a new content is queued by the statement that creates it; a failed create queues nothing and leaves the upload pending', async () => {
@@ -30,7 +29,7 @@ describe('text extraction queue', () => {
     expect(await queued(content.resourceId)).toEqual([{ repository_id: alice.repository.id }]);
 
     const clashing = await bench.stage(alice, 'other words');
-    expect(await failure(createContent(await bench.scopeOf('alice'), { uploadId: clashing, name: 'queued.txt' }))).toBe('conflict');
+    expect(await failure(createContent(await bench.scopeOf('alice'), { uploadId: clashing, name: 'queued.txt' }))).toMatchObject({ reasonCode: 'conflict' });
     expect(await queued(clashing)).toEqual([]);
     expect(await resourceState(clashing)).toBe('pending');
   });
