@@ -23,17 +23,46 @@ const none: FolderPolicies = { defaultTypeName: null, restrictions: [], inherita
  */
 export async function folderPolicies(em: EntityManager, folderId: string | null | undefined): Promise<FolderPolicies> {
   if (!folderId) return none;
-  const rows = await em.execute<{ depth: number; kind: PolicyKind; fields: Record<string, unknown> }[]>(
-    `with recursive chain (id, parent_id, depth) as (
+  return policiesOf(await em.execute<PolicyRow[]>(`with recursive ${policyChain} select c.depth, p.kind, p.fields from ${chainPolicies} order by c.depth`, [folderId]));
+}
+
+/**
+ * A folder's row (`select *` of entry, or none when `folderId` is not a folder of the repository) and
+ * the policies in effect in it, in one round trip: what an upload into the folder needs.
+ */
+export async function folderRowWithPolicies(
+  em: EntityManager,
+  folderId: string,
+  repositoryId: string,
+): Promise<{ row: Record<string, unknown>; policies: FolderPolicies } | undefined> {
+  const [found] = await em.execute<(Record<string, unknown> & { folder_policies: PolicyRow[] })[]>(
+    `with recursive ${policyChain}
+     select e.*, (select coalesce(json_agg(json_build_object('depth', c.depth, 'kind', p.kind, 'fields', p.fields) order by c.depth), '[]'::json)
+                    from ${chainPolicies}) as folder_policies
+       from entry e where e.id = ? and e.repository_id = ? and e.entry_type = 'FOLDER'`,
+    [folderId, folderId, repositoryId],
+  );
+  if (!found) return undefined;
+  const { folder_policies: rows, ...row } = found;
+  return { row, policies: policiesOf(rows) };
+}
+
+interface PolicyRow {
+  depth: number;
+  kind: PolicyKind;
+  fields: Record<string, unknown>;
+}
+
+/** The folder and its ancestors, nearest first (`chain`), for the policies assigned along it. */
+const policyChain = `chain (id, parent_id, depth) as (
        select id, parent_id, 0 from entry where id = ?
        union all
        select e.id, e.parent_id, c.depth + 1 from entry e join chain c on e.id = c.parent_id where c.depth < 1000
-     )
-     select c.depth, p.kind, p.fields
-       from chain c join policy_assignment a on a.folder_id = c.id join policy p on p.id = a.policy_id
-      order by c.depth`,
-    [folderId],
-  );
+     )`;
+const chainPolicies = `chain c join policy_assignment a on a.folder_id = c.id join policy p on p.id = a.policy_id`;
+
+function policiesOf(rows: PolicyRow[]): FolderPolicies {
+  if (rows.length === 0) return none;
   const result: FolderPolicies = { defaultTypeName: null, restrictions: [], inheritance: null };
   // the first depth whose policies no longer reach the folder: above a folder that does not pass them on
   let reach = Infinity;

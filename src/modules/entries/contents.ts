@@ -3,13 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { illegalArguments, notFound } from '../../errors.js';
 import { authorize, type AuthorizeOptions } from '../access/policy.js';
-import { checkTypeAllowed, folderPolicies, type FolderPolicies } from '../access/folder-policies.js';
+import { checkTypeAllowed, type FolderPolicies } from '../access/folder-policies.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import type { CreateContentInput } from './inputs.js';
 import { optionalMediaType } from './media-types.js';
 import { isWellFormed, textProblem, validateEntryName } from './names.js';
-import { requireEntry, requireParentFolder } from './queries.js';
+import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
@@ -121,8 +121,7 @@ export function firstVersion(
 
 /** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */
 export async function createContent(scope: EntryScope, input: CreateContentInput): Promise<Entry> {
-  const parent = await requireParentFolder(scope, input.parentId);
-  const policies = await folderPolicies(scope.em, parent?.id);
+  const { parent, policies } = await requireParentFolderWithPolicies(scope, input.parentId);
   const typeName = input.typeName || policies.defaultTypeName;
   if (parent) await checkTypeAllowed(scope.em, policies, typeName, parent.name);
   const { tags, properties } = withInherited(parent, policies, { tags: validateTags(input.tags), properties: validateProperties(input.properties) });

@@ -1,6 +1,7 @@
 import { notFound, illegalArguments } from '../../errors.js';
 import { Entry, Resource, type EntryType } from './entry.entity.js';
 import type { EntryScope } from './scope.js';
+import { folderPolicies, folderRowWithPolicies, type FolderPolicies } from '../access/folder-policies.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 
 /** Loads one entry of the scope's repository, or a 404 naming what was asked. */
@@ -14,7 +15,18 @@ export async function requireEntry(scope: EntryScope, id: string, expected?: Ent
 /** A folder that can hold new entries: active and in this repository (a 400 names the parameter). */
 export async function requireParentFolder(scope: EntryScope, parentId: string | null | undefined, field = 'parentId'): Promise<Entry | null> {
   if (parentId === undefined || parentId === null || parentId === '') return null;
-  const folder = await scope.em.findOne(Entry, { id: parentId, repositoryId: scope.repository.id, entryType: 'FOLDER' });
+  return usableParent(scope, await scope.em.findOne(Entry, { id: parentId, repositoryId: scope.repository.id, entryType: 'FOLDER' }), parentId, field);
+}
+
+/** The parent folder as `requireParentFolder` finds it, with the policies in effect there, in one query (uploads). */
+export async function requireParentFolderWithPolicies(scope: EntryScope, parentId: string | null | undefined): Promise<{ parent: Entry | null; policies: FolderPolicies }> {
+  if (parentId === undefined || parentId === null || parentId === '') return { parent: null, policies: await folderPolicies(scope.em, null) };
+  const found = await folderRowWithPolicies(scope.em, parentId, scope.repository.id);
+  const parent = usableParent(scope, found ? scope.em.map(Entry, found.row) : null, parentId, 'parentId');
+  return { parent, policies: found!.policies };
+}
+
+function usableParent(scope: EntryScope, folder: Entry | null, parentId: string, field: string): Entry {
   if (!folder) throw notFound(`${field}: folder '${parentId}' not found in repository '${scope.repository.name}'`);
   if (!folder.active) throw illegalArguments(`${field}: folder '${parentId}' is deactivated`);
   return folder;
