@@ -25,13 +25,19 @@ const childScript = fileURLToPath(new URL('../extract/extract-child.js', import.
 
 type Extracted = { text: string; truncated: boolean } | { skipped: string };
 
+/** Files up to this size are read with one call (most texts): the profile of `npm run bench -- ingest` showed the second open/read/close. */
+const smallFileBytes = 64 * 1024;
+
 /** The text of one resource, within the bounds of the configuration (size read, characters kept, memory and time of the child). */
 async function extractText(config: Config, file: string, resource: ResourceToIndex): Promise<Extracted> {
   if (resource.fileSize > config.FULLTEXT_MAX_INPUT_BYTES) return { skipped: `larger than FULLTEXT_MAX_INPUT_BYTES (${config.FULLTEXT_MAX_INPUT_BYTES} bytes)` };
-  const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
+  // a small file is read once, whole: its first bytes tell its kind, and its text is there too
+  const small = resource.fileSize <= smallFileBytes;
+  const head = await readHead(file, small ? smallFileBytes + 1 : 1024);
+  const kind = textKindOf(resource.mimeType, resource.name, head);
   if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
   const maxChars = config.FULLTEXT_MAX_TEXT_CHARS;
-  if (kind !== 'pdf' && kind !== 'docx') return inProcessText(file, kind, maxChars);
+  if (kind !== 'pdf' && kind !== 'docx') return inProcessText(file, kind, maxChars, small && head.length <= smallFileBytes ? head : undefined);
   let extracted: Extracted | undefined;
   const start: ExtractStart = { type: 'start', inputPath: file, fileName: resource.name, kind, maxChars };
   const bounds = { memoryMb: config.FULLTEXT_EXTRACT_MEMORY_MB, timeoutMs: config.FULLTEXT_EXTRACT_TIMEOUT_MS };

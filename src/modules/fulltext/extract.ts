@@ -52,10 +52,16 @@ export function markupText(source: string, kind: 'html' | 'xml'): string {
  * The text of a plain or markup resource, read in this process: only its first bytes are read (four
  * per kept character at most, UTF-8's widest), so a huge file costs no more than a small one.
  */
-export async function inProcessText(file: string, kind: 'plain' | 'html' | 'xml', maxChars: number): Promise<{ text: string; truncated: boolean }> {
+export async function inProcessText(
+  file: string,
+  kind: 'plain' | 'html' | 'xml',
+  maxChars: number,
+  /** the whole file, when the caller has read it already */
+  whole?: Buffer,
+): Promise<{ text: string; truncated: boolean }> {
   // markup loses characters to its tags: read more of it, still bounded
   const factor = kind === 'plain' ? 4 : 16;
-  const head = await readHead(file, maxChars * factor + 1);
+  const head = whole && whole.length <= maxChars * factor + 1 ? whole : await readHead(file, maxChars * factor + 1);
   const readAll = head.length <= maxChars * factor;
   const decoded = head.subarray(0, Math.min(head.length, maxChars * factor)).toString('utf8');
   const text = kind === 'plain' ? decoded : markupText(decoded, kind);
