@@ -49,14 +49,21 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
       [repository.id, repository.id],
     ),
     connection.execute<{ status: string; count: string }[]>('select status, count(*) as count from representation where repository_id = ? group by status', [repository.id]),
-    connection.execute<{ failed: string }[]>(`select count(*) as failed from service_job where partition = ? and state = 'panic'`, [partitionOf(repository.id)]),
+    connection.execute<{ failed: string; waiting_for_text: string }[]>(
+      `select count(*) as failed, (select count(*) from text_extraction_queue where repository_id = ?) as waiting_for_text
+         from service_job where partition = ? and state = 'panic'`,
+      [repository.id, partitionOf(repository.id)],
+    ),
   ]);
   const n = (value: string | null | undefined) => (value === null || value === undefined ? 0 : Number(value));
   const residuals = n(content!.residuals);
   const failed = n(failedJobs!.failed);
+  const waitingForText = n(failedJobs!.waiting_for_text);
   const notifications = [
     ...(residuals > 0 ? [{ command: `${residuals} content(s) have no resource or an unknown size: replace their resource or delete them`, executeManually: true }] : []),
     ...(failed > 0 ? [{ command: `${failed} conversion job(s) failed: see GET C/jobs?state=panic`, executeManually: true }] : []),
+    // queued texts are taken by the extraction jobs (and a periodic sweep): nothing to do by hand
+    ...(waitingForText > 0 ? [{ command: `${waitingForText} content(s) wait for their text to be extracted for full-text search`, executeManually: false }] : []),
   ];
   return {
     name: repository.name,
