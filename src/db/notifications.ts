@@ -30,7 +30,13 @@ export async function listenForNotifications(databaseUrl: string, listeners: rea
     current.on('notification', (message) => {
       if (message.payload) byChannel.get(message.channel)?.notified(message.payload);
     });
+    // one reconnect per lost connection: a connection that dies during `listen` reports it twice (the
+    // client's error event and the failed query), and a second reconnect would leave a listener that
+    // stop() never ends, delivering every notification twice
+    let lost = false;
     current.on('error', (error) => {
+      if (lost) return;
+      lost = true;
       log.warn({ err: error, channels: [...byChannel.keys()] }, 'lost the notification listener connection: reconnecting');
       void current.end().catch(() => undefined);
       if (!stopped) retry = setTimeout(() => void connect(true), 1_000);
