@@ -18,6 +18,8 @@ const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
 
 export const nonEmptyText = single(z.string().min(1, 'must not be empty'));
 export const bool = single(z.enum(['true', 'false'], { message: "must be 'true' or 'false'" })).transform((v) => v === 'true');
+/** A count (limit, offset): digits only, at most 9 of them. */
+export const count = single(z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer')).transform(Number);
 export const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 /** includeProperties / excludeProperties / autoExclude: which properties of each entry a search answers. */

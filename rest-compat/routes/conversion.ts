@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
 import { ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
-import { nonEmptyText, parse } from '../params.js';
+import { count, nonEmptyText, parse } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
 import { asyncJobResponseShape, representationShape, serviceRequestJobShape } from '../shapes/jobs.js';
 
-const count = z
-  .union([z.string(), z.array(z.string())])
-  .refine((v) => !Array.isArray(v), 'must be given once')
-  .pipe(z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer'))
-  .transform(Number);
 const statusQuery = z.object({ jobId: nonEmptyText });
 const jobsQuery = z.object({
   state: z.enum(['pending', 'running', 'Done', 'panic', 'cancelled'], { message: "must be one of 'pending', 'running', 'Done', 'panic', 'cancelled'" }).optional(),
