@@ -30,7 +30,6 @@ const checkReply = ({ result }: ConnectionCheckQuery) => ({
   },
 });
 
-
 /** The report is a page of its own: styles inline, nothing else loaded, no scripts; an administrator's, kept by no shared cache. */
 const reportHeaders = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -43,30 +42,30 @@ export const checkRoutes: RestRoute[] = [
   ...repositoryKeys.flatMap(([path, parameter]) => {
     const keyInput = (ctx: Context) => parse(z.object({ [parameter]: nonEmptyText }), ctx.query) as Record<typeof parameter, string>;
     return [
-    route({
-      method: 'GET',
-      path: `${adminDomain}/repository/connection-check/${path}`,
-      document: ConnectionCheckDocument,
-      input: keyInput,
-      variables: (input) => input,
-      reply: checkReply,
-    }),
-    route({
-      method: 'GET',
-      path: `${adminDomain}/repository/deep-check/${path}`,
-      document: DeepCheckDocument,
-      input: keyInput,
-      variables: (input) => input,
-      reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.repository.DeepHealthCheckResponse', ...result } }),
-    }),
-    route({
-      method: 'GET',
-      path: `${adminDomain}/repository/async-deep-check/${path}`,
-      document: StartDeepCheckDocument,
-      input: keyInput,
-      variables: (input) => input,
-      reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.AdxAdminResponse', _id: result._id, duration: result.duration } }),
-    }),
+      route({
+        method: 'GET',
+        path: `${adminDomain}/repository/connection-check/${path}`,
+        document: ConnectionCheckDocument,
+        input: keyInput,
+        variables: (input) => input,
+        reply: checkReply,
+      }),
+      route({
+        method: 'GET',
+        path: `${adminDomain}/repository/deep-check/${path}`,
+        document: DeepCheckDocument,
+        input: keyInput,
+        variables: (input) => input,
+        reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.repository.DeepHealthCheckResponse', ...result } }),
+      }),
+      route({
+        method: 'GET',
+        path: `${adminDomain}/repository/async-deep-check/${path}`,
+        document: StartDeepCheckDocument,
+        input: keyInput,
+        variables: (input) => input,
+        reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.AdxAdminResponse', _id: result._id, duration: result.duration } }),
+      }),
     ];
   }),
   route({
