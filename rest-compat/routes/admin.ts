@@ -11,17 +11,13 @@ import {
   UsersDocument,
 } from '../operations/documents.generated.js';
 import { nonEmptyText, parse } from '../params.js';
-import { withRestDates } from '../shapes/dates.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
-import { noContentReply } from './results.js';
+import { createdRecordReply, noContentReply, recordReply } from './results.js';
 
 const byRepositoryId = z.object({ repositoryId: nonEmptyText });
 const byUserName = z.object({ userName: nonEmptyText });
 const newUser = z.object({ userName: z.string(), password: z.string(), roles: z.array(z.string()).optional() });
 
-/** The GraphQL result as the body, dates in the REST form (records of the administration domain have no REST shape of their own). */
-const resultReply = ({ result }: { result: unknown }) => ({ body: withRestDates(result) });
-const createdReply = ({ result }: { result: unknown }) => ({ status: 201, body: withRestDates(result) });
 
 /** Repositories and users of the administration domain (DESIGN §4). */
 export const adminRoutes: RestRoute[] = [
@@ -31,7 +27,7 @@ export const adminRoutes: RestRoute[] = [
     document: CreateRepositoryDocument,
     input: async (ctx, _params, { inputs }) => ({ input: inputs.fromJson('CreateRepositoryInput', await readJsonObject(ctx)) }),
     variables: (input) => input,
-    reply: createdReply,
+    reply: createdRecordReply,
   }),
   route({
     method: 'GET',
@@ -39,7 +35,7 @@ export const adminRoutes: RestRoute[] = [
     document: RepositoriesDocument,
     input: () => ({}),
     variables: () => ({}),
-    reply: resultReply,
+    reply: recordReply,
   }),
   route({
     method: 'GET',
@@ -47,7 +43,7 @@ export const adminRoutes: RestRoute[] = [
     document: RepositoryByNameDocument,
     input: (ctx) => ({ name: parse(z.object({ repositoryName: nonEmptyText }), ctx.query).repositoryName }),
     variables: (input) => input,
-    reply: resultReply,
+    reply: recordReply,
   }),
   route({
     method: 'PATCH',
@@ -58,7 +54,7 @@ export const adminRoutes: RestRoute[] = [
       input: inputs.fromJson('UpdateRepositoryLimitsInput', await readJsonObject(ctx)),
     }),
     variables: (input) => input,
-    reply: resultReply,
+    reply: recordReply,
   }),
   route({
     method: 'DELETE',
@@ -74,7 +70,7 @@ export const adminRoutes: RestRoute[] = [
     document: CreateUserDocument,
     input: async (ctx) => parse(newUser, await readJsonObject(ctx), 'body'),
     variables: (input) => input,
-    reply: createdReply,
+    reply: createdRecordReply,
   }),
   route({
     method: 'GET',
@@ -82,7 +78,7 @@ export const adminRoutes: RestRoute[] = [
     document: UsersDocument,
     input: () => ({}),
     variables: () => ({}),
-    reply: resultReply,
+    reply: recordReply,
   }),
   route({
     method: 'DELETE',

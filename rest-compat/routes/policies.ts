@@ -16,9 +16,8 @@ import {
 } from '../operations/documents.generated.js';
 import type { TextSource } from '../inputs.js';
 import { list, nonEmptyText, parse } from '../params.js';
-import { withRestDates } from '../shapes/dates.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
-import { noContentReply } from './results.js';
+import { createdRecordReply, noContentReply, recordReply } from './results.js';
 
 /**
  * The form fields of a policy creation, form-encoded or multipart (spec endpoints 6–8), with the
@@ -45,7 +44,6 @@ async function policyForm(ctx: Context): Promise<TextSource> {
   return fields;
 }
 
-const policyReply = ({ result }: { result: unknown }) => ({ status: 201, body: withRestDates(result) });
 const jobReply = ({ result }: { result: { deleted: number; duration: number } }) => ({
   body: { _type: 'svc.model.content.service.v1.request.async.status.AsyncJobResponse', state: 'COMPLETED', duration: result.duration, deleted: result.deleted },
 });
@@ -59,7 +57,7 @@ export const policyRoutes: RestRoute[] = [
     document: CreateDefaultTypePolicyDocument,
     input: async (ctx, _params, { inputs }) => ({ input: inputs.fromText('CreateDefaultTypePolicyInput', await policyForm(ctx), 'form field') }),
     variables: (input) => input,
-    reply: policyReply,
+    reply: createdRecordReply,
   }),
   route({
     method: 'POST',
@@ -67,7 +65,7 @@ export const policyRoutes: RestRoute[] = [
     document: CreateInheritancePolicyDocument,
     input: async (ctx, _params, { inputs }) => ({ input: inputs.fromText('CreateInheritancePolicyInput', await policyForm(ctx), 'form field') }),
     variables: (input) => input,
-    reply: policyReply,
+    reply: createdRecordReply,
   }),
   route({
     method: 'POST',
@@ -75,7 +73,7 @@ export const policyRoutes: RestRoute[] = [
     document: CreateTypeRestrictionPolicyDocument,
     input: async (ctx, _params, { inputs }) => ({ input: inputs.fromText('CreateTypeRestrictionPolicyInput', await policyForm(ctx), 'form field') }),
     variables: (input) => input,
-    reply: policyReply,
+    reply: createdRecordReply,
   }),
   route({
     method: 'GET',
@@ -83,7 +81,7 @@ export const policyRoutes: RestRoute[] = [
     document: PoliciesDocument,
     input: () => ({}),
     variables: () => ({}),
-    reply: ({ result }) => ({ body: withRestDates(result) }),
+    reply: recordReply,
   }),
   route({
     method: 'DELETE',
@@ -140,7 +138,7 @@ export const policyRoutes: RestRoute[] = [
     document: CreateContentTypeDocument,
     input: async (ctx, _params, { inputs }) => ({ input: inputs.fromJson('CreateContentTypeInput', await readJsonObject(ctx)) }),
     variables: (input) => input,
-    reply: policyReply,
+    reply: createdRecordReply,
   }),
   route({
     method: 'GET',
@@ -148,6 +146,6 @@ export const policyRoutes: RestRoute[] = [
     document: ContentTypesDocument,
     input: () => ({}),
     variables: () => ({}),
-    reply: ({ result }) => ({ body: withRestDates(result) }),
+    reply: recordReply,
   }),
 ];
