@@ -10,7 +10,7 @@ import type {
 } from 'graphql';
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import type { ExecutionRequest } from '@graphql-tools/utils';
-import { buildASTSchema, getNamedType, getOperationAST, getVariableValues, isAbstractType, isObjectType, Kind, parse, print, validate } from 'graphql';
+import { buildASTSchema, getNamedType, getOperationAST, getVariableValues, GraphQLError, isAbstractType, isObjectType, Kind, parse, print, validate } from 'graphql';
 import { forwardedHeaders, inProcessExecutor, type InProcessSubgraph } from './transport.js';
 
 /**
@@ -240,7 +240,8 @@ export function useSingleSubgraphShortcut(options: { supergraphSdl: string; subg
           extensions: { headers: forwardedHeaders(requestHeadersOf(context)) },
         };
         const result = await executor(request);
-        if (Symbol.asyncIterator in result) return executeFn(execArgs); // a query or mutation never streams here
+        // in-process graphql 16 never streams a query or mutation; running it again through the planner could repeat a mutation
+        if (Symbol.asyncIterator in result) return { errors: [new GraphQLError('Incremental delivery (@defer/@stream) is not supported.', { extensions: { reasonCode: 'illegalArguments', status: 400 } })] };
         // as the runtime's subgraph error handling does for planned operations
         for (const error of result.errors ?? []) {
           const extensions = error.extensions as Record<string, unknown>;
