@@ -93,9 +93,12 @@ export async function resolveSession(em: EntityManager, services: Services, toke
 }
 
 export async function logout(em: EntityManager, services: Services, token: string): Promise<void> {
-  services.auth.sessions.forget(hashToken(token));
-  await em.getConnection().execute('delete from user_session where token_hash = ?', [hashToken(token)]);
-  await em.getConnection().execute(`select pg_notify('${sessionEndedChannel}', ?)`, [hashToken(token)]);
+  const tokenHash = hashToken(token);
+  services.auth.sessions.forget(tokenHash);
+  // one statement: the session goes and its end is announced together (none for an unknown token)
+  await em
+    .getConnection()
+    .execute(`with ended as (delete from user_session where token_hash = ? returning token_hash) select pg_notify('${sessionEndedChannel}', token_hash) from ended`, [tokenHash]);
 }
 
 export interface UserRecord {

@@ -1,12 +1,12 @@
 import { conflict, notFound, ServiceError } from '../../errors.js';
-import { checkTypeAllowed, folderPolicies } from '../access/folder-policies.js';
+import { checkTypeAllowed } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
 import { firstVersion, withInherited } from './contents.js';
 import { Resource, type Entry } from './entry.entity.js';
 import type { CopyContentInput } from './inputs.js';
 import { validateEntryName } from './names.js';
-import { requireEntry, requireParentFolder } from './queries.js';
+import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimUpload, discardUpload, insertPendingResource } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
@@ -24,9 +24,8 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
   const source = await requireEntry(scope, id, 'CONTENT');
   authorize(scope.principal, 'copy', { entry: source });
   const name = validateEntryName(input.name ?? source.name);
-  const parent = await requireParentFolder(scope, input.parentId === undefined ? source.parentId : input.parentId);
+  const { parent, policies } = await requireParentFolderWithPolicies(scope, input.parentId === undefined ? source.parentId : input.parentId);
   const parentId = parent?.id ?? null;
-  const policies = await folderPolicies(scope.em, parentId);
   // a new chronicle in the target folder: an untyped original's copy gets the folder's default type,
   // and the copy what the folder hands down, as an upload there would
   const typeName = source.typeName || policies.defaultTypeName;

@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { folderPolicies } from '../access/folder-policies.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { validateProperties, validateTags, withInherited } from './contents.js';
 import { Entry } from './entry.entity.js';
 import type { CreateFolderInput } from './inputs.js';
 import { validateEntryName } from './names.js';
-import { requireEntry, requireParentFolder } from './queries.js';
+import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 
 /** A new folder, with its own tags and properties and those its parent's inheritance policy hands down. */
 export async function createFolder(scope: EntryScope, input: CreateFolderInput): Promise<Entry> {
   const name = validateEntryName(input.name);
   const own = { tags: validateTags(input.tags), properties: validateProperties(input.properties) };
-  const parent = await requireParentFolder(scope, input.parentId);
-  const { tags, properties } = withInherited(parent, await folderPolicies(scope.em, parent?.id), own);
+  const { parent, policies } = await requireParentFolderWithPolicies(scope, input.parentId);
+  const { tags, properties } = withInherited(parent, policies, own);
   const id = randomUUID();
   const now = new Date();
   const folder = scope.em.create(Entry, {
