@@ -64,8 +64,11 @@ export async function connectionCheck(em: EntityManager, services: Services, rep
     part('content storage check', async () => contentStore.checkWritable()),
     part('cache storage check', async () => cacheStore.checkWritable()),
     part('content configuration check', async () => {
-      const [row] = await em.getConnection().execute<{ entries: string }[]>('select count(*)::text as entries from entry where repository_id = ?', [repository.id]);
-      return { ok: true, message: `repository '${repository.name}' (${repository.technicalName}, ${repository.type}) is reachable`, details: `${row?.entries} entries` };
+      // the totals triggers keep (Migration20261122270001EntryVisibleCounts), not a count of every entry and version on each check
+      const [row] = await em
+        .getConnection()
+        .execute<{ entries: string }[]>('select coalesce(sum(n), 0)::text as entries from entry_visible_count where repository_id = ?', [repository.id]);
+      return { ok: true, message: `repository '${repository.name}' (${repository.technicalName}, ${repository.type}) is reachable`, details: `${row?.entries} visible entries` };
     }),
     part('conversion check', async () => {
       checkLimits(config, repository.limits);

@@ -88,6 +88,43 @@ describe('GET A/repository/statistics (spec endpoint 13)', () => {
     expect(viaGateway.data?.repositoryStatistics.contentStatistics.numberOfContents).toBe(3);
   });
 
+  it('sums the representations and, once per source content, the sizes of their sources', async () => {
+    // three pages of mid.bin (2 MiB): one source, three rows
+    const rows = [
+      ['statistics-test-r1', 1, 100, 'DONE'],
+      ['statistics-test-r2', 2, 300, 'DONE'],
+      ['statistics-test-r3', 3, 200, 'FAILED'],
+    ] as const;
+    for (const [id, page, size, status] of rows) {
+      await sql(
+        service,
+        `insert into representation (id, repository_id, source_entry_id, format, page, page_count, status, mime_type, file_size, width, height, storage_path)
+         select '${id}', 'svc.repository.default', id, 'png', ${page}, 3, '${status}', 'image/png', ${size}, 1, 1, 'nowhere'
+           from entry where name = 'mid.bin' and is_latest`,
+      );
+    }
+    try {
+      const { body } = await statistics('svc.repository.default');
+      expect(body.cacheStatistics).toEqual({
+        numberOfDocuments: 1,
+        numberOfPages: 3,
+        numberOfRepresentations: 3,
+        numberOfSourceRepresentations: 1,
+        representationsSize: 600,
+        representationsMinSize: 100,
+        representationsMaxSize: 300,
+        representationsAverageSize: 200,
+        sourceRepresentationsSize: 2 * 1024 * 1024,
+        sourceRepresentationsMinSize: 2 * 1024 * 1024,
+        sourceRepresentationsMaxSize: 2 * 1024 * 1024,
+        sourceRepresentationsAverageSize: 2 * 1024 * 1024,
+        representationsStatus: { DONE: 2, FAILED: 1 },
+      });
+    } finally {
+      await sql(service, `delete from representation where id like 'statistics-test-r%'`);
+    }
+  });
+
   it('tells how many contents wait for their text to be extracted (the extraction queue)', async () => {
     // a queued text no job has taken yet (queued after every job's start: only the next job or the sweep takes it)
     await sql(service, `insert into text_extraction_queue (resource_id, repository_id) values ('statistics-test-waiting', 'svc.repository.default')`);
