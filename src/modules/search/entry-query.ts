@@ -49,13 +49,13 @@ export interface EntriesPage {
 export const defaultLimit = 100;
 export const maxLimit = 1000;
 
+/** The order without `orderBy`: SQL where `{dir}` is the direction (appended to its last term too), with its parameters if any (full-text relevance). */
+export type DefaultOrder = string | { sql: string; params: unknown[] };
+
 /**
  * `orderBy`: any property a condition may name except collections (tags), dot paths included; `version`
  * orders numerically. Ties are broken by id so that paging is stable.
  */
-/** The order without `orderBy`: SQL where `{dir}` is the direction (appended to its last term too), with its parameters if any (full-text relevance). */
-export type DefaultOrder = string | { sql: string; params: unknown[] };
-
 export function orderClause(
   resolver: PropertyResolver,
   orderBy: string | undefined,
