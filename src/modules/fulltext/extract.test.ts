@@ -28,6 +28,7 @@ describe('in-process text extraction', () => {
     const html = '<html><script>var hidden = 1</script><style>p{}</style><!-- gone --><p>fish &amp; chips &#x41;&#66;</p>&unknown; &#0; &#x110000;</html>';
     const text = markupText(html, 'html').replace(/\s+/g, ' ').trim();
     expect(text).toBe('fish & chips AB &unknown;');
+    expect(markupText('<p>if 1 < 2 and 3 > 2 then</p>', 'html').replace(/\s+/g, ' ').trim()).toBe('if 1 < 2 and 3 > 2 then');
     // CDATA's content is text, and the markup it carries (HTML in a feed) is stripped like the rest
     expect(markupText('<a><![CDATA[<p>kept</p>]]></a>', 'xml').trim()).toBe('kept');
   });
