@@ -4,6 +4,7 @@ import type { Config } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
 import { inProcessText, readHead, storableText, textKindOf } from '../../src/modules/fulltext/extract.js';
 import {
+  countResourcesWithoutText,
   dequeue,
   dropQueued,
   queuedWithoutJob,
@@ -129,6 +130,8 @@ export const reindexHandler =
     let indexed = 0;
     const failed: { resourceId: string; reasonCode: string; message: string }[] = [];
     let afterId = '';
+    // progress is a percentage: of what was without text when this run began (a rerun's remainder)
+    const total = await countResourcesWithoutText(em, record.repositoryId);
     for (;;) {
       const batch = await resourcesWithoutText(em, record.repositoryId, afterId, reindexBatch);
       if (batch.length === 0) break;
@@ -137,7 +140,7 @@ export const reindexHandler =
         else if (failed.length < listedFailures) failed.push({ resourceId: outcome.resource.id, ...outcome.failure });
       }
       afterId = batch.at(-1)!.id;
-      await progress(Math.min(99, indexed + failed.length));
+      await progress(Math.min(99, Math.floor((100 * (indexed + failed.length)) / Math.max(1, total))));
     }
     return { result: { indexed, failed } };
   };

@@ -40,7 +40,8 @@ export function markupText(source: string, kind: 'html' | 'xml'): string {
   return withoutCode
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, ' $1 ')
-    .replace(/<[^>]*>/g, ' ')
+    // only what opens like a tag is one: a bare '<' in text ("1 < 2 and 3 > 2") would swallow the words up to the next '>'
+    .replace(/<[a-zA-Z\/!?][^>]*>/g, ' ')
     .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,6});/gi, (match, name: string) => {
       if (name[0] !== '#') return entities[name.toLowerCase()] ?? match;
       const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);

@@ -167,14 +167,21 @@ export async function queuedWithoutJob(em: EntityManager, olderThanMs: number): 
   return rows.map((row) => row.repository_id);
 }
 
-/** The next resources of a repository's current contents without text (in id order after `afterId`): what a reindex works through. */
+/** The resources of a repository's current contents without text (its id the one parameter): what a reindex works through. */
+const withoutText = `r.repository_id = ? and r.state <> 'pending'
+        and exists (select 1 from entry e where e.resource_id = r.id and e.is_latest)
+        and not exists (select 1 from resource_text t where t.resource_id = r.id)`;
+
+/** The next resources without text (in id order after `afterId`). */
 export async function resourcesWithoutText(em: EntityManager, repositoryId: string, afterId: string, limit: number): Promise<ResourceToIndex[]> {
   return em.execute<ResourceToIndex[]>(
-    `select ${resourceColumns} from resource r
-      where r.repository_id = ? and r.id > ? and r.state <> 'pending'
-        and exists (select 1 from entry e where e.resource_id = r.id and e.is_latest)
-        and not exists (select 1 from resource_text t where t.resource_id = r.id)
-      order by r.id limit ?`,
+    `select ${resourceColumns} from resource r where ${withoutText} and r.id > ? order by r.id limit ?`,
     [repositoryId, afterId, limit],
   );
+}
+
+/** How many resources are without text: what a reindex's progress is a percentage of. */
+export async function countResourcesWithoutText(em: EntityManager, repositoryId: string): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(`select count(*)::float8 as n from resource r where ${withoutText}`, [repositoryId]);
+  return row?.n ?? 0;
 }

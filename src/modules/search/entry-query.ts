@@ -49,13 +49,13 @@ export interface EntriesPage {
 export const defaultLimit = 100;
 export const maxLimit = 1000;
 
+/** The order without `orderBy`: SQL where `{dir}` is the direction (appended to its last term too), with its parameters if any (full-text relevance). */
+export type DefaultOrder = string | { sql: string; params: unknown[] };
+
 /**
  * `orderBy`: any property a condition may name except collections (tags), dot paths included; `version`
  * orders numerically. Ties are broken by id so that paging is stable.
  */
-/** The order without `orderBy`: SQL where `{dir}` is the direction (appended to its last term too), with its parameters if any (full-text relevance). */
-export type DefaultOrder = string | { sql: string; params: unknown[] };
-
 export function orderClause(
   resolver: PropertyResolver,
   orderBy: string | undefined,
@@ -89,13 +89,20 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
 }
 
 /**
+ * Whether the trigger-kept tables (entry_visible_count, entry_visible_tag) can count this search: they
+ * hold the default visibility (latest, active, not a working copy) of a whole repository only.
+ */
+function countableFromTriggerTables(scope: SearchScope, options: SearchOptions): boolean {
+  const defaultVisibility = !options.includeInactive && !options.includeVersions && options.versionStatus === undefined;
+  return defaultVisibility && visibleEntries(scope.principal, scope.repository).wholeRepository;
+}
+
+/**
  * The count of a search without predicates of its own, from the totals triggers keep
- * (Migration20261122270001EntryVisibleCounts): only for the default visibility (latest, active, not
- * a working copy) of a whole repository, which is what the totals count.
+ * (Migration20261122270001EntryVisibleCounts).
  */
 function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): { sql: string; params: unknown[] } | undefined {
-  const defaultVisibility = !options.includeInactive && !options.includeVersions && options.versionStatus === undefined;
-  if (predicates.length > 0 || !defaultVisibility || !visibleEntries(scope.principal, scope.repository).wholeRepository) return undefined;
+  if (predicates.length > 0 || !countableFromTriggerTables(scope, options)) return undefined;
   const types = options.entryType ? [options.entryType] : ['CONTENT', 'FOLDER'];
   return {
     sql: 'select coalesce(sum(n), 0) as n from entry_visible_count where repository_id = $1 and entry_type = any($2::text[])',
@@ -106,13 +113,12 @@ function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options
 /**
  * The count of a search whose predicates only ask for tags, from entry_visible_tag
  * (Migration20261123040001EntryVisibleTags): an index-only scan of the named tags' rows grouped by
- * entry, instead of a visit to every match in the entry table. Default visibility only, as for the totals.
+ * entry, instead of a visit to every match in the entry table.
  */
 function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): { sql: string; params: unknown[] } | undefined {
-  const defaultVisibility = !options.includeInactive && !options.includeVersions && options.versionStatus === undefined;
   const formulas = predicates.map((p) => p.tagFormula);
-  if (predicates.length === 0 || !defaultVisibility || !visibleEntries(scope.principal, scope.repository).wholeRepository) return undefined;
-  if (!formulas.every((f): f is TagFormula => f !== undefined)) return undefined;
+  if (predicates.length === 0 || !formulas.every((f): f is TagFormula => f !== undefined)) return undefined;
+  if (!countableFromTriggerTables(scope, options)) return undefined;
   const params: unknown[] = [scope.repository.id, [...new Set(formulas.flatMap((f) => f.tags))]];
   let typeFilter = '';
   if (options.entryType) {
