@@ -198,7 +198,9 @@ export class JobQueue {
           const rounded = Math.round(value * 10) / 10;
           if (rounded === percentage) return;
           percentage = rounded;
-          await Promise.all([reportProgress(em, jobId, rounded), touch()]);
+          // the record is what clients read; the queue's lock (and its copy of the percentage) is renewed by
+          // the heartbeat, so a page of progress costs one write, not two
+          await reportProgress(em, jobId, rounded);
         },
       });
       if ('requeue' in outcome) {
