@@ -205,7 +205,8 @@ export class JobQueue {
       });
       if ('requeue' in outcome) {
         await requeueJob(em, jobId, outcome.requeue.priority, outcome.requeue.note);
-        await this.enqueue(record.jobName, jobId, outcome.requeue.priority);
+        // the run goes on as a new queue job: the record names it (conversionJobId), not the one that ends now
+        await recordQueueJob(em, jobId, await this.enqueue(record.jobName, jobId, outcome.requeue.priority));
         log.info({ priority: outcome.requeue.priority }, 'job requeued');
       } else {
         await completeJob(em, jobId, outcome.result);
