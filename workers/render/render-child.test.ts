@@ -153,3 +153,36 @@ describe('warm render processes', () => {
     }
   });
 });
+
+describe('a render process that dies', () => {
+  it('in the middle of a job: the job fails with conversionFailed and the next job gets a new process', async () => {
+    const bounded = renderPool(1024, 1);
+    try {
+      await bounded.warm();
+      const [crashing] = bounded.waitingPids;
+      expect(crashing).toBeDefined();
+      const inputPath = path.join(dir, 'crash.pdf');
+      await fs.writeFile(inputPath, buildPdf(Array.from({ length: 30 }, () => objectsPage(2000))));
+      const job = renderInChild(
+        bounded,
+        { type: 'start', inputPath, fileName: 'crash.pdf', kind: 'pdf', format: 'png', dpi: 300, maxPixels: 100_000_000, outputDir: path.join(dir, 'crash') },
+        60_000,
+        {
+          inspected: async () => {
+            // killed once the decision is on its way, while it renders (as the kernel's OOM killer or a crash would)
+            setTimeout(() => process.kill(crashing!, 'SIGKILL'), 0);
+            return { type: 'render', placeholders: [] };
+          },
+          page: async () => undefined,
+        },
+      );
+      await expect(job).rejects.toMatchObject({ reasonCode: 'conversionFailed', message: expect.stringContaining('SIGKILL') });
+      expect(bounded.waitingPids).toEqual([]);
+      await renderPages('after-crash', buildPdf([textPage(['a line of text'])]), bounded);
+      expect(bounded.waitingPids).toHaveLength(1);
+      expect(bounded.waitingPids[0]).not.toBe(crashing);
+    } finally {
+      bounded.close();
+    }
+  });
+});

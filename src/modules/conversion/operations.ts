@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { illegalArguments, ServiceError } from '../../errors.js';
+import { illegalArguments, notFound } from '../../errors.js';
 import { authorize } from '../access/policy.js';
 import { validateProperties, validateTags } from '../entries/contents.js';
 import { Resource } from '../entries/entry.entity.js';
@@ -8,7 +8,7 @@ import { validateEntryName } from '../entries/names.js';
 import { requireEntry, requireParentFolder } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { jobPriority } from '../jobs/queue.js';
-import { durationOf, listJobs, requireJob, type JobRecord, type JobState } from '../jobs/records.js';
+import { listJobs, requireJob, type JobRecord, type JobState } from '../jobs/records.js';
 
 export const targetFormats = ['png', 'jpeg', 'webp', 'tiff'] as const;
 export const resultActions = ['NEW_CONTENT', 'CONTENT_REPRESENTATION'] as const;
@@ -78,7 +78,7 @@ export async function startImageConversion(scope: EntryScope, input: ImageConver
   // converting reads the bytes: the rules of a download apply
   authorize(scope.principal, 'download', { entry: content });
   const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
-  if (!resource) throw new ServiceError('notFound', `content '${content.id}' has no resource to convert`);
+  if (!resource) throw notFound(`content '${content.id}' has no resource to convert`);
   const specification = parseSpecification(input.newContentSpecification);
   if (input.resultAction === 'NEW_CONTENT') await requireParentFolder(scope, specification.parentId, 'newContentSpecification.parentId');
   const targetName = resultName(input.resultAction === 'NEW_CONTENT' ? specification.name : undefined, content.name, input.targetFormat, { page: 1, pages: 1 });
@@ -124,7 +124,7 @@ export function resultName(specified: string | undefined, sourceName: string, fo
 /** The job of the scope's repository; a user sees their own jobs, an administrator every job. */
 export async function getJob(scope: EntryScope, jobId: string): Promise<JobRecord> {
   const job = await requireJob(scope.em, scope.repository.id, jobId);
-  if (job.clientUsername !== scope.principal.userName && !scope.principal.roles.includes('ADMIN')) throw new ServiceError('notFound', `job '${jobId}' not found`);
+  if (job.clientUsername !== scope.principal.userName && !scope.principal.roles.includes('ADMIN')) throw notFound(`job '${jobId}' not found`);
   return job;
 }
 
@@ -139,5 +139,3 @@ export async function findJobs(scope: EntryScope, query: JobsQuery): Promise<{ c
   const own = scope.principal.roles.includes('ADMIN') ? undefined : scope.principal.userName;
   return listJobs(scope.em, scope.repository.id, { ...query, clientUsername: own });
 }
-
-export { durationOf };

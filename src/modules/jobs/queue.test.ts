@@ -111,7 +111,11 @@ function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
   });
 
   it('a requeued job runs again with its new priority', async () => {
-    const job = await finished((await submit(`contract-requeue-${backend}`, 'again')).id);
+    const submitted = await submit(`contract-requeue-${backend}`, 'again');
+    const job = await finished(submitted.id);
+    // the record names the queue job of its last run
+    expect(job.queueJobId).toBeTruthy();
+    expect(job.queueJobId).not.toBe(submitted.queueJobId);
     expect(job).toMatchObject({ state: 'Done', priority: jobPriority.lowest, tries: 2, serializedResult: { second: true } });
     expect(order.filter((label) => label === 'again')).toHaveLength(2);
   });

@@ -198,12 +198,15 @@ export class JobQueue {
           const rounded = Math.round(value * 10) / 10;
           if (rounded === percentage) return;
           percentage = rounded;
-          await Promise.all([reportProgress(em, jobId, rounded), touch()]);
+          // the record is what clients read; the queue's lock (and its copy of the percentage) is renewed by
+          // the heartbeat, so a page of progress costs one write, not two
+          await reportProgress(em, jobId, rounded);
         },
       });
       if ('requeue' in outcome) {
         await requeueJob(em, jobId, outcome.requeue.priority, outcome.requeue.note);
-        await this.enqueue(record.jobName, jobId, outcome.requeue.priority);
+        // the run goes on as a new queue job: the record names it (conversionJobId), not the one that ends now
+        await recordQueueJob(em, jobId, await this.enqueue(record.jobName, jobId, outcome.requeue.priority));
         log.info({ priority: outcome.requeue.priority }, 'job requeued');
       } else {
         await completeJob(em, jobId, outcome.result);
