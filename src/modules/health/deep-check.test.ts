@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachedFiles, newContent, sql } from '../../../test/helpers/entries.js';
+import { cachedFiles, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { deepCheck, type DeepCheckResult } from './deep-check.js';
 import { findDeepCheckReport, renderDeepCheckReport, reportsKeptPerRepository, saveDeepCheckReport } from './deep-check-reports.js';
@@ -128,6 +128,22 @@ describe('synchronous deep check (spec endpoint 11)', () => {
     expect(html).toContain('CONVERT CONTENT TO IMAGES');
     expect(html).toContain('class="failed">failed');
     expect(html).toContain('above the job-based maximum 100');
+  });
+
+  it("removes the scratch folder of a run whose process died (older than any run lasts), not a younger one's", { timeout: 120_000 }, async () => {
+    const base = `${service.baseUrl}/api/v1/access.svc.content.second/v1`;
+    const abandoned = await newFolder(service, 'deep-check-2020.01.01.00.00.00-dc0123456789ab', undefined, undefined, base);
+    await newContent(service, { name: 'left.pdf', parentId: abandoned.id, base });
+    await sql(service, `update entry set created_at = now() - interval '1 day' where id = ?`, [abandoned.id]);
+    const running = await newFolder(service, 'deep-check-2020.01.01.00.00.01-dc0123456789ac', undefined, undefined, base);
+    try {
+      const { status, body } = await adminGet('repository/deep-check/by-name', { repositoryName: 'second' });
+      expect(status).toBe(200);
+      expect(body.checkStatus, body.message).toBe('ok');
+      expect((await entriesOf('second')).map((entry) => entry['id'])).toEqual([running.id]);
+    } finally {
+      await sql(service, `delete from entry where id = ?`, [running.id]);
+    }
   });
 
   it('removes its scratch folder when its deadline cuts it off', { timeout: 60_000 }, async () => {

@@ -502,6 +502,28 @@ async function cleanUp(run: DeepCheckRun): Promise<string | undefined> {
   }
 }
 
+/** A scratch folder's name as `scratchFolderName` writes it (LIKE pattern; the token part is checked in SQL too). */
+const scratchNamePattern = 'deep-check-____.__.__.__.__.__-dc%';
+
+/**
+ * Removes the scratch folders of runs that never cleaned up (their process died mid-run): ours by name,
+ * at the root, and older than any run may last (the configured deadline and the clean-up's grace), so
+ * a run going on beside this one keeps its folder.
+ */
+async function removeAbandonedScratchFolders(run: DeepCheckRun): Promise<void> {
+  const maxAgeMs = run.services.config.DEEP_CHECK_TIMEOUT_MS + deepCheckGraceMs;
+  const abandoned = await run.scope().em.execute<{ id: string }[]>(
+    `select id from entry where repository_id = ? and parent_id is null and entry_type = 'FOLDER' and name like ?
+        and name ~ '-dc[0-9a-f]{12}$' and created_at < now() - make_interval(secs => ?)`,
+    [run.repository.id, scratchNamePattern, maxAgeMs / 1000],
+  );
+  for (const { id } of abandoned) {
+    await deleteFolder(run.scope(), id, { recursive: true }).catch((error: unknown) =>
+      run.services.logger.warn({ err: error, folderId: id, repository: run.repository.name }, 'an abandoned deep-check scratch folder could not be removed'),
+    );
+  }
+}
+
 /**
  * Spec endpoint 11: runs the spec's scenarios in order in a scratch folder of the repository (removed
  * afterwards, whatever failed), as `principal`, within `options.timeoutMs`; stores the report (its
@@ -514,6 +536,11 @@ export async function deepCheck(services: Services, principal: Principal, reposi
   const run = new DeepCheckRun(services, principal, repository, options);
   const listFeatures: DeepCheckFeature[] = [];
   let setupError: string | undefined;
+  try {
+    await bounded(() => removeAbandonedScratchFolders(run), run.remaining(), 'removing abandoned scratch folders');
+  } catch (error) {
+    run.services.logger.warn({ err: error, repository: repository.name }, 'abandoned deep-check scratch folders were not removed');
+  }
   try {
     await bounded(
       () => {
