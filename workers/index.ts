@@ -6,7 +6,8 @@ import { convertHandler } from './jobs/convert.js';
 import { renderPool } from './render/render-process.js';
 import { deepCheckHandler } from './jobs/deep-check.js';
 import { extractTextHandler, reindexHandler, startExtractionSweeper } from './jobs/extract-text.js';
-import { startUploadSweeper, type BackgroundJob } from './upload-sweeper.js';
+import type { BackgroundJob } from './periodic.js';
+import { startUploadSweeper } from './upload-sweeper.js';
 
 /**
  * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, and the handlers

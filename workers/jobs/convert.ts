@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../src/context.js';
 import { isUniqueViolation } from '../../src/errors.js';
-import type { Role } from '../../src/modules/auth/user.entity.js';
 import { checkInputFiles, decidePdf } from '../../src/modules/conversion/limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
 import { completeRepresentations, recordRepresentation, representationId } from '../../src/modules/conversion/representations.js';
@@ -14,12 +13,12 @@ import { Entry, Resource } from '../../src/modules/entries/entry.entity.js';
 import { requireEntry } from '../../src/modules/entries/queries.js';
 import type { EntryScope } from '../../src/modules/entries/scope.js';
 import { stageUpload } from '../../src/modules/entries/uploads.js';
-import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../../src/modules/jobs/queue.js';
+import { JobFailure, jobPriority, type JobHandler, type JobOutcome } from '../../src/modules/jobs/queue.js';
 import { saveJobResult } from '../../src/modules/jobs/records.js';
-import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
 import type { InputKind } from '../render/protocol.js';
 import type { ChildPool } from '../child/bounded-child.js';
 import { renderInChild } from '../render/render-process.js';
+import { jobScope } from './job-scope.js';
 
 const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
 
@@ -52,16 +51,6 @@ interface ConversionResult {
   representationIds?: string[];
   contentIds?: Record<string, string>;
   reused?: boolean;
-}
-
-/**
- * The scope the job acts in: the client who started it, in its repository as stored now (its limits
- * and strategy as the administrator last set them, not a process's cached copy).
- */
-async function scopeOfJob(run: JobRun, services: Services): Promise<EntryScope> {
-  const repository = await currentRepository(run.em, repositoryNameOf(run.record.repositoryId));
-  const principal = { userName: run.record.clientUsername, roles: run.record.clientRoles as Role[] };
-  return { em: run.em, services, repository, principal, logger: services.logger.child({ jobId: run.record.id, user: principal.userName }) };
 }
 
 /** Places a page image in the cache store and records it as a representation of the source version. */
@@ -131,7 +120,7 @@ async function createPageContent(scope: EntryScope, page: PageFile, name: string
 export function convertHandler(services: Services, renderProcesses: ChildPool): JobHandler {
   return async (run): Promise<JobOutcome> => {
     const { record, em } = run;
-    const scope = await scopeOfJob(run, services);
+    const scope = await jobScope(run, services);
     const request = record.serializedRequest as { targetFormat: TargetFormat; resultAction: ResultAction; newContentSpecification: Record<string, unknown> | null };
     const format = request.targetFormat;
     const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));

@@ -1,9 +1,8 @@
 import type { Services } from '../../src/context.js';
-import type { Role } from '../../src/modules/auth/user.entity.js';
 import { deepCheckOptionsOf } from '../../src/modules/health/async-deep-check.js';
 import { deepCheck } from '../../src/modules/health/deep-check.js';
 import type { JobHandler } from '../../src/modules/jobs/queue.js';
-import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
+import { jobScope } from './job-scope.js';
 
 /**
  * The asynchronous deep check (spec endpoint 12): the same run as the synchronous one, as the
@@ -12,8 +11,7 @@ import { currentRepository, repositoryNameOf } from '../../src/modules/repositor
  */
 export function deepCheckHandler(services: Services): JobHandler {
   return async ({ record, em }) => {
-    const repository = await currentRepository(em, repositoryNameOf(record.repositoryId));
-    const principal = { userName: record.clientUsername, roles: record.clientRoles as Role[] };
+    const { repository, principal } = await jobScope({ record, em }, services);
     const result = await deepCheck(services, principal, repository, deepCheckOptionsOf(services.config));
     return { result: { checkStatus: result.checkStatus, message: result.message, reportId: result._id, reportUrl: result.reportUrl, testTime: result.testTime } };
   };

@@ -1,0 +1,15 @@
+import type { Services } from '../../src/context.js';
+import type { Role } from '../../src/modules/auth/user.entity.js';
+import type { EntryScope } from '../../src/modules/entries/scope.js';
+import type { JobRun } from '../../src/modules/jobs/queue.js';
+import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
+
+/**
+ * The scope a job acts in: the client who started it, in its repository as stored now (its limits,
+ * strategy and flags as the administrator last set them, not a process's cached copy).
+ */
+export async function jobScope({ record, em }: Pick<JobRun, 'record' | 'em'>, services: Services): Promise<EntryScope> {
+  const repository = await currentRepository(em, repositoryNameOf(record.repositoryId));
+  const principal = { userName: record.clientUsername, roles: record.clientRoles as Role[] };
+  return { em, services, repository, principal, logger: services.logger.child({ jobId: record.id, user: principal.userName }) };
+}
