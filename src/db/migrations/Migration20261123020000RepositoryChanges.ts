@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Every change of a repository row (limits, flags, deletion; through the API or plain SQL) announces
  * the repository's name on `repository_changed`, delivered when the change commits: each process
- * forgets its cached record of it (src/modules/repositories/operations.ts), so conversion and full-text
+ * forgets its cached record of it (src/modules/repositories/repository-cache.ts), so conversion and full-text
  * behaviour follow the record at once everywhere.
  */
 export class Migration20261123020000RepositoryChanges extends Migration {

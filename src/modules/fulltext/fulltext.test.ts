@@ -4,7 +4,7 @@ import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
 import { buildPdf, textPage } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { docx, zip } from '../../../test/helpers/zip.js';
-import { extractionClient, extractionWindowMs, saveResourceText } from './operations.js';
+import { extractionClient, extractionWindowMs, saveResourceTexts } from './operations.js';
 
 let service: TestService;
 const maxChars = 5_000;
@@ -186,10 +186,10 @@ describe('a rerun after a worker died', () => {
     const content = await indexed('rerun.txt', 'rerunword');
     const [{ resource_id }] = await sql<{ resource_id: string }>(service, `select resource_id from entry where id = ?`, [content.id]);
     const em = service.services.orm.em.fork();
-    expect(await saveResourceText(em as never, resource_id, 'rerunword again', false)).toBe(true);
+    expect(await saveResourceTexts(em as never, [{ resourceId: resource_id, text: 'rerunword again', truncated: false }])).toEqual([resource_id]);
     const rows = await sql(service, `select text from resource_text where resource_id = ?`, [resource_id]);
     expect(rows).toEqual([{ text: 'rerunword again' }]);
-    expect(await saveResourceText(em as never, 'no-such-resource', 'x', false)).toBe(false);
+    expect(await saveResourceTexts(em as never, [{ resourceId: 'no-such-resource', text: 'x', truncated: false }])).toEqual([]);
   });
 });
 

@@ -90,11 +90,6 @@ export async function saveResourceTexts(em: EntityManager, texts: ResourceText[]
   return rows.map((row) => row.resource_id);
 }
 
-/** One resource's text (saveResourceTexts); false when the resource is gone. */
-export async function saveResourceText(em: EntityManager, resourceId: string, text: string, truncated: boolean): Promise<boolean> {
-  return (await saveResourceTexts(em, [{ resourceId, text, truncated }])).length > 0;
-}
-
 export interface ResourceToIndex {
   id: string;
   repositoryId: string;
