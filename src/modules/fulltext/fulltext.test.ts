@@ -22,11 +22,11 @@ beforeAll(async () => {
 afterAll(() => service?.stop());
 
 /** The extraction job of a content's latest resource, once it has ended (state and result). */
-async function extractionOf(contentId: string, timeoutMs = 60_000): Promise<{ id: string; state: string; reason_code: string | null; error_message: string | null; serialized_result: any }> {
+async function extractionOf(contentId: string, timeoutMs = 60_000, on: TestService = service): Promise<{ id: string; state: string; reason_code: string | null; error_message: string | null; serialized_result: any }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const [job] = await sql<any>(
-      service,
+      on,
       `select id, state, reason_code, error_message, serialized_result from service_job
         where job_name = 'extractText' and ? = any(content_ids) order by created_at desc limit 1`,
       [contentId],
@@ -178,6 +178,24 @@ describe('bounds: a hostile file cannot stall the queue or the service', () => {
     expect(health.status).toBe(200);
     await indexed('after-bomb.txt', 'afterbombword');
     expect(await namesFound(`fullText('afterbombword')`)).toEqual(['after-bomb.txt']);
+  });
+});
+
+describe('the extraction deadline', () => {
+  it('an extraction past FULLTEXT_EXTRACT_TIMEOUT_MS ends its job (extractionTimeout), and the service goes on', { timeout: 120_000 }, async () => {
+    const hurried = await startTestService({ FULLTEXT_EXTRACT_TIMEOUT_MS: '500', FULLTEXT_SWEEP_MS: '500' });
+    try {
+      // 5,000 pages of text: reading them takes seconds (300 took under half a second)
+      const pages = Array.from({ length: 5_000 }, (_, i) => textPage(Array.from({ length: 20 }, (_, line) => `page ${i} line ${line} of a long report`)));
+      const content = await newContent(hurried, { name: 'long.pdf', bytes: buildPdf(pages) });
+      const job = await extractionOf(content.id, 60_000, hurried);
+      expect(job.state).toBe('panic');
+      expect(job.reason_code, JSON.stringify(job)).toBe('extractionTimeout');
+      expect(job.error_message).toMatch(/deadline of 500 ms/);
+      expect((await call(`${hurried.baseUrl}/healthz`)).status).toBe(200);
+    } finally {
+      await hurried.stop();
+    }
   });
 });
 
