@@ -12,7 +12,13 @@ export class SessionConnections {
   readonly #timer: NodeJS.Timeout;
 
   constructor(verify: (authorization: string) => Promise<boolean>, reverifyMs: number) {
-    this.#timer = setInterval(() => void this.#reverify(verify), reverifyMs).unref();
+    // a sweep still going (many sessions, a slow database) is not joined by another one
+    let sweeping = false;
+    this.#timer = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      void this.#reverify(verify).finally(() => (sweeping = false));
+    }, reverifyMs).unref();
   }
 
   /** Tracks a connection opened with `Authorization: <authorization>`; answers its untrack function. */
