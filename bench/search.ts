@@ -20,8 +20,8 @@ import 'reflect-metadata';
 import { CompiledQuery } from 'kysely';
 import type { Orm } from '../src/db/orm.js';
 import { EntryTypeEnum } from '../src/modules/entries/entry.types.js';
-import { relevanceOrder } from '../src/modules/fulltext/query.js';
 import { postgresTextIndex, resolveFullTextTerms } from '../src/modules/fulltext/text-index.js';
+import { buildVisibleWordsQuery, creationPage } from '../src/modules/search/visible-words.js';
 import { propertyPredicates } from '../src/modules/search/by-properties.js';
 import { compileCondition } from '../src/modules/search/condition/compile.js';
 import { fullTextTexts, parseCondition } from '../src/modules/search/condition/parser.js';
@@ -48,16 +48,29 @@ interface Query {
 const benchScope = (orm: Orm) =>
   ({ principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: REPOSITORY_ID, name: 'default' }, em: orm.em }) as unknown as SearchScope;
 
-/** The statements the service runs for a query (the same builders, full text resolved the same way), to EXPLAIN them. */
-async function statementsOf(orm: Orm, q: Query): Promise<EntryQuery> {
+/**
+ * The statements the service runs for a query (the same builders, full text resolved the same way), to
+ * EXPLAIN them. A full-text-only search runs on entry_visible_words (the administrator sees the whole
+ * repository; no orderBy), as the service does.
+ */
+async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit' | 'page' | 'count'>> {
   const { condition, searchText, orderBy, entryType, offset, ...filter } = q.query;
   const options = { orderBy, entryType: entryType === undefined ? undefined : EntryTypeEnum.CONTENT, offset: offset === undefined ? undefined : Number(offset) };
   const em = orm.em.fork();
-  if (searchText !== undefined) return buildEntryQuery(benchScope(orm), [await postgresTextIndex.match(em, REPOSITORY_ID, searchText)], options, relevanceOrder(searchText));
+  if (searchText !== undefined) {
+    const words = buildVisibleWordsQuery(benchScope(orm), searchText, options, 'relevance');
+    return { limit: words.limit, page: words.ranked, count: words.count };
+  }
   if (condition === undefined) {
     return buildEntryQuery(benchScope(orm), propertyPredicates({ ...filter, tags: filter.tags === undefined ? undefined : [filter.tags] } as PropertyFilter), options);
   }
   const parsed = parseCondition(condition);
+  if (parsed.type === 'fullText') {
+    const words = buildVisibleWordsQuery(benchScope(orm), parsed.text, options, 'created');
+    const client = orm.em.getConnection().getClient();
+    const [counted] = (await client.executeQuery<{ n: string; visible: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows;
+    return { limit: words.limit, page: creationPage(words, Number(counted!.n), Number(counted!.visible)), count: words.count };
+  }
   const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, em, REPOSITORY_ID, fullTextTexts(parsed));
   return buildEntryQuery(benchScope(orm), [compileCondition(parsed, { fullTextEnabled: true, repositoryName: 'default', fullTextTerms })], options);
 }

@@ -65,6 +65,7 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   await run('vacuum analyze entry');
   await run('vacuum analyze resource');
   await run('vacuum analyze resource_text');
+  await run('vacuum analyze entry_visible_words');
 }
 
 /**

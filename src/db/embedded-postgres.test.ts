@@ -7,7 +7,8 @@ import { startServiceProcess } from '../../test/helpers/process.js';
 import { call } from '../../test/helpers/service.js';
 import { createLogger } from '../logger.js';
 import { freePort } from '../net.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { sharedBuffersMb, startEmbeddedPostgres } from './embedded-postgres.js';
+import { createOrm } from './orm.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -36,6 +37,19 @@ describe('startEmbeddedPostgres', () => {
       });
       probe.once('error', reject);
     });
+  });
+
+  it('sizes its buffer cache to a quarter of the memory, between 128 MB and 1 GB', async () => {
+    expect([sharedBuffersMb(256 * 2 ** 20), sharedBuffersMb(2 * 2 ** 30), sharedBuffersMb(64 * 2 ** 30)]).toEqual([128, 512, 1024]);
+    const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'embedded-pg-test-'));
+    cleanups.push(() => fs.rm(directory, { recursive: true, force: true }));
+    await fs.chmod(directory, 0o755);
+    const cluster = await startEmbeddedPostgres({ directory: path.join(directory, 'pg'), logger: createLogger('silent'), ephemeral: true });
+    cleanups.push(() => cluster.stop());
+    const orm = await createOrm(cluster.url, createLogger('silent'), 1);
+    cleanups.push(() => orm.close(true));
+    const [row] = await orm.em.getConnection().execute<{ setting: string }[]>(`select setting::int * 8 / 1024 as setting from pg_settings where name = 'shared_buffers'`);
+    expect(Number(row!.setting)).toBe(sharedBuffersMb());
   });
 });
 

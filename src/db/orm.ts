@@ -19,6 +19,7 @@ import { Migration20261123020000RepositoryChanges } from './migrations/Migration
 import { Migration20261123030000TextExtractionQueue } from './migrations/Migration20261123030000TextExtractionQueue.js';
 import { Migration20261123040000SearchPageIndexes } from './migrations/Migration20261123040000SearchPageIndexes.js';
 import { Migration20261123040001EntryVisibleTags } from './migrations/Migration20261123040001EntryVisibleTags.js';
+import { Migration20261123050000EntryVisibleWords } from './migrations/Migration20261123050000EntryVisibleWords.js';
 
 export type Orm = MikroORM;
 
@@ -41,6 +42,7 @@ export const migrationsList = [
   { name: 'Migration20261123030000TextExtractionQueue', class: Migration20261123030000TextExtractionQueue },
   { name: 'Migration20261123040000SearchPageIndexes', class: Migration20261123040000SearchPageIndexes },
   { name: 'Migration20261123040001EntryVisibleTags', class: Migration20261123040001EntryVisibleTags },
+  { name: 'Migration20261123050000EntryVisibleWords', class: Migration20261123050000EntryVisibleWords },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { call, json, type TestService } from './service.js';
 
 type Query = Record<string, string | number | boolean | string[] | undefined>;
@@ -82,3 +83,14 @@ export const restDatePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+000
 
 export const sql = <T = Record<string, unknown>>(service: TestService, query: string, params: unknown[] = []) =>
   service.services.orm.em.getConnection().execute<T[]>(query, params);
+
+/** Waits until the extraction job of a content's latest resource is done (60 s at most). */
+export async function extracted(service: TestService, contentId: string): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const [job] = await sql<{ state: string }>(service, `select state from service_job where job_name = 'extractText' and ? = any(content_ids) order by created_at desc limit 1`, [contentId]);
+    if (job?.state === 'Done') return;
+    if (job?.state === 'panic' || Date.now() > until) throw new Error(`extraction of ${contentId}: ${job?.state}`);
+    await sleep(100);
+  }
+}

@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
+import { contentUrl, extracted, newContent } from '../../../test/helpers/entries.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 /**
@@ -24,17 +23,8 @@ describe.each(backends)('the text index contract: $name', ({ env }) => {
 
   const indexed = async (name: string, text: string, base?: string) => {
     const content = await newContent(service, { name, bytes: text, mimeType: 'text/plain', base });
-    await extracted(content.id);
+    await extracted(service, content.id);
     return content;
-  };
-  const extracted = async (contentId: string) => {
-    const until = Date.now() + 60_000;
-    for (;;) {
-      const [job] = await sql<{ state: string }>(service, `select state from service_job where job_name = 'extractText' and ? = any(content_ids) order by created_at desc limit 1`, [contentId]);
-      if (job?.state === 'Done') return;
-      if (job?.state === 'panic' || Date.now() > until) throw new Error(`extraction of ${contentId}: ${job?.state}`);
-      await sleep(100);
-    }
   };
   const ids = async (path: string, query: Record<string, string>, base?: string) => {
     const { status, body } = await call(contentUrl(service, path, query, service.adminSession, base));
@@ -59,7 +49,7 @@ describe.each(backends)('the text index contract: $name', ({ env }) => {
     form.append('file', new Blob([Buffer.from('newcontractword')]), 'contract-v.txt');
     const replaced = await call(contentUrl(service, `/content/${content.id}/resource`), { method: 'PUT', body: form });
     expect(replaced.status).toBe(200);
-    await extracted(replaced.body.id);
+    await extracted(service, replaced.body.id);
     expect(await ids('/content/search/by-text', { searchText: 'newcontractword' })).toEqual([replaced.body.id]);
     expect(await ids('/content/search/by-text', { searchText: 'oldcontractword' })).toEqual([]);
 

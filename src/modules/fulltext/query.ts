@@ -93,13 +93,11 @@ export async function resolveTextMatch(run: (sql: string, params: unknown[]) => 
 }
 
 /**
- * by-text's default order: relevance first (`ts_rank` of the query over the name's words and the text),
+ * by-text's default order: relevance first (`ts_rank` of the query over the name's words, weighted A,
+ * and the text: `entry_words`, Migration20261123050000EntryVisibleWords, as entry_visible_words ranks),
  * then the default order. Ranked only for the page's candidates, after the indexes found them.
  */
 export function relevanceOrder(searchText: string): Sql {
   const query = textQuery(searchText);
-  return {
-    sql: `ts_rank(${nameDocument} || coalesce((select t.document from resource_text t where t.resource_id = e.resource_id), ''::tsvector), (${query.sql})) desc, e.created_at {dir}, e.id`,
-    params: query.params,
-  };
+  return { sql: `ts_rank(entry_words(e.name, e.resource_id), (${query.sql})) desc, e.created_at {dir}, e.id`, params: query.params };
 }

@@ -3,10 +3,14 @@ import { compileCondition } from './condition/compile.js';
 import { fullTextTexts, parseCondition } from './condition/parser.js';
 import { resolveFullTextTerms, textIndexOf } from '../fulltext/text-index.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
+import { searchVisibleWords, visibleWordsAnswer } from './visible-words.js';
 
 /** Spec endpoint 2: the entries a condition (DESIGN §6, docs/search.md) matches. */
 export async function searchByCondition(scope: EntryScope, condition: string, options: SearchOptions): Promise<EntriesPage> {
   const parsed = parseCondition(condition);
+  if (parsed.type === 'fullText' && scope.repository.fullTextEnabled && visibleWordsAnswer(scope, options)) {
+    return searchVisibleWords(scope, parsed.text, options, 'created');
+  }
   const fullTextTerms = scope.repository.fullTextEnabled
     ? await resolveFullTextTerms(textIndexOf(scope.services.config), scope.em, scope.repository.id, fullTextTexts(parsed))
     : undefined;

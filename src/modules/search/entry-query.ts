@@ -92,7 +92,7 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
  * Whether the trigger-kept tables (entry_visible_count, entry_visible_tag) can count this search: they
  * hold the default visibility (latest, active, not a working copy) of a whole repository only.
  */
-function countableFromTriggerTables(scope: SearchScope, options: SearchOptions): boolean {
+export function countableFromTriggerTables(scope: SearchScope, options: SearchOptions): boolean {
   const defaultVisibility = !options.includeInactive && !options.includeVersions && options.versionStatus === undefined;
   return defaultVisibility && visibleEntries(scope.principal, scope.repository).wholeRepository;
 }
@@ -153,7 +153,7 @@ function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
 }
 
 /** `?` placeholders become Postgres' `$1, $2, …`: the values travel apart from the SQL text. */
-function numbered(sql: string): string {
+export function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
@@ -169,9 +169,17 @@ export interface EntryQuery {
 /** Who searches where: what the visibility rules read (and the metadata the select list comes from). */
 export type SearchScope = Pick<EntryScope, 'principal' | 'repository' | 'em'>;
 
+/**
+ * The statement reading a page's entries from their ids in order (`ids`: an array expression). The ids
+ * come first (for an ordered index with an offset an index-only scan: the skipped rows are never
+ * read), then only those rows; `array()` keeps the order, `ordinality` restores it.
+ */
+export function pageOf(scope: SearchScope, ids: string): string {
+  return `select ${plainSelect(scope.em, Entry, 'e').sql} from unnest(${ids}) with ordinality as page(id, n) join entry e on e.id = page.id order by page.n`;
+}
+
 /** Builds a search: visibility rules, the caller's predicates, ordering and paging. */
 export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, defaultOrder?: DefaultOrder): EntryQuery {
-  const selectList = plainSelect(scope.em, Entry, 'e').sql;
   const { limit, offset } = checkPaging(options.limit, options.offset);
   const all = [visibility(scope, options), ...predicates];
   const where = all.map((p) => `(${p.sql})`).join(' and ');
@@ -181,57 +189,74 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
   const predicateJoins = all.flatMap((p) => [...(p.joins ?? [])]);
   const fromWith = (joins: [string, string][]) =>
     ['from entry e', ...new Map(joins).values()].join(' ');
-  // The page's ids first, in order (for an ordered index with an offset an index-only scan: the skipped
-  // rows are never read), then only those rows; `array()` keeps the order, `ordinality` restores it.
   const ids = `select e.id ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`;
   return {
     limit,
     offset,
-    page: {
-      sql: numbered(`select ${selectList} from unnest(array(${ids})) with ordinality as page(id, n) join entry e on e.id = page.id order by page.n`),
-      params: [...params, ...order.params, limit, offset],
-    },
+    page: { sql: numbered(pageOf(scope, `array(${ids})`)), params: [...params, ...order.params, limit, offset] },
     count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
   };
 }
 
+/** Runs one statement of a search, with its parameters bound. */
+export type RunStatement = <Row>(statement: { sql: string; params: unknown[] }) => Promise<Row[]>;
+
 /**
- * Runs a search; `count` is the total. The SQL runs with bound parameters (Kysely's raw query through
- * MikroORM's connection), never with values written into it.
+ * Runs a search's statements in one read-only transaction (one snapshot for all of them), so that SEARCH_TIMEOUT_MS holds for this
+ * search only (past it: 503 `unavailable`), and shapes its answer. The SQL runs with bound parameters
+ * (Kysely's raw query through MikroORM's connection), never with values written into it.
  */
-export async function runEntryQuery(
+export async function runSearchStatements(
   scope: EntryScope,
-  predicates: SqlPredicate[],
-  options: SearchOptions,
-  defaultOrder?: DefaultOrder,
+  statements: (run: RunStatement) => Promise<{ rows: Record<string, unknown>[]; count: number }>,
 ): Promise<EntriesPage> {
   const started = performance.now();
-  const query = buildEntryQuery(scope, predicates, options, defaultOrder);
   const timeoutMs = scope.services.config.SEARCH_TIMEOUT_MS;
   try {
-    // one read-only transaction, so that the statement timeout holds for this search only
     const { rows, count } = await scope.em
       .getConnection()
       .getClient()
       .transaction()
       .setAccessMode('read only')
+      .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const run = async <Row>({ sql, params }: { sql: string; params: unknown[] }) => (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+        const run: RunStatement = async <Row>({ sql, params }: { sql: string; params: unknown[] }) =>
+          (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
         await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
-        const page = await run<Record<string, unknown>>(query.page);
-        // A short page tells the total; otherwise it is counted apart, so that a large result is not
-        // materialised and sorted whole just to count it (a window count would do that).
-        if (page.length < query.limit && (page.length > 0 || query.offset === 0)) return { rows: page, count: query.offset + page.length };
-        const [total] = await run<{ n: string }>(query.count);
-        return { rows: page, count: Number(total?.n ?? 0) };
+        return statements(run);
       });
     const { revive } = plainSelect(scope.em, Entry, 'e');
-    const entries = rows.map(revive);
-    return { count, duration: Math.round(performance.now() - started), entries };
+    return { count, duration: Math.round(performance.now() - started), entries: rows.map(revive) };
   } catch (error) {
     if ((error as { code?: string }).code === '57014') {
       throw new ServiceError('unavailable', `the search took longer than ${timeoutMs} ms (SEARCH_TIMEOUT_MS) and was stopped: narrow it, or try again`);
     }
     throw error;
   }
+}
+
+/**
+ * The total of a search from its page when the page tells it (a short page that is not past the end),
+ * else undefined: then it is counted apart, so that a large result is not materialised and sorted
+ * whole just to count it (a window count would do that).
+ */
+function countFromPage(rows: number, limit: number, offset: number): number | undefined {
+  return rows < limit && (rows > 0 || offset === 0) ? offset + rows : undefined;
+}
+
+/** Runs a search; `count` is the total. */
+export async function runEntryQuery(
+  scope: EntryScope,
+  predicates: SqlPredicate[],
+  options: SearchOptions,
+  defaultOrder?: DefaultOrder,
+): Promise<EntriesPage> {
+  const query = buildEntryQuery(scope, predicates, options, defaultOrder);
+  return runSearchStatements(scope, async (run) => {
+    const rows = await run<Record<string, unknown>>(query.page);
+    const fromPage = countFromPage(rows.length, query.limit, query.offset);
+    if (fromPage !== undefined) return { rows, count: fromPage };
+    const [total] = await run<{ n: string }>(query.count);
+    return { rows, count: Number(total?.n ?? 0) };
+  });
 }

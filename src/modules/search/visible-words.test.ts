@@ -1,0 +1,142 @@
+import { CompiledQuery } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentUrl, extracted, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import type { SearchOptions, SearchScope } from './entry-query.js';
+import { buildVisibleWordsQuery } from './visible-words.js';
+
+/*
+ * The words of visible entries (Migration20261123050000EntryVisibleWords), which answer searches that
+ * are only a full-text match, equal the entry rows and their texts after every verb; and those searches
+ * answer what the general query answers (the same entries, order and count).
+ */
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service?.stop());
+
+const file = (text: string, name: string) => {
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from(text)]), name);
+  return form;
+};
+const ok = async (method: string, path: string, body?: FormData | Record<string, unknown>, query: Record<string, string> = {}) => {
+  const init = body instanceof FormData || body === undefined ? { method, body } : json(method, body);
+  const answer = await call(contentUrl(service, path, query), init);
+  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+  return answer.body;
+};
+
+const visible = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
+
+/** Compares the kept words with the entry rows in one statement (one snapshot: extraction jobs may commit meanwhile). */
+async function expectWordsEqualRows(step: string): Promise<void> {
+  const [both] = await sql<{ kept: string[] | null; rows: string[] | null }>(
+    service,
+    `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, words) order by entry_id) from entry_visible_words) as kept,
+            (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, entry_words(name, resource_id)) order by id) from entry where ${visible}) as rows`,
+  );
+  expect(both!.kept, step).toEqual(both!.rows);
+}
+
+/** A text content whose text has been extracted. */
+async function indexed(name: string, text: string, parentId?: string): Promise<Record<string, any>> {
+  const content = await newContent(service, { name, bytes: text, mimeType: 'text/plain', parentId });
+  await extracted(service, content.id);
+  return content;
+}
+
+describe('the words of visible entries', () => {
+  it('equal the rows and texts after create, text, rename, versions, copy, delete, restore and folder deletion', async () => {
+    const folder = await newFolder(service, 'worded');
+    const a = await indexed('alpha-report.txt', 'quarterly figures', folder.id);
+    const b = await indexed('beta.txt', 'minutes of the meeting', folder.id);
+    await expectWordsEqualRows('create, texts extracted');
+    // as a reindex rewrites a text
+    await sql(service, `update resource_text set text = 'annual figures' where resource_id = (select resource_id from entry where id = ?)`, [a.id]);
+    await expectWordsEqualRows('a text is replaced');
+    await ok('PATCH', `/content/${a.id}`, { name: 'gamma-report.txt' });
+    await expectWordsEqualRows('rename');
+    const replaced = await ok('PUT', `/content/${a.id}/resource`, file('new bytes', 'gamma-report.md'));
+    await expectWordsEqualRows('replace (a new version, its text on the way)');
+    await extracted(service, replaced.id);
+    await expectWordsEqualRows('replace, its text extracted');
+    const workingCopy = await ok('POST', `/content/${b.id}/check-out`);
+    await expectWordsEqualRows('check-out (a working copy is not visible)');
+    await ok('POST', `/content/${workingCopy.id}/check-in`, file('checked in', 'beta.txt'));
+    await expectWordsEqualRows('check-in (the new version replaces the old as latest)');
+    await ok('POST', `/content/${b.id}/copy`, { name: 'beta copy.txt' });
+    await ok('DELETE', `/content/${b.id}`);
+    await expectWordsEqualRows('copy, then deactivate');
+    await ok('POST', `/content/${b.id}/restore`);
+    await expectWordsEqualRows('restore');
+    await sql(service, `delete from resource_text where resource_id = (select resource_id from entry where id = ?)`, [b.id]);
+    await expectWordsEqualRows('a text goes');
+    await ok('DELETE', `/folder/${folder.id}`, undefined, { recursive: 'true' });
+    await expectWordsEqualRows('recursive folder deletion');
+  });
+
+  it('answer full-text-only searches as the general query does, and are what those searches read', async () => {
+    // one after another, so that creation times order them
+    const texts: [string, string][] = [
+      ['one.txt', 'harbour harbour harbour lights'],
+      ['two.txt', 'a harbour'],
+      ['three-harbour.txt', 'nothing here'],
+      ['four.txt', 'harbour and harbour'],
+      ['five.txt', 'nothing to see'],
+    ];
+    const made: Record<string, any>[] = [];
+    for (const [name, text] of texts) made.push(await indexed(name, text));
+    const search = async (path: string, query: Record<string, string>) => {
+      const body = await ok('GET', path, undefined, query);
+      return { count: body.count as number, names: (body.entries as { name: string }[]).map((e) => e.name) };
+    };
+    const byText = (query: Record<string, string>) => search('/content/search/by-text', { searchText: 'harbour', ...query });
+    const fullText = (query: Record<string, string>) => search('/content/search/by-condition', { condition: "fullText('harbour')", ...query });
+    // the general query: the same search with an orderBy (not answered from entry_visible_words)
+    const general = await search('/content/search/by-text', { searchText: 'harbour', orderBy: 'createdAt' });
+    expect(general).toEqual({ count: 4, names: ['one.txt', 'two.txt', 'three-harbour.txt', 'four.txt'] });
+
+    // relevance: the name (weight A) first, then how often the text says it; ties oldest first
+    const ranked = ['three-harbour.txt', 'one.txt', 'four.txt', 'two.txt'];
+    expect(await byText({})).toEqual({ count: 4, names: ranked });
+    const [generalRanked] = await sql<{ names: string[] }>(
+      service,
+      `select array_agg(name order by ts_rank(entry_words(name, resource_id), websearch_to_tsquery('simple', 'harbour')) desc, created_at, id) as names
+         from entry where ${visible} and entry_words(name, resource_id) @@ websearch_to_tsquery('simple', 'harbour')`,
+    );
+    expect(generalRanked!.names).toEqual(ranked);
+    expect(await byText({ limit: '2', offset: '1' })).toEqual({ count: 4, names: ranked.slice(1, 3) });
+    expect(await byText({ limit: '2', offset: '10' })).toEqual({ count: 4, names: [] });
+    expect(await byText({ orderingDirection: 'desc' })).toEqual({ count: 4, names: ['three-harbour.txt', 'one.txt', 'four.txt', 'two.txt'] });
+    expect(await byText({ entryType: 'FOLDER' })).toEqual({ count: 0, names: [] });
+
+    // fullText() alone: creation order, as every search without orderBy
+    expect(await fullText({})).toEqual(general);
+    expect(await fullText({ orderingDirection: 'desc' })).toEqual({ count: 4, names: [...general.names].reverse() });
+    expect(await fullText({ limit: '1', offset: '1' })).toEqual({ count: 4, names: ['two.txt'] });
+    expect(await fullText({ limit: '1', offset: '9' })).toEqual({ count: 4, names: [] });
+    expect(await search('/content/search/by-condition', { condition: "fullText('\"harbour lights\" or minutes')" })).toEqual({ count: 1, names: ['one.txt'] });
+    expect(await search('/content/search/by-condition', { condition: "fullText('harb*') and name like 't*'" })).toEqual({ count: 2, names: ['two.txt', 'three-harbour.txt'] });
+
+    // creation order has two ways to a page (walking the creation index, or sorting the matches), chosen by the count: both give the same pages
+    const [repository] = await sql<{ id: string }>(service, `select id from repository where name = 'default'`);
+    const scope = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: repository!.id }, em: service.services.orm.em } as unknown as SearchScope;
+    const client = service.services.orm.em.getConnection().getClient();
+    const namesBy = async (statement: { sql: string; params: unknown[] }) =>
+      (await client.executeQuery<{ name: string }>(CompiledQuery.raw(statement.sql, statement.params))).rows.map((row) => row.name);
+    const pagings = [{}, { limit: 2, offset: 1 }, { limit: 3, orderingDirection: 'desc' }, { offset: 3 }, { entryType: 'FOLDER' }] as SearchOptions[];
+    for (const options of pagings) {
+      const query = buildVisibleWordsQuery(scope, 'harbour', options, 'created');
+      expect(await namesBy(query.walk), JSON.stringify(options)).toEqual(await namesBy(query.sorted));
+    }
+    expect(await namesBy(buildVisibleWordsQuery(scope, 'harbour', { limit: 2, offset: 1 }, 'created').walk)).toEqual(['two.txt', 'three-harbour.txt']);
+
+    // they read entry_visible_words: a row taken out of it (never done by the service) shows
+    await sql(service, `delete from entry_visible_words where entry_id = ?`, [made[1]!.id]);
+    expect((await byText({})).count).toBe(3);
+    expect((await fullText({ limit: '1' })).count).toBe(3);
+    expect((await search('/content/search/by-text', { searchText: 'harbour', orderBy: 'createdAt' })).count).toBe(4);
+  });
+});
