@@ -74,11 +74,12 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   const walk = `select w.entry_id from entry_visible_words w where ${where} order by w.created_at ${dir}, w.entry_id ${dir} limit ? offset ?`;
   // materialized: the matches are collected by the GIN index, not found by walking the creation index
   const sorted = `with matches as materialized (select w.entry_id, w.created_at from entry_visible_words w where ${where}) select entry_id from matches order by ${creationOrder}`;
-  // Relevance ranks every match, so the one pass over the matches also counts them (a window over
-  // narrow rows: the id, the time and the rank). Ties: creation, as without relevance.
+  // Relevance ranks every match, so the one pass over the matches also counts them: a window over
+  // narrow rows (the id, the time and the rank; `offset 0` keeps the rank computed below the window,
+  // which otherwise holds every match's words: 87 MB on disk for 400,000 matches). Ties: creation.
   const ranked = `select entry_id, total from (
-      select w.entry_id, w.created_at, ts_rank(w.words, (${query.sql})) as rank, count(*) over () as total
-      from entry_visible_words w where ${where}) matches
+      select entry_id, created_at, rank, count(*) over () as total from (
+        select w.entry_id, w.created_at, ts_rank(w.words, (${query.sql})) as rank from entry_visible_words w where ${where} offset 0) ranked) matches
     order by rank desc, ${creationOrder}`;
   const paged = [...whereParams, limit, offset];
   return {
