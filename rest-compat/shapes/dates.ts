@@ -1,9 +1,13 @@
 /** `yyyy-MM-ddTHH:mm:ss.SSS+0000` (spec "Dates"; DESIGN §0: UTC). */
 export function restDate(value: string | Date | null | undefined): string | undefined {
   if (value === null || value === undefined) return undefined;
+  // GraphQL's DateTimeISO already writes UTC with milliseconds: only the zone is rewritten (no Date parsed per field)
+  if (typeof value === 'string' && isoUtc.test(value)) return `${value.slice(0, 23)}+0000`;
   const date = typeof value === 'string' ? new Date(value) : value;
   return `${date.toISOString().slice(0, 23)}+0000`;
 }
+
+const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The date fields of the administration domain's records (repositories, users, policies, types, statistics). */
 const recordDateFields = new Set(['createdAt', 'modifiedAt', 'executionDate', 'lastModifiedAt']);

@@ -13,7 +13,9 @@ type Node = Record<string, unknown> & { __typename?: string };
 const dateFields = ['createdAt', 'lastModifiedAt', 'lockedAt'];
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== null && v !== undefined));
+  const kept: Record<string, unknown> = {};
+  for (const key in record) if (record[key] !== null && record[key] !== undefined) kept[key] = record[key];
+  return kept;
 }
 
 function resourceShape(resource: Node): Record<string, unknown> {
