@@ -63,7 +63,9 @@ function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
 
   it('runs a job by name: record Done, percentage 100, result, several inputs kept', async () => {
     const submitted = await submit(`contract-echo-${backend}`, 'one');
-    expect(submitted).toMatchObject({ state: 'pending', tries: 0, percentage: 0, contentIds: ['a', 'b'], inputFilenames: ['a.pdf', 'b.pdf'] });
+    expect(submitted).toMatchObject({ contentIds: ['a', 'b'], inputFilenames: ['a.pdf', 'b.pdf'] });
+    // the record as it is once its queue id is written: a worker woken by the enqueue may have taken it by then (seen under load)
+    expect(['pending', 'running', 'Done']).toContain(submitted.state);
     expect(submitted.queueJobId).toBeTruthy();
     const job = await finished(submitted.id);
     expect(job).toMatchObject({ state: 'Done', percentage: 100, tries: 1, workerName: `contract-${backend}`, serializedResult: { echoed: 'one', inputs: ['a.pdf', 'b.pdf'] } });
