@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServiceProcess } from '../../test/helpers/process.js';
 import { call } from '../../test/helpers/service.js';
@@ -50,6 +51,63 @@ describe('startEmbeddedPostgres', () => {
     cleanups.push(() => orm.close(true));
     const [row] = await orm.em.getConnection().execute<{ setting: string }[]>(`select setting::int * 8 / 1024 as setting from pg_settings where name = 'shared_buffers'`);
     expect(Number(row!.setting)).toBe(sharedBuffersMb());
+  });
+});
+
+/** The server address of a connection by `url`: null over a Unix-domain socket. */
+async function serverAddress(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ address: string | null }>('select inet_server_addr()::text as address')).rows[0]!.address;
+  } finally {
+    await client.end();
+  }
+}
+
+async function clusterIn(directory: string, port?: number) {
+  const cluster = await startEmbeddedPostgres({ directory, logger: createLogger('silent'), ephemeral: true, port });
+  cleanups.push(() => cluster.stop());
+  return cluster;
+}
+
+async function scratchFolder(prefix: string): Promise<string> {
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  cleanups.push(() => fs.rm(folder, { recursive: true, force: true }));
+  await fs.chmod(folder, 0o755); // run as root, the cluster belongs to a postgres user that must get in
+  return folder;
+}
+
+describe('how the service reaches the embedded cluster', () => {
+  it('over a Unix-domain socket in the cluster directory; TCP on loopback stays open for other clients', async () => {
+    const directory = path.join(await scratchFolder('embedded-pg-socket-'), 'pg');
+    const cluster = await clusterIn(directory);
+    const url = new URL(cluster.url);
+    expect(decodeURIComponent(url.hostname)).toBe(directory);
+    expect(cluster.urlFor('template1')).toContain(`@${url.host}/template1`);
+    expect(await serverAddress(cluster.url)).toBeNull();
+    url.hostname = '127.0.0.1';
+    expect(await serverAddress(url.toString())).toBe('127.0.0.1/32');
+  });
+
+  it('over TCP when the socket path would not fit in a socket address (107 bytes)', async () => {
+    const directory = path.join(await scratchFolder('embedded-pg-long-'), 'a-folder-name-long-enough-to-push-the-socket-path-past-its-limit', 'pg');
+    expect(Buffer.byteLength(path.join(directory, '.s.PGSQL.65535'))).toBeGreaterThan(107);
+    const cluster = await clusterIn(directory);
+    expect(new URL(cluster.url).hostname).toBe('127.0.0.1');
+    expect(await serverAddress(cluster.url)).toBe('127.0.0.1/32');
+  });
+
+  it('over TCP when the socket cannot be made there (the cluster starts all the same)', async () => {
+    const directory = path.join(await scratchFolder('embedded-pg-nosocket-'), 'pg');
+    const port = await freePort();
+    await (await clusterIn(directory, port)).stop();
+    // something that is not a socket holds the socket's name: bind fails, as on a file system without sockets
+    await fs.mkdir(path.join(directory, `.s.PGSQL.${port}`, 'in-the-way'), { recursive: true });
+    const cluster = await clusterIn(directory, port);
+    expect(new URL(cluster.url).hostname).toBe('127.0.0.1');
+    expect(Number(new URL(cluster.url).port)).toBe(port);
+    expect(await serverAddress(cluster.url)).toBe('127.0.0.1/32');
   });
 });
 
