@@ -16,9 +16,11 @@ export const extractTextJobName = 'extractText';
 export const reindexJobName = 'reindexText';
 /**
  * Uploads of one process within this time share one extraction job (JobQueue.submitCoalesced): at
- * 300 uploads/s a job per upload cost more than the extraction itself (docs/benchmarks.md, ingest).
+ * 300 uploads/s a job per upload cost more than the extraction itself, and each job still costs
+ * about 18 statements of its own (record, Agenda lock and state, batches): a second's uploads share
+ * one (docs/benchmarks.md, ingest). The first upload after a quiet second is submitted at once.
  */
-export const extractionWindowMs = 250;
+export const extractionWindowMs = 1000;
 /** Who an extraction job runs for: the service, not a user (its contents are many users'; no user name has parentheses). */
 export const extractionClient = '(service)';
 
