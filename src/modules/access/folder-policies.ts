@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared } from '../../db/prepared.js';
 import { conflict } from '../../errors.js';
 import type { InheritanceFields, PolicyKind, TypeRestrictionFields } from '../policies/operations.js';
 
@@ -35,7 +36,9 @@ export async function folderRowWithPolicies(
   folderId: string,
   repositoryId: string,
 ): Promise<{ row: Record<string, unknown>; policies: FolderPolicies } | undefined> {
-  const [found] = await em.execute<(Record<string, unknown> & { folder_policies: PolicyRow[] })[]>(
+  const [found] = await executePrepared<Record<string, unknown> & { folder_policies: PolicyRow[] }>(
+    em,
+    'folder-row-with-policies',
     `with recursive ${policyChain}
      select e.*, (select coalesce(json_agg(json_build_object('depth', c.depth, 'kind', p.kind, 'fields', p.fields) order by c.depth), '[]'::json)
                     from ${chainPolicies}) as folder_policies

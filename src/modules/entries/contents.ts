@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { executePrepared } from '../../db/prepared.js';
 import { illegalArguments, notFound } from '../../errors.js';
 import { authorize, type AuthorizeOptions } from '../access/policy.js';
 import { checkTypeAllowed, type FolderPolicies } from '../access/folder-policies.js';
@@ -132,7 +133,9 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   try {
     // one statement: the upload is taken over (and queued for its text) and version 1.0 inserted
     // together, or none of it (the upload stays pending) — a single round trip where a transaction would take four
-    [row] = await scope.em.execute(
+    [row] = await executePrepared<Record<string, unknown> & { claimed: Record<string, unknown> }>(
+      scope.em,
+      'create-content',
       `with ${claimExpressions},
        created as (
          insert into entry (id, repository_id, entry_type, chronical_id, name, active, owner, created_at, created_by,

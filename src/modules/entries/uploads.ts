@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../context.js';
+import { executePrepared } from '../../db/prepared.js';
 import { illegalArguments, notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
 import { TooLargeError } from '../../storage/file-store.js';
@@ -38,7 +39,13 @@ export async function insertPendingResource(scope: EntryScope, fields: Pick<Reso
     createdAt: new Date(),
     creator: scope.principal.userName,
   };
-  await scope.em.insert(Resource, resource);
+  await executePrepared(
+    scope.em,
+    'insert-pending-resource',
+    `insert into resource (id, repository_id, name, mime_type, file_size, md5, storage_path, state, created_at, creator)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?)`,
+    [id, resource.repositoryId, resource.name, resource.mimeType, resource.fileSize, resource.md5, resource.storagePath, resource.state, resource.createdAt.toISOString(), resource.creator],
+  );
   return resource;
 }
 

@@ -1,0 +1,16 @@
+import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
+
+/**
+ * Runs a statement of the upload path (`?` placeholders, as em.execute takes them; no `?` elsewhere in
+ * the text) as a named prepared statement on the ORM's own pool: Postgres parses and plans it once per
+ * connection instead of on every call, and the ORM's formatting of the values into the text is
+ * skipped. `name` stands for this text only. Inside a transaction it runs through `em`, on the
+ * transaction's connection. Rows come back as em.execute gives them (the pool's type parsers).
+ */
+export async function executePrepared<T>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
+  if (em.isInTransaction()) return em.execute<T[]>(sql, params);
+  const pool = await (em.getConnection() as PostgreSqlConnection).getNativeClient();
+  let n = 0;
+  const result = await pool.query({ name, text: sql.replace(/\?/g, () => `$${++n}`), values: params });
+  return result.rows as T[];
+}
