@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../context.js';
 import DataLoader from 'dataloader';
+import type { Logger } from '../../logger.js';
 import type { Entry, Resource } from './entry.entity.js';
 import { loadEntries, loadResources } from './queries.js';
 import type { EntryScope } from './scope.js';
@@ -45,7 +46,17 @@ export function entryScope(context: RequestContext, repositoryName: string): Pro
     scope = (async () => {
       const principal = await context.principal();
       const repository = await context.services.repositories.find(context.em, repositoryName);
-      return { em: context.em, services: context.services, principal, repository, logger: context.logger.child({ user: principal.userName }) };
+      let logger: Logger | undefined;
+      return {
+        em: context.em,
+        services: context.services,
+        principal,
+        repository,
+        // made when first used, as the request's (context.ts)
+        get logger() {
+          return (logger ??= context.logger.child({ user: principal.userName }));
+        },
+      };
     })();
     scopes.set(repositoryName, scope);
   }
