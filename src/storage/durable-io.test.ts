@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
-import { DurableIoPool, placeFile, writeNewFile } from './durable-io.js';
+import { DurableIoPool, placeFile, writeAndPlaceFile, writeNewFile } from './durable-io.js';
 
 let dir: string;
 
@@ -82,6 +82,27 @@ describe('placeFile (in a worker thread)', () => {
   it('a missing temp file is an ENOENT error and creates nothing at the target', async () => {
     const target = path.join(dir, 'd', 'file');
     await expect(placeFile(path.join(dir, 'no-such-temp'), target, false)).rejects.toMatchObject({ code: 'ENOENT', syscall: 'rename' });
+    await expect(fsp.stat(target)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('writeAndPlaceFile (in a worker thread)', () => {
+  it('writes the temp file and renames it into directories it makes, in one call; the bytes move to the worker', async () => {
+    const temp = path.join(dir, 'tmp', 'temp');
+    const target = path.join(dir, 'x', 'y', 'file');
+    const data = Buffer.allocUnsafeSlow(5);
+    data.write('bytes');
+    await writeAndPlaceFile(temp, data, target, false);
+    expect(await fsp.readFile(target, 'utf8')).toBe('bytes');
+    await expect(fsp.stat(temp)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(data.buffer.byteLength).toBe(0);
+  });
+
+  it('never overwrites the temp file: EEXIST, and nothing is placed', async () => {
+    const temp = path.join(dir, 'temp');
+    await fsp.writeFile(temp, 'old');
+    const target = path.join(dir, 'file');
+    await expect(writeAndPlaceFile(temp, Buffer.from('new'), target, false)).rejects.toMatchObject({ code: 'EEXIST', syscall: 'open' });
     await expect(fsp.stat(target)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

@@ -22,7 +22,8 @@ const MAX_FAILURES = 3;
 
 type Operation =
   | { op: 'write'; file: string; data: Uint8Array }
-  | { op: 'place'; tempPath: string; target: string; parentKnown: boolean };
+  | { op: 'place'; tempPath: string; target: string; parentKnown: boolean }
+  | { op: 'writeAndPlace'; file: string; data: Uint8Array; target: string; parentKnown: boolean };
 export type DurableIoRequest = Operation & { id: number };
 export interface DurableIoReply {
   id: number;
@@ -43,6 +44,20 @@ export function placeFile(tempPath: string, target: string, parentKnown: boolean
   return run({ op: 'place', tempPath, target, parentKnown });
 }
 
+/**
+ * writeNewFile then placeFile, in one worker call: a small upload whose row is written before its
+ * bytes (uploads.ts) costs the main thread one message and one reply instead of two of each.
+ */
+export function writeAndPlaceFile(file: string, data: Uint8Array, target: string, parentKnown: boolean): Promise<void> {
+  return run({ op: 'writeAndPlace', file, data, target, parentKnown });
+}
+
+/** Runs an operation on the calling thread (a worker's, or the main one without workers). */
+export function runOperationSync(operation: Operation): void {
+  if (operation.op !== 'place') writeNewFileSync(operation.file, operation.data);
+  if (operation.op !== 'write') placeFileSync(operation.op === 'place' ? operation.tempPath : operation.file, operation.target, operation.parentKnown);
+}
+
 /** Starts a worker ahead of the first upload (optional; FileStore.init calls it). */
 export function warmUpDurableIo(): void {
   const current = getPool();
@@ -53,8 +68,7 @@ function run(operation: Operation): Promise<void> {
   const current = getPool();
   if (current?.usable) return current.run(operation);
   return new Promise<void>((resolve) => {
-    if (operation.op === 'write') writeNewFileSync(operation.file, operation.data);
-    else placeFileSync(operation.tempPath, operation.target, operation.parentKnown);
+    runOperationSync(operation);
     resolve();
   });
 }
@@ -87,7 +101,7 @@ export class DurableIoPool {
       if (slot.pending.size === 0) slot.worker.ref(); // keep the process alive until it answers
       slot.pending.set(id, { resolve, reject });
       const message: DurableIoRequest = { ...operation, id };
-      slot.worker.postMessage(message, operation.op === 'write' && ownsItsBuffer(operation.data) ? [operation.data.buffer as ArrayBuffer] : []);
+      slot.worker.postMessage(message, operation.op !== 'place' && ownsItsBuffer(operation.data) ? [operation.data.buffer as ArrayBuffer] : []);
     });
   }
 

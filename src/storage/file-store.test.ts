@@ -288,6 +288,37 @@ describe('receive', () => {
     }
   });
 
+  it('holdSmall: a small upload stays in memory until commit writes and places it; a larger one is written as it arrives', async () => {
+    const small = randomBytes(65_536);
+    const held = await store.receive(chunked(small), { maxBytes: 1e6, holdSmall: true });
+    expect([held.size, held.md5]).toEqual([small.length, md5(small)]);
+    expect(await tempEntries()).toEqual([]);
+    await fsp.rm(path.join(store.root, '.tmp'), { recursive: true }); // made again by the worker
+    await held.commit(store.pathFor('held'));
+    expect((await fsp.readFile(store.absolutePath(store.pathFor('held')))).equals(small)).toBe(true);
+    expect(await tempEntries()).toEqual([]);
+
+    const dropped = await store.receive(chunked(Buffer.from('never stored')), { maxBytes: 1e6, holdSmall: true });
+    await dropped.discard();
+    await expect(dropped.commit(store.pathFor('dropped'))).rejects.toThrow(/discarded/);
+    expect(await store.exists(store.pathFor('dropped'))).toBe(false);
+
+    const large = randomBytes(65_537);
+    const streamed = await store.receive(chunked(large), { maxBytes: 1e6, holdSmall: true });
+    expect((await fsp.readFile(streamed.tempPath)).equals(large)).toBe(true);
+    await streamed.commit(store.pathFor('streamed'));
+    expect((await fsp.readFile(store.absolutePath(store.pathFor('streamed')))).equals(large)).toBe(true);
+  });
+
+  it('holdSmall: a commit whose write failed cannot be retried (the bytes went to the worker) and leaves nothing behind', async () => {
+    const staged = await store.receive(chunked(Buffer.from('abc')), { maxBytes: 10, holdSmall: true });
+    await fsp.writeFile(staged.tempPath, 'in the way'); // the write never overwrites
+    await expect(staged.commit(store.pathFor('blocked'))).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(await tempEntries()).toEqual([]);
+    await expect(staged.commit(store.pathFor('blocked'))).rejects.toThrow(/discarded/);
+    expect(await store.exists(store.pathFor('blocked'))).toBe(false);
+  });
+
   it('rejects a negative or NaN maxBytes', async () => {
     await expect(store.receive(Readable.from([]), { maxBytes: -1 })).rejects.toThrow(RangeError);
     await expect(store.receive(Readable.from([]), { maxBytes: Number.NaN })).rejects.toThrow(RangeError);

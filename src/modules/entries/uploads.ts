@@ -71,7 +71,8 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   if (input.declaredLength !== undefined && input.declaredLength > maxBytes + 64 * 1024) throw refuse(tooLarge(maxBytes));
   let staged;
   try {
-    staged = await contentStore.receive(input.source, { maxBytes });
+    // a small upload's bytes wait in memory for the row below: then written and placed in one worker call
+    staged = await contentStore.receive(input.source, { maxBytes, holdSmall: true });
   } catch (error) {
     throw error instanceof TooLargeError ? tooLarge(maxBytes) : error;
   }
