@@ -41,9 +41,8 @@ const PLAIN_PATH = /^[A-Za-z0-9/._-]+$/;
 /**
  * Where the cluster puts its Unix-domain socket: its own directory (the postgres user's, whoever
  * started it), when `<directory>/.s.PGSQL.<port>` fits in a socket address and the path is plain;
- * else none, and clients use TCP. A local socket saves the loopback TCP stack on every statement: ingest 266.9 vs 243.5
- * contents/s, node CPU 3.54 vs 4.18 ms per content (docs/benchmarks.md). The TCP listener stays for
- * other clients (psql, tools).
+ * else none, and clients use TCP. A local socket spares every statement the loopback TCP stack
+ * (docs/benchmarks.md, ingest ≥ 300/s). The TCP listener stays for other clients (psql, tools).
  */
 function socketDirectoryFor(directory: string, port: number): string | undefined {
   const resolved = path.resolve(directory);
