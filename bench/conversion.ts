@@ -18,7 +18,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.js';
 import { renderInChild, renderPool } from '../workers/render/render-process.js';
-import { contentBase, fmt, header, login, makeTempDir, multipartFrame, ratio, removeDir, runBench, sleep, startServiceChild, verdict } from './lib.js';
+import { contentBase, fmt, header, login, makeTempDir, multipartFrame, ratio, removeDir, runBench, sleep, startServiceChild, targetsLine } from './lib.js';
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
@@ -178,5 +178,5 @@ await runBench(async (cleanup) => {
     const v = results.text![peerName];
     return typeof v === 'number' ? fmt(ratio(pagesPerSecond, v), 2) : 'n/a';
   };
-  console.log(`conversion: ${fmt(pagesPerSecond, 2)} pages/s, ${times('pdftoppm')}× pdftoppm, ${times('mutool')}× mutool (targets: ${missed.length === 0 ? verdict(true) : `MISSED: ${missed.join(', ')}`})`);
+  console.log(targetsLine('conversion', `${fmt(pagesPerSecond, 2)} pages/s, ${times('pdftoppm')}× pdftoppm, ${times('mutool')}× mutool`, missed));
 });

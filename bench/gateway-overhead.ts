@@ -33,6 +33,7 @@ import {
   removeDir,
   REPOSITORY,
   runBench,
+  targetsLine,
   verdict,
 } from './lib.js';
 
@@ -197,6 +198,8 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   gain('the HTTP fast path on (b)', 'b', 'bNoFastPath');
   gain('the single-subgraph shortcut on (b)', 'b', 'bNoShortcut');
   gain('the single-subgraph shortcut on (c)', 'c', 'cNoShortcut');
+  const missed = [...(ratio(b, a) >= TARGET ? [] : ['gateway/direct']), ...(ratio(c, a) >= TARGET ? [] : ['REST/direct'])];
+  console.log(targetsLine('gateway-overhead', `gateway/direct ${fmt(ratio(b, a), 2)}, REST/direct ${fmt(ratio(c, a), 2)}`, missed));
 }
 
 if (process.argv[2] === 'serve') {

@@ -28,6 +28,7 @@ import {
   removeDir,
   runBench,
   startServiceChild,
+  targetsLine,
   verdict,
 } from './lib.js';
 
@@ -153,6 +154,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   console.log('');
   console.log(`REST ${fmt(restRate)} contents/s vs target ${TARGET}/s: ${verdict(restRate >= TARGET)} (${fmt(ratio(restRate, TARGET), 2)} of the target)`);
   console.log(`ratio REST / fs peer = ${fmt(ratio(restRate, peerRate), 3)}`);
+  console.log(targetsLine('ingest', `${fmt(restRate)} contents/s, ${fmt(ratio(restRate, peerRate), 3)}× fs peer`, restRate >= TARGET ? [] : [`${TARGET} contents/s`]));
 }
 
 await runBench(main);

@@ -166,6 +166,11 @@ export const fmt = (n: number, digits = 1) => n.toFixed(digits);
 export const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
 export const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
 
+/** The last line of a benchmark: `<name>: <figures> (targets: MET)` or `(targets: MISSED: <which>)`. */
+export function targetsLine(name: string, figures: string, missed: string[]): string {
+  return `${name}: ${figures} (targets: ${missed.length === 0 ? 'MET' : `MISSED: ${missed.join(', ')}`})`;
+}
+
 export function header(title: string): void {
   const cpus = os.cpus();
   console.log(`# ${title}`);

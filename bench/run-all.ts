@@ -34,9 +34,12 @@ for (const name of chosen) {
   process.off('SIGINT', forward);
   process.off('SIGTERM', forward);
   results.push({ name, code, seconds: (performance.now() - t0) / 1000 });
-  console.log('');
+  if (chosen.length > 1) console.log('');
 }
 
-console.log('# summary');
-for (const r of results) console.log(`${r.name.padEnd(18)} ${r.code === 0 ? 'ran' : `FAILED (${r.code})`} in ${r.seconds.toFixed(0)} s`);
+// one benchmark ends with its own `<name>: … (targets: …)` line; several get a summary after them
+if (results.length > 1) {
+  console.log('# summary');
+  for (const r of results) console.log(`${r.name.padEnd(18)} ${r.code === 0 ? 'ran' : `FAILED (${r.code})`} in ${r.seconds.toFixed(0)} s`);
+} else if (results[0]!.code !== 0) console.error(`${results[0]!.name} FAILED (${results[0]!.code})`);
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);

@@ -27,7 +27,7 @@ import { compileCondition } from '../src/modules/search/condition/compile.js';
 import { fullTextTexts, parseCondition } from '../src/modules/search/condition/parser.js';
 import { buildEntryQuery, type EntryQuery, type SearchScope } from '../src/modules/search/entry-query.js';
 import type { PropertyFilter } from '../src/modules/search/inputs.js';
-import { contentBase, cpuSecondsOf, fmt, header, runBench, verdict } from './lib.js';
+import { contentBase, cpuSecondsOf, fmt, header, runBench, targetsLine, verdict } from './lib.js';
 import { REPOSITORY_ID, seededFolders, seededWord, startSeededService } from './seed.js';
 
 const ROWS = Number(process.env.SEARCH_ROWS ?? 1_000_000);
@@ -175,7 +175,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   }
   const missed = results.filter((r) => r.p95 >= r.target).map((r) => r.name);
   const worst = Math.max(...results.map((r) => r.p95));
-  console.log(`search: worst p95 ${fmt(worst, 0)} ms at ${ROWS} contents (targets: ${missed.length === 0 ? 'MET' : `MISSED: ${missed.join(', ')}`})`);
+  console.log(targetsLine('search', `worst p95 ${fmt(worst, 0)} ms at ${ROWS} contents`, missed));
 }
 
 await runBench(main);

@@ -66,6 +66,7 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   await run('vacuum analyze resource');
   await run('vacuum analyze resource_text');
   await run('vacuum analyze entry_visible_words');
+  await run('vacuum analyze entry_visible_tag');
 }
 
 /**

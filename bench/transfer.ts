@@ -39,10 +39,11 @@ import {
   multipartFrame,
   ratio,
   removeDir,
-  RssSampler,
   rssOf,
+  RssSampler,
   runBench,
   startServiceChild,
+  targetsLine,
   verdict,
 } from './lib.js';
 
@@ -383,6 +384,12 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   console.log(`  informative, against a bare node:http server moving the same bytes (same client): upload ${fmt(plainUp)} MiB/s, ratio ${fmt(ratio(up, plainUp), 2)}; download ${fmt(plainDown)} MiB/s, ratio ${fmt(ratio(down, plainDown), 2)}`);
   console.log(`  service RSS growth, largest: ${fmt(rssGrowth)} MiB (target < ${RSS_TARGET_MIB} MiB: ${verdict(rssGrowth < RSS_TARGET_MIB)})`);
   console.log(`  md5 of every download = md5 of the uploaded file (${sourceMd5})`);
+  const missed = [
+    ...(ratio(up, copy) >= RATIO_TARGET ? [] : ['upload ratio']),
+    ...(ratio(down, read) >= RATIO_TARGET ? [] : ['download ratio']),
+    ...(rssGrowth < RSS_TARGET_MIB ? [] : ['RSS growth']),
+  ];
+  console.log(targetsLine('transfer', `upload ${fmt(ratio(up, copy), 2)}× write peer, download ${fmt(ratio(down, read), 2)}× read peer, RSS +${fmt(rssGrowth)} MiB`, missed));
 }
 
 if (process.argv[2] === 'plain-http') {
