@@ -52,26 +52,33 @@ export interface Projection {
 const virtualProperties = new Set(['children']);
 const alwaysKept = new Set(['_type', 'id']);
 
-/** includeProperties / excludeProperties / autoExclude over the top-level properties of each entry. */
-export function project(entry: Record<string, unknown>, projection: Projection): Record<string, unknown> {
+/**
+ * includeProperties / excludeProperties / autoExclude over the top-level properties of an entry, read
+ * once per response (a page applies it to every entry).
+ */
+function projector(projection: Projection): (entry: Record<string, unknown>) => Record<string, unknown> {
   const include = projection.includeProperties?.map((p) => p.replace(/^(Folder|Content)\./, ''));
   const exclude = new Set(projection.excludeProperties?.map((p) => p.replace(/^(Folder|Content)\./, '')) ?? []);
   const autoExclude = projection.autoExclude ?? true;
-  return Object.fromEntries(
-    Object.entries(entry).filter(([key]) => {
-      if (alwaysKept.has(key)) return true;
-      if (include && include.length > 0) return include.includes(key);
-      if (exclude.has(key)) return false;
-      return !(autoExclude && virtualProperties.has(key));
-    }),
-  );
+  const kept = (key: string) => {
+    if (alwaysKept.has(key)) return true;
+    if (include && include.length > 0) return include.includes(key);
+    if (exclude.has(key)) return false;
+    return !(autoExclude && virtualProperties.has(key));
+  };
+  return (entry) => {
+    const projected: Record<string, unknown> = {};
+    for (const key in entry) if (kept(key)) projected[key] = entry[key];
+    return projected;
+  };
 }
 
 export function entriesResponse(page: { count: number; duration: number; entries: Node[] }, projection: Projection = {}) {
+  const project = projector(projection);
   return {
     _type: types.entries,
     count: page.count,
     duration: page.duration,
-    entries: page.entries.map((entry) => project(entryShape(entry), projection)),
+    entries: page.entries.map((entry) => project(entryShape(entry))),
   };
 }
