@@ -22,7 +22,7 @@ export function propertyPredicates(filter: PropertyFilter): SqlPredicate[] {
   }
   if (filter.isLocked !== undefined) predicates.push({ sql: filter.isLocked ? 'e.locked_by is not null' : 'e.locked_by is null', params: [] });
   if (filter.tags && filter.tags.length > 0) {
-    const tagFormula = { sql: filter.tags.map(() => 'bool_or(v.tag = ?)').join(' and '), params: filter.tags, tags: filter.tags };
+    const tagFormula = { sql: filter.tags.map(() => 'bool_or(v.tag = ?)').join(' and '), params: filter.tags, tags: filter.tags, anyOf: filter.tags.length === 1 };
     predicates.push({ sql: 'e.tags @> ?::text[]', params: [filter.tags], tagFormula });
   }
   return predicates;

@@ -22,12 +22,14 @@ export interface SqlPredicate {
 /**
  * A predicate that only asks which tags an entry has, with no negation (`'a' in tags or tags in ('b',
  * 'c')`, the property search's `tags`): `sql` is a condition over the aggregates of one entry's rows
- * `v` of entry_visible_tag (`bool_or(v.tag = ?)`), `tags` every tag it names.
+ * `v` of entry_visible_tag (`bool_or(v.tag = ?)`), `tags` every tag it names; `anyOf` when it holds
+ * exactly for the entries that have one of `tags` (tags joined by `or` only).
  */
 export interface TagFormula {
   sql: string;
   params: unknown[];
   tags: string[];
+  anyOf: boolean;
 }
 
 /** The search parameters the spec's three searches share, and what the operations add to them. */
@@ -110,6 +112,9 @@ function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options
   };
 }
 
+/** Tags up to which an `or` of tags is counted as a union of their index ranges (a statement per tag beyond would plan slowly). */
+const maxUnitedTags = 64;
+
 /**
  * The count of a search whose predicates only ask for tags, from entry_visible_tag
  * (Migration20261123040001EntryVisibleTags): an index-only scan of the named tags' rows grouped by
@@ -119,19 +124,23 @@ function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: 
   const formulas = predicates.map((p) => p.tagFormula);
   if (predicates.length === 0 || !formulas.every((f): f is TagFormula => f !== undefined)) return undefined;
   if (!countableFromTriggerTables(scope, options)) return undefined;
-  const params: unknown[] = [scope.repository.id, [...new Set(formulas.flatMap((f) => f.tags))]];
-  let typeFilter = '';
-  if (options.entryType) {
-    typeFilter = ' and v.entry_type = ?';
-    params.push(options.entryType);
+  const tags = [...new Set(formulas.flatMap((f) => f.tags))];
+  const typeFilter = options.entryType ? ' and v.entry_type = ?' : '';
+  const types = options.entryType ? [options.entryType] : [];
+  if (formulas.length === 1 && formulas[0]!.anyOf && tags.length <= maxUnitedTags) {
+    // one index range per tag, each in entry order: merged without a hash or a sort (40,000 of 1,000,000: 14 → 8 ms)
+    const branch = `select v.entry_id from entry_visible_tag v where v.repository_id = ? and v.tag = ?${typeFilter}`;
+    return {
+      sql: numbered(`select count(*) as n from (${tags.map(() => branch).join(' union ')}) matches`),
+      params: tags.flatMap((tag) => [scope.repository.id, tag, ...types]),
+    };
   }
-  params.push(...formulas.flatMap((f) => f.params));
   return {
     sql: numbered(
       `select count(*) as n from (select v.entry_id from entry_visible_tag v where v.repository_id = ? and v.tag = any(?::text[])${typeFilter}` +
         ` group by v.entry_id having ${formulas.map((f) => `(${f.sql})`).join(' and ')}) matches`,
     ),
-    params,
+    params: [scope.repository.id, tags, ...types, ...formulas.flatMap((f) => f.params)],
   };
 }
 

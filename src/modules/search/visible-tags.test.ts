@@ -69,6 +69,9 @@ describe('the tags of visible entries', () => {
       ['/content/search/by-condition', { condition: "'cyan' in tags and 'magenta' in tags" }, 1],
       ['/content/search/by-condition', { condition: "tags in ('yellow', 'black') or ('cyan' in tags and 'magenta' in tags)" }, 3],
       ['/content/search/by-condition', { condition: "'cyan' in tags", entryType: 'FOLDER' }, 0],
+      // an \`or\` of tags alone: counted as a union of the tags' index ranges
+      ['/content/search/by-condition', { condition: "tags in ('cyan', 'yellow') or 'black' in tags" }, 4],
+      ['/content/search/by-condition', { condition: "'magenta' in tags or 'cyan' in tags", entryType: 'CONTENT' }, 4],
       ['/content/search', { tags: 'cyan' }, 3],
     ];
     for (const [path, query, expected] of searches) {

@@ -213,14 +213,19 @@ function tagFormulaOf(node: ConditionNode): TagFormula | undefined {
     case 'or': {
       const parts = node.items.map(tagFormulaOf);
       if (!parts.every((part): part is TagFormula => part !== undefined)) return undefined;
-      return { sql: `(${parts.map((p) => p.sql).join(` ${node.type} `)})`, params: parts.flatMap((p) => p.params), tags: parts.flatMap((p) => p.tags) };
+      return {
+        sql: `(${parts.map((p) => p.sql).join(` ${node.type} `)})`,
+        params: parts.flatMap((p) => p.params),
+        tags: parts.flatMap((p) => p.tags),
+        anyOf: (node.type === 'or' || parts.length === 1) && parts.every((p) => p.anyOf),
+      };
     }
     case 'contains':
-      return node.property.text === 'tags' ? { sql: 'bool_or(v.tag = ?)', params: [text(node.value)], tags: [text(node.value)] } : undefined;
+      return node.property.text === 'tags' ? { sql: 'bool_or(v.tag = ?)', params: [text(node.value)], tags: [text(node.value)], anyOf: true } : undefined;
     case 'inSet': {
       if (node.property.text !== 'tags') return undefined;
       const tags = node.values.map(text);
-      return { sql: 'bool_or(v.tag = any(?::text[]))', params: [tags], tags };
+      return { sql: 'bool_or(v.tag = any(?::text[]))', params: [tags], tags, anyOf: true };
     }
     default:
       return undefined;
