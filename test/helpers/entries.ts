@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'vitest';
 import { call, json, type TestService } from './service.js';
 
 type Query = Record<string, string | number | boolean | string[] | undefined>;
@@ -28,6 +29,25 @@ export interface UploadOptions {
   session?: string;
   base?: string;
 }
+
+/** A multipart body: the fields first, then the part `file` with `bytes` named `fileName`. */
+export function fileForm(bytes: string | Uint8Array, fileName: string, fields: Record<string, string> = {}): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  form.append('file', new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : new Uint8Array(bytes)]), fileName);
+  return form;
+}
+
+/** A REST call (as the administrator) that must succeed, below 300; its body. An object body goes as JSON, a form as multipart. */
+export async function succeeded(service: TestService, method: string, path: string, body?: FormData | Record<string, unknown>, query: Query = {}): Promise<any> {
+  const init = body instanceof FormData || body === undefined ? { method, body } : json(method, body);
+  const answer = await call(contentUrl(service, path, query), init);
+  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
+  return answer.body;
+}
+
+/** The entries a search shows by default (DESIGN §5), as the trigger-kept tables hold them. */
+export const defaultVisibility = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
 
 /** POST C/content (multipart): the fields first, then the part `file`. */
 export async function uploadContent(service: TestService, options: UploadOptions = {}) {

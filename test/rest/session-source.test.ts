@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newContent } from '../helpers/entries.js';
+import { fileForm, newContent } from '../helpers/entries.js';
 import { call, startTestService, type TestService } from '../helpers/service.js';
 
 let service: TestService;
@@ -22,11 +22,7 @@ function callWith(path: string, { sessionIds = [], authorization, method = 'GET'
   });
 }
 
-const bytes = () => {
-  const form = new FormData();
-  form.append('file', new Blob([Buffer.from('staged bytes')]), 'staged.txt');
-  return form;
-};
+const bytes = () => fileForm('staged bytes', 'staged.txt');
 
 /** REST (a GraphQL route), download and upload: the three kinds of plain HTTP handler. */
 const calls = {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder, uploadContent } from '../../../test/helpers/entries.js';
+import { contentUrl, fileForm, newContent, newFolder, uploadContent } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -13,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const file = (bytes: string | Uint8Array, name = 'f.txt') => {
-  const form = new FormData();
-  form.append('file', new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : new Uint8Array(bytes)]), name);
-  return form;
-};
+const file = (bytes: string | Uint8Array) => fileForm(bytes, 'f.txt');
 
 describe('a content of one repository, addressed through another that exists', () => {
   it('is not found, by any verb, and stays as it was', async () => {

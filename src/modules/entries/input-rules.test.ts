@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder, sql, uploadContent } from '../../../test/helpers/entries.js';
+import { contentUrl, fileForm, newContent, newFolder, sql, uploadContent } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { repairMediaTypesSql } from '../../db/migrations/Migration20261122220000RepairMediaTypes.js';
 
@@ -26,12 +26,6 @@ function expectBadRequest(answer: { status: number; body: any }, message?: RegEx
   if (message) expect(answer.body.message).toMatch(message);
 }
 
-function fileForm(fields: Record<string, string>): FormData {
-  const body = new FormData();
-  for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  body.append('file', new Blob(['new bytes']), 'new.txt');
-  return body;
-}
 
 const stage = async (session = service.adminSession) => {
   const staged = await call(contentUrl(service, '/uploads', { fileName: 'x.txt' }, session), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'staged' });
@@ -65,9 +59,9 @@ describe('media types', () => {
       expect(created.body.resource.mimeType).toBe(mimeType);
     }
     const content = await newContent(service, { name: unique('replaced') });
-    expectBadRequest(await call(url(`/content/${content.id}/resource`), { method: 'PUT', body: fileForm({ mimeType: 'text/html\r\nX: y' }) }), /mimeType/);
+    expectBadRequest(await call(url(`/content/${content.id}/resource`), { method: 'PUT', body: fileForm('new bytes', 'new.txt', { mimeType: 'text/html\r\nX: y' }) }), /mimeType/);
     expect((await call(url(`/content/${content.id}/check-out`), { method: 'POST' })).status).toBe(200);
-    expectBadRequest(await call(url(`/content/${content.id}/check-in`), { method: 'POST', body: fileForm({ mimeType: 'no-slash' }) }), /mimeType/);
+    expectBadRequest(await call(url(`/content/${content.id}/check-in`), { method: 'POST', body: fileForm('new bytes', 'new.txt', { mimeType: 'no-slash' }) }), /mimeType/);
     // the refused requests changed nothing and left no pending upload behind
     const versions = await call(url(`/content/${content.id}/versions`));
     expect(versions.body.count).toBe(1);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
-import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { contentUrl, fileForm, newContent, sql, succeeded } from '../../../test/helpers/entries.js';
+import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 /*
  * The entry row's copy of its resource's file size and media type (Migration20261122270000EntryResourceFields),
@@ -12,18 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const file = (text: string, name: string, fields: Record<string, string> = {}) => {
-  const form = new FormData();
-  for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  form.append('file', new Blob([Buffer.from(text)]), name);
-  return form;
-};
-const verb = async (method: string, path: string, body?: FormData | Record<string, unknown>) => {
-  const init = body instanceof FormData || body === undefined ? { method, body } : json(method, body);
-  const answer = await call(contentUrl(service, path), init);
-  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
-  return answer.body;
-};
+const verb = (method: string, path: string, body?: FormData | Record<string, unknown>) => succeeded(service, method, path, body);
 
 /** Entries whose copy differs from their resource, and how many entries have a resource. */
 async function copies(): Promise<{ differing: unknown[]; withResource: number }> {
@@ -50,14 +39,14 @@ describe("an entry's copy of its resource's size and media type", () => {
       expect(withResource, step).toBe(entries);
     };
     await check('create', 1);
-    await verb('PUT', `/content/${content.id}/resource`, file('abc', 'grows.md'));
+    await verb('PUT', `/content/${content.id}/resource`, fileForm('abc', 'grows.md'));
     await check('replace (a version 1.1 beside 1.0)', 2);
     const workingCopy = await verb('POST', `/content/${content.id}/check-out`);
     await check('check-out', 3);
     await verb('POST', `/content/${workingCopy.id}/cancel-check-out`);
     await check('cancel check-out', 2);
     const again = await verb('POST', `/content/${content.id}/check-out`);
-    await verb('POST', `/content/${again.id}/check-in`, file('a longer text', 'grows.html'));
+    await verb('POST', `/content/${again.id}/check-in`, fileForm('a longer text', 'grows.html'));
     await check('check-in with new bytes', 3);
     await verb('POST', `/content/${content.id}/copy`, { name: 'grows copy.html' });
     await check('copy', 4);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
-import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { contentUrl, defaultVisibility, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
+import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 /*
  * The per-repository totals of visible entries (Migration20261122270001EntryVisibleCounts), which answer
@@ -12,18 +12,14 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const ok = async (method: string, path: string, body?: Record<string, unknown>, query: Record<string, string> = {}) => {
-  const answer = await call(contentUrl(service, path, query), body ? json(method, body) : { method });
-  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
-  return answer.body;
-};
+const ok = (method: string, path: string, body?: Record<string, unknown>, query: Record<string, string> = {}) => succeeded(service, method, path, body, query);
 
 /** Per entry type: the maintained total and a count of the rows it stands for. */
 async function totalsAndRows(): Promise<{ totals: Record<string, number>; rows: Record<string, number> }> {
   const totals = await sql<{ entry_type: string; n: string }>(service, `select entry_type, sum(n) as n from entry_visible_count group by entry_type`);
   const rows = await sql<{ entry_type: string; n: string }>(
     service,
-    `select entry_type, count(*) as n from entry where is_latest and active and version_status is distinct from 'WORKING_COPY' group by entry_type`,
+    `select entry_type, count(*) as n from entry where ${defaultVisibility} group by entry_type`,
   );
   const byType = (list: { entry_type: string; n: string }[]) => Object.fromEntries(list.filter((r) => Number(r.n) !== 0).map((r) => [r.entry_type, Number(r.n)]));
   return { totals: byType(totals), rows: byType(rows) };

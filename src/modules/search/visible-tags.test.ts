@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
-import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { defaultVisibility, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
+import { startTestService, type TestService } from '../../../test/helpers/service.js';
 
 /*
  * The tags of visible entries (Migration20261123040001EntryVisibleTags), which answer the count of a
@@ -12,19 +12,13 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const ok = async (method: string, path: string, body?: Record<string, unknown>, query: Record<string, string | string[]> = {}) => {
-  const answer = await call(contentUrl(service, path, query as Record<string, string>), body ? json(method, body) : { method });
-  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
-  return answer.body;
-};
-
-const visible = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
+const ok = (method: string, path: string, body?: Record<string, unknown>, query: Record<string, string | string[]> = {}) => succeeded(service, method, path, body, query);
 
 async function expectTagsEqualRows(step: string): Promise<void> {
   const kept = await sql<{ pair: string }>(service, `select repository_id || '|' || tag || '|' || entry_id || '|' || entry_type as pair from entry_visible_tag order by 1`);
   const rows = await sql<{ pair: string }>(
     service,
-    `select distinct repository_id || '|' || t || '|' || id || '|' || entry_type as pair from entry, unnest(tags) t where ${visible} order by 1`,
+    `select distinct repository_id || '|' || t || '|' || id || '|' || entry_type as pair from entry, unnest(tags) t where ${defaultVisibility} order by 1`,
   );
   expect(kept.map((r) => r.pair), step).toEqual(rows.map((r) => r.pair));
 }

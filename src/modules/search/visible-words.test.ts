@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, extracted, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
-import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { defaultVisibility, extracted, fileForm, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
+import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import type { SearchOptions, SearchScope } from './entry-query.js';
 import { buildVisibleWordsQuery } from './visible-words.js';
 
@@ -16,26 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const file = (text: string, name: string) => {
-  const form = new FormData();
-  form.append('file', new Blob([Buffer.from(text)]), name);
-  return form;
-};
-const ok = async (method: string, path: string, body?: FormData | Record<string, unknown>, query: Record<string, string> = {}) => {
-  const init = body instanceof FormData || body === undefined ? { method, body } : json(method, body);
-  const answer = await call(contentUrl(service, path, query), init);
-  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
-  return answer.body;
-};
-
-const visible = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
+const ok = (method: string, path: string, body?: FormData | Record<string, unknown>, query: Record<string, string> = {}) => succeeded(service, method, path, body, query);
 
 /** Compares the kept words with the entry rows in one statement (one snapshot: extraction jobs may commit meanwhile). */
 async function expectWordsEqualRows(step: string): Promise<void> {
   const [both] = await sql<{ kept: string[] | null; rows: string[] | null }>(
     service,
     `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, words) order by entry_id) from entry_visible_words) as kept,
-            (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, entry_words(name, resource_id)) order by id) from entry where ${visible}) as rows`,
+            (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows`,
   );
   expect(both!.kept, step).toEqual(both!.rows);
 }
@@ -58,13 +46,13 @@ describe('the words of visible entries', () => {
     await expectWordsEqualRows('a text is replaced');
     await ok('PATCH', `/content/${a.id}`, { name: 'gamma-report.txt' });
     await expectWordsEqualRows('rename');
-    const replaced = await ok('PUT', `/content/${a.id}/resource`, file('new bytes', 'gamma-report.md'));
+    const replaced = await ok('PUT', `/content/${a.id}/resource`, fileForm('new bytes', 'gamma-report.md'));
     await expectWordsEqualRows('replace (a new version, its text on the way)');
     await extracted(service, replaced.id);
     await expectWordsEqualRows('replace, its text extracted');
     const workingCopy = await ok('POST', `/content/${b.id}/check-out`);
     await expectWordsEqualRows('check-out (a working copy is not visible)');
-    await ok('POST', `/content/${workingCopy.id}/check-in`, file('checked in', 'beta.txt'));
+    await ok('POST', `/content/${workingCopy.id}/check-in`, fileForm('checked in', 'beta.txt'));
     await expectWordsEqualRows('check-in (the new version replaces the old as latest)');
     await ok('POST', `/content/${b.id}/copy`, { name: 'beta copy.txt' });
     await ok('DELETE', `/content/${b.id}`);
@@ -104,7 +92,7 @@ describe('the words of visible entries', () => {
     const [generalRanked] = await sql<{ names: string[] }>(
       service,
       `select array_agg(name order by ts_rank(entry_words(name, resource_id), websearch_to_tsquery('simple', 'harbour')) desc, created_at, id) as names
-         from entry where ${visible} and entry_words(name, resource_id) @@ websearch_to_tsquery('simple', 'harbour')`,
+         from entry where ${defaultVisibility} and entry_words(name, resource_id) @@ websearch_to_tsquery('simple', 'harbour')`,
     );
     expect(generalRanked!.names).toEqual(ranked);
     expect(await byText({ limit: '2', offset: '1' })).toEqual({ count: 4, names: ranked.slice(1, 3) });

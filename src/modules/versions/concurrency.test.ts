@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
+import { contentUrl, fileForm, newContent, sql } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 /*
@@ -15,17 +15,11 @@ afterAll(() => service?.stop());
 
 const url = (path: string, query: Record<string, string> = {}) => contentUrl(service, path, query);
 
-function fileForm(text: string, fields: Record<string, string> = {}): FormData {
-  const body = new FormData();
-  for (const [name, value] of Object.entries(fields)) body.append(name, value);
-  body.append('file', new Blob([text]), 'new.txt');
-  return body;
-}
 
 let counter = 0;
 const verbs = {
-  replace: (id: string) => call(url(`/content/${id}/resource`), { method: 'PUT', body: fileForm(`bytes ${++counter}`) }),
-  checkIn: (id: string) => call(url(`/content/${id}/check-in`), { method: 'POST', body: fileForm(`checked in ${++counter}`, { major: 'false' }) }),
+  replace: (id: string) => call(url(`/content/${id}/resource`), { method: 'PUT', body: fileForm(`bytes ${++counter}`, 'new.txt') }),
+  checkIn: (id: string) => call(url(`/content/${id}/check-in`), { method: 'POST', body: fileForm(`checked in ${++counter}`, 'new.txt', { major: 'false' }) }),
   checkOut: (id: string) => call(url(`/content/${id}/check-out`), { method: 'POST' }),
   cancel: (id: string) => call(url(`/content/${id}/cancel-check-out`), { method: 'POST' }),
   copy: (id: string) => call(url(`/content/${id}/copy`), json('POST', { name: `copy-${++counter}.txt` })),
