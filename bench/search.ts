@@ -58,7 +58,7 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
   const options = { orderBy, entryType: entryType === undefined ? undefined : EntryTypeEnum.CONTENT, offset: offset === undefined ? undefined : Number(offset) };
   const em = orm.em.fork();
   if (searchText !== undefined) {
-    const words = buildVisibleWordsQuery(benchScope(orm), searchText, options, 'relevance');
+    const words = buildVisibleWordsQuery(benchScope(orm), searchText, options);
     return { limit: words.limit, page: words.ranked, count: words.count };
   }
   if (condition === undefined) {
@@ -66,7 +66,7 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
   }
   const parsed = parseCondition(condition);
   if (parsed.type === 'fullText') {
-    const words = buildVisibleWordsQuery(benchScope(orm), parsed.text, options, 'created');
+    const words = buildVisibleWordsQuery(benchScope(orm), parsed.text, options);
     const client = orm.em.getConnection().getClient();
     const [counted] = (await client.executeQuery<{ n: string; visible: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows;
     return { limit: words.limit, page: creationPage(words, Number(counted!.n), Number(counted!.visible)), count: words.count };

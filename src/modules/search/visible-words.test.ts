@@ -116,10 +116,10 @@ describe('the words of visible entries', () => {
       (await client.executeQuery<{ name: string }>(CompiledQuery.raw(statement.sql, statement.params))).rows.map((row) => row.name);
     const pagings = [{}, { limit: 2, offset: 1 }, { limit: 3, orderingDirection: 'desc' }, { offset: 3 }, { entryType: 'FOLDER' }] as SearchOptions[];
     for (const options of pagings) {
-      const query = buildVisibleWordsQuery(scope, 'harbour', options, 'created');
+      const query = buildVisibleWordsQuery(scope, 'harbour', options);
       expect(await namesBy(query.walk), JSON.stringify(options)).toEqual(await namesBy(query.sorted));
     }
-    expect(await namesBy(buildVisibleWordsQuery(scope, 'harbour', { limit: 2, offset: 1 }, 'created').walk)).toEqual(['two.txt', 'three-harbour.txt']);
+    expect(await namesBy(buildVisibleWordsQuery(scope, 'harbour', { limit: 2, offset: 1 }).walk)).toEqual(['two.txt', 'three-harbour.txt']);
 
     // they read entry_visible_words: a row taken out of it (never done by the service) shows
     await sql(service, `delete from entry_visible_words where entry_id = ?`, [made[1]!.id]);

@@ -44,7 +44,6 @@ interface Statement {
 export interface VisibleWordsQuery {
   limit: number;
   offset: number;
-  order: WordsOrder;
   /** the matches (`n`), and the visible entries of the repository (`visible`, from entry_visible_count) */
   count: Statement;
   /** relevance: the page's ids (`entry_id`), ranked, with the number of matches (`total`) */
@@ -55,7 +54,7 @@ export interface VisibleWordsQuery {
   sorted: Statement;
 }
 
-export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, options: SearchOptions, order: WordsOrder): VisibleWordsQuery {
+export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, options: SearchOptions): VisibleWordsQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
   const dir = options.orderingDirection === 'desc' ? 'desc' : 'asc';
   const query = textQuery(searchText);
@@ -85,7 +84,6 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   return {
     limit,
     offset,
-    order,
     count,
     ranked: { sql: numbered(ranked), params: [...query.params, ...paged] },
     walk: { sql: numbered(pageOf(scope, `array(${walk})`)), params: paged },
@@ -104,13 +102,13 @@ export function creationPage(query: VisibleWordsQuery, matches: number, visible:
 
 /** The page and count of a full-text-only search from entry_visible_words (see `visibleWordsAnswer`). */
 export async function searchVisibleWords(scope: EntryScope, searchText: string, options: SearchOptions, order: WordsOrder): Promise<EntriesPage> {
-  const query = buildVisibleWordsQuery(scope, searchText, options, order);
+  const query = buildVisibleWordsQuery(scope, searchText, options);
   const counted = async (run: RunStatement) => {
     const [row] = await run<{ n: string; visible: string }>(query.count);
     return { matches: Number(row?.n ?? 0), visible: Number(row?.visible ?? 0) };
   };
   return runSearchStatements(scope, async (run) => {
-    if (query.order === 'created') {
+    if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
       const { matches, visible } = await counted(run);
       const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, visible)) : [];
