@@ -2,7 +2,6 @@ import type { Services } from '../src/context.js';
 import { sweepPendingUploads, uploadLifetimeMs } from '../src/modules/entries/uploads.js';
 import { startPeriodic, type BackgroundJob } from './periodic.js';
 
-
 /**
  * Removes abandoned uploads every `everyMs`: pending resources with their bytes (a GraphQL client that
  * staged bytes and never called createContent, a REST upload cut off by a crash elsewhere) and temp

@@ -130,8 +130,10 @@ export const reindexHandler =
     let indexed = 0;
     const failed: { resourceId: string; reasonCode: string; message: string }[] = [];
     let afterId = '';
-    // progress is a percentage: of what was without text when this run began (a rerun's remainder)
+    // progress is a percentage: of what was without text when this run began (a rerun's remainder);
+    // every resource taken counts, failed ones too (the list of failures is capped, the count is not)
     const total = await countResourcesWithoutText(em, record.repositoryId);
+    let done = 0;
     for (;;) {
       const batch = await resourcesWithoutText(em, record.repositoryId, afterId, reindexBatch);
       if (batch.length === 0) break;
@@ -140,7 +142,8 @@ export const reindexHandler =
         else if (failed.length < listedFailures) failed.push({ resourceId: outcome.resource.id, ...outcome.failure });
       }
       afterId = batch.at(-1)!.id;
-      await progress(Math.min(99, Math.floor((100 * (indexed + failed.length)) / Math.max(1, total))));
+      done += batch.length;
+      await progress(Math.min(99, Math.floor((100 * done) / Math.max(1, total))));
     }
     return { result: { indexed, failed } };
   };
