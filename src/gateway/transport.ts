@@ -1,6 +1,7 @@
 import type { Transport } from '@graphql-mesh/transport-common';
 import type { ExecutionRequest, ExecutionResult as SubgraphResult } from '@graphql-tools/utils';
-import { execute, GraphQLError, subscribe, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, subscribe, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { CompiledExecution } from './compiled-execution.js';
 
 export interface InProcessSubgraph {
   name: string;
@@ -88,10 +89,13 @@ async function* mapAsyncIterable<T, U>(iterable: AsyncIterable<T>, map: (value: 
   for await (const value of iterable) yield map(value);
 }
 
+/** One cache of compiled documents for the process (keyed by schema and document, both held weakly). */
+const compiledExecution = new CompiledExecution();
+
 /**
- * Executes a subgraph request in-process against the subgraph schema: graphql-js `execute` /
- * `subscribe` with the subgraph's own context (built from the headers Hive propagated), no HTTP and
- * no serialization. The requests come from the gateway's query planner, which only emits valid
+ * Executes a subgraph request in-process against the subgraph schema (queries and mutations through
+ * CompiledExecution, subscriptions with graphql-js `subscribe`) with the subgraph's own context
+ * (built from the headers Hive propagated), no HTTP and no serialization. The requests come from the gateway's query planner, which only emits valid
  * operations, so they are not validated again.
  */
 export function inProcessExecutor(subgraph: InProcessSubgraph, logger: ErrorLogger) {
@@ -117,7 +121,7 @@ export function inProcessExecutor(subgraph: InProcessSubgraph, logger: ErrorLogg
       const result = await subscribe(args);
       return Symbol.asyncIterator in result ? mapAsyncIterable(result, normalize) : normalize(result);
     }
-    return normalize(await execute(args));
+    return normalize(await compiledExecution.execute(args));
   };
 }
 

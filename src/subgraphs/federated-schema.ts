@@ -1,7 +1,7 @@
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { buildSchema, createResolversMap, type AuthChecker, type NonEmptyArray } from 'type-graphql';
+import { buildSchema, createResolversMap, getMetadataStorage, type AuthChecker, type NonEmptyArray } from 'type-graphql';
 import { accessDenied } from '../errors.js';
 import type { RequestContext } from '../context.js';
 import { graphqlErrorOf, mapDomainErrors } from '../graphql/errors.js';
@@ -54,6 +54,14 @@ export async function buildFederatedSchema(resolvers: NonEmptyArray<Function>, o
   const typeDefs = sortedDocument(
     parse(`extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`),
   );
-  const subgraph = buildSubgraphSchema([{ typeDefs, resolvers: createResolversMap(schema) as never }]);
+  const resolverMap = createResolversMap(schema) as Record<string, Record<string, unknown> | undefined>;
+  // type-graphql wraps each interface's `resolveType` in an async function, which graphql-jit cannot
+  // compile (src/gateway/compiled-execution.ts): the subgraph takes the interfaces' own functions, which
+  // here return a type name at once (Entry: entryTypeName)
+  for (const { name, resolveType } of getMetadataStorage().interfaceTypes) {
+    const typeResolvers = resolverMap[name];
+    if (resolveType && typeResolvers) typeResolvers['__resolveType'] = resolveType;
+  }
+  const subgraph = buildSubgraphSchema([{ typeDefs, resolvers: resolverMap as never }]);
   return { schema: subgraph, sdl: printSubgraphSchema(subgraph) };
 }

@@ -15,9 +15,10 @@ registerEnumType(OrderingDirection, { name: 'OrderingDirection' });
  * resolver instead of one through the global middlewares (a promise per field: a search page of 100
  * entries resolves ≈ 5,000 fields, docs/benchmarks.md). Their `@FieldResolver`s keep the middlewares.
  */
-@InterfaceType('Entry', {
-  resolveType: (value: { entryType: string }) => (value.entryType === 'FOLDER' ? 'Folder' : 'Content'),
-})
+/** The GraphQL type of an entry, from its row: synchronous (a type name at once), see subgraphs/federated-schema.ts. */
+const entryTypeName = (value: { entryType: string }) => (value.entryType === 'FOLDER' ? 'Folder' : 'Content');
+
+@InterfaceType('Entry', { resolveType: entryTypeName })
 export abstract class EntryNode {
   @Field(() => ID) id!: string;
   @Field(() => String) chronicalId!: string;
