@@ -4,10 +4,12 @@ import type { EntityClass, EntityManager } from '@mikro-orm/core';
 export type PlainRecord<T> = { [K in keyof T as K extends string ? K : never]: T[K] };
 
 export interface PlainSelect<T> {
-  /** the select list over `alias`: every column under its property name */
+  /** the select list over `alias`: every column under its property name (after the prefix, if any) */
   sql: string;
   /** turns a row of that select list into the record, in place (dates, numbers) */
   revive(row: Record<string, unknown>): PlainRecord<T>;
+  /** the record out of a wider row holding its columns (a join's), or null when its key is null (a left join that found none) */
+  take(row: Record<string, unknown>): PlainRecord<T> | null;
 }
 
 const selects = new Map<string, PlainSelect<unknown>>();
@@ -18,24 +20,36 @@ const selects = new Map<string, PlainSelect<unknown>>();
  * over its SQL (docs/benchmarks.md). Dates travel as epoch milliseconds, numbers as float8 (a bigint
  * would come back as a string).
  */
-export function plainSelect<T extends object>(em: EntityManager, entity: EntityClass<T>, alias: string): PlainSelect<T> {
+export function plainSelect<T extends object>(em: EntityManager, entity: EntityClass<T>, alias: string, prefix = ''): PlainSelect<T> {
   const meta = em.getMetadata().get(entity);
-  const key = `${meta.className}:${alias}`;
+  const key = `${meta.className}:${alias}:${prefix}`;
   let select = selects.get(key) as PlainSelect<T> | undefined;
   if (!select) {
     const props = meta.props.filter((prop) => prop.fieldNames?.length === 1 && prop.persist !== false);
-    const dates = props.filter((prop) => prop.runtimeType === 'Date').map((prop) => prop.name as string);
+    const names = props.map((prop) => prop.name as string);
+    const dates = new Set(props.filter((prop) => prop.runtimeType === 'Date').map((prop) => prop.name as string));
     const columns = props.map((prop) => {
       const column = `${alias}.${prop.fieldNames[0]}`;
-      if (prop.runtimeType === 'Date') return `(extract(epoch from ${column}) * 1000)::float8 as "${prop.name}"`;
-      if (prop.runtimeType === 'number') return `${column}::float8 as "${prop.name}"`;
-      return `${column} as "${prop.name}"`;
+      const as = `"${prefix}${prop.name}"`;
+      if (prop.runtimeType === 'Date') return `(extract(epoch from ${column}) * 1000)::float8 as ${as}`;
+      if (prop.runtimeType === 'number') return `${column}::float8 as ${as}`;
+      return `${column} as ${as}`;
     });
+    const keyColumn = `${prefix}${meta.primaryKeys[0]}`;
     select = {
       sql: columns.join(', '),
       revive: (row) => {
-        for (const date of dates) if (row[date] !== null) row[date] = new Date(row[date] as number);
+        for (const date of dates) if (row[`${prefix}${date}`] !== null) row[`${prefix}${date}`] = new Date(row[`${prefix}${date}`] as number);
         return row as PlainRecord<T>;
+      },
+      take: (row) => {
+        if (row[keyColumn] === null || row[keyColumn] === undefined) return null;
+        const record: Record<string, unknown> = {};
+        for (const name of names) {
+          const value = row[`${prefix}${name}`];
+          record[name] = dates.has(name) && value !== null ? new Date(value as number) : value;
+        }
+        return record as PlainRecord<T>;
       },
     };
     selects.set(key, select as PlainSelect<unknown>);

@@ -2,6 +2,7 @@ import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Roo
 import type { RequestContext } from '../../context.js';
 import { partitionOf, repositoryNameOf } from '../repositories/operations.js';
 import { children, home } from '../search/by-properties.js';
+import type { PageEntry } from '../search/entry-query.js';
 import type { Entry } from './entry.entity.js';
 import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, SearchOptionsInput } from './entry.types.js';
 import { createFolder, getFolder } from './folders.js';
@@ -19,7 +20,8 @@ export class EntryResolver {
   }
 
   @FieldResolver(() => FolderNode, { nullable: true })
-  async parent(@Root() entry: Entry, @Ctx() context: RequestContext): Promise<Entry | null> {
+  async parent(@Root() entry: Entry & Partial<PageEntry>, @Ctx() context: RequestContext): Promise<Entry | PageEntry['preloaded']['parent']> {
+    if (entry.preloaded) return entry.preloaded.parent;
     return entry.parentId ? ((await loadEntry(context, entry.parentId)) ?? null) : null;
   }
 }
@@ -33,9 +35,8 @@ export class ContentResolver {
   }
 
   @FieldResolver(() => ResourceNode, { nullable: true })
-  async resource(@Root() entry: Entry, @Ctx() context: RequestContext) {
-    if (!entry.resourceId) return null;
-    const resource = await loadResource(context, entry.resourceId);
+  async resource(@Root() entry: Entry & Partial<PageEntry>, @Ctx() context: RequestContext) {
+    const resource = entry.preloaded ? entry.preloaded.resource : entry.resourceId ? await loadResource(context, entry.resourceId) : null;
     return resource ? resourceView(resource, entry, context.services.config.BASE_PATH) : null;
   }
 }
