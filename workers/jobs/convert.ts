@@ -14,7 +14,7 @@ import { requireEntry } from '../../src/modules/entries/queries.js';
 import type { EntryScope } from '../../src/modules/entries/scope.js';
 import { stageUpload } from '../../src/modules/entries/uploads.js';
 import { JobFailure, jobPriority, type JobHandler, type JobOutcome } from '../../src/modules/jobs/queue.js';
-import { saveJobResult } from '../../src/modules/jobs/records.js';
+import { saveJobResult, saveLowlevelRequest } from '../../src/modules/jobs/records.js';
 import type { InputKind } from '../render/protocol.js';
 import type { ChildPool } from '../child/bounded-child.js';
 import { renderInChild } from '../render/render-process.js';
@@ -146,11 +146,22 @@ export function convertHandler(services: Services, renderProcesses: ChildPool): 
     const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
     const result: ConversionResult = { pages: 0, placeholders: [], ...((record.serializedResult as ConversionResult | null) ?? {}) };
     const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
+    const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
+    // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
+    await saveLowlevelRequest(em, record.id, {
+      engine: kind === 'pdf' ? 'pdfjs-dist' : 'sharp',
+      inputResourceId: resource.id,
+      inputMimeType: resource.mimeType,
+      inputKind: kind,
+      targetFormat: format,
+      dpi,
+      maxPixels,
+    });
     let requeue: JobOutcome | undefined;
     try {
       await renderInChild(
         renderProcesses,
-        { type: 'start', inputPath, fileName: resource.name, kind, format, dpi: services.config.CONV_PDF_DPI, maxPixels: services.config.CONV_MAX_IMAGE_PIXELS, outputDir },
+        { type: 'start', inputPath, fileName: resource.name, kind, format, dpi, maxPixels, outputDir },
         services.config.CONV_RENDER_TIMEOUT_MS,
         {
           inspected: async (pages, objects) => {

@@ -47,6 +47,16 @@ describe('POST C/convert/image → CONTENT_REPRESENTATION', () => {
     for (const field of ['startTimestamp', 'endTimestamp', 'lastStatusUpdate']) expect(job[field]).toMatch(restDate);
     expect(JSON.parse(job.serializedRequest)).toMatchObject({ contentId: content.id, targetFormat: 'png' });
     expect(JSON.parse(job.serializedResult)).toMatchObject({ pages: 3 });
+    // what the job asked of its engine, without the storage's paths
+    expect(JSON.parse(job.serializedLowlevelRequest)).toEqual({
+      engine: 'pdfjs-dist',
+      inputResourceId: content.resource.id,
+      inputMimeType: 'application/pdf',
+      inputKind: 'pdf',
+      targetFormat: 'png',
+      dpi: 150,
+      maxPixels: expect.any(Number),
+    });
     expect(job.errorMessage).toBeUndefined();
 
     const listed = await call(contentUrl(service, `/content/${content.id}/representations`));

@@ -127,7 +127,12 @@ describe('strategy LOW_PRIORITY: the job goes to the back of the queue with a lo
     const lowered = (await finishedJob(service, denseJob, { base })).serviceRequestJob;
     const others = await Promise.all(smallJobs.map(async (id) => (await finishedJob(service, id, { base })).serviceRequestJob));
     expect(lowered).toMatchObject({ state: 'Done', priority: -20 });
-    expect(JSON.parse(lowered.serializedLowlevelRequest)).toMatchObject({ lowered: true, reason: 'more objects (70) on page 1 than allowed (50) on input resource dense.pdf' });
+    expect(JSON.parse(lowered.serializedLowlevelRequest)).toMatchObject({
+      lowered: true,
+      reason: 'more objects (70) on page 1 than allowed (50) on input resource dense.pdf',
+      engine: 'pdfjs-dist',
+      targetFormat: 'png',
+    });
     expect(JSON.parse(lowered.serializedResult)).toMatchObject({ pages: 2, placeholders: [] });
     for (const other of others) {
       expect(other.state).toBe('Done');

@@ -212,6 +212,13 @@ export const addJobContents = (em: EntityManager, id: string, contentIds: string
     [JSON.stringify(contentIds), JSON.stringify(inputFilenames)],
   );
 
+/**
+ * Records what the job asks of its engine (`serializedLowlevelRequest`), merged into what is there
+ * already (a LOW_PRIORITY lowering's note).
+ */
+export const saveLowlevelRequest = (em: EntityManager, id: string, request: Record<string, unknown>) =>
+  changeJob(em, id, `serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(request)]);
+
 /** Saves a partial result (pages done so far), so that a retried job does not redo or duplicate them. */
 export const saveJobResult = (em: EntityManager, id: string, result: Record<string, unknown>) =>
   changeJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)]);
