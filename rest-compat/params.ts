@@ -22,8 +22,11 @@ export const bool = single(z.enum(['true', 'false'], { message: "must be 'true' 
 export const count = single(z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer')).transform(Number);
 export const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 
+/** Property names, repeated or comma-separated (`a&…=b` or `a,b`: no property name holds a comma). */
+const propertyNames = list.transform((values) => values.flatMap((value) => value.split(',')).map((name) => name.trim()).filter((name) => name !== ''));
+
 /** includeProperties / excludeProperties / autoExclude: which properties of each entry a search answers. */
-export const projectionParameters = z.object({ includeProperties: list.optional(), excludeProperties: list.optional(), autoExclude: bool.optional() });
+export const projectionParameters = z.object({ includeProperties: propertyNames.optional(), excludeProperties: propertyNames.optional(), autoExclude: bool.optional() });
 
 /** Whether the virtual `Folder.children` is wanted: named in includeProperties, or autoExclude=false. */
 export function withChildren(p: Projection): boolean {

@@ -75,6 +75,9 @@ describe('GET C/content/search (spec endpoint 1)', () => {
     expect(without.body.entries[0]).not.toHaveProperty('resource');
     expect(without.body.entries[0]).not.toHaveProperty('parent');
     expect(without.body.entries[0]).toHaveProperty('owner', 'admin');
+    // the names may also come comma-separated
+    expect((await search({ name: 'b.pdf', includeProperties: 'name, version' })).body.entries[0]).toEqual(only.body.entries[0]);
+    expect((await search({ name: 'b.pdf', excludeProperties: 'resource,parent' })).body.entries[0]).toEqual(without.body.entries[0]);
   });
 
   it('leaves out the virtual Folder.children unless it is asked for', async () => {
