@@ -51,7 +51,9 @@ export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20)
     entities,
     extensions: [Migrator],
     migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
-    pool: { min: 0, max: poolMax },
+    // an idle connection is kept 5 minutes, not pg-pool's 10 s: a new one costs the first request after a
+    // pause ≈ 10 ms (connecting, and the backend's catalog caches filling again), docs/benchmarks.md
+    pool: { min: 0, max: poolMax, idleTimeoutMillis: 300_000 },
     allowGlobalContext: false,
     debug: false,
     logger: (message) => logger.debug({ orm: message }, 'orm'),
