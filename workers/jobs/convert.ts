@@ -50,6 +50,8 @@ interface ConversionResult {
   placeholders: number[];
   representationIds?: string[];
   contentIds?: Record<string, string>;
+  /** NEW_CONTENT: the page whose content is being created (recorded first, so that a retry knows it may exist) */
+  creatingPage?: number;
   reused?: boolean;
 }
 
@@ -78,10 +80,19 @@ async function storeRepresentation(em: EntityManager, services: Services, source
 }
 
 /**
- * A new content of one page. Idempotent: a content of that name already in the folder with the same
- * bytes (a retried job that created it before its worker died) is taken as the result, not created again.
+ * A new content of one page. Idempotent across tries: when `retried` (this job's previous try was
+ * creating this page when its worker died), a content of that name in the folder with the same bytes
+ * is that try's and is taken as the result, not created again. Any other content of that name is a
+ * conflict, as for every name clash (another job's output included).
  */
-async function createPageContent(scope: EntryScope, page: PageFile, name: string, specification: ReturnType<typeof parseSpecification>, format: TargetFormat): Promise<string> {
+async function createPageContent(
+  scope: EntryScope,
+  page: PageFile,
+  name: string,
+  specification: ReturnType<typeof parseSpecification>,
+  format: TargetFormat,
+  retried: boolean,
+): Promise<string> {
   const upload = await stageUpload(scope, { source: createReadStream(page.path), fileName: name, mimeType: mimeTypeOf(format) });
   const existing = async () => {
     const entry = await scope.em.findOne(Entry, {
@@ -106,7 +117,7 @@ async function createPageContent(scope: EntryScope, page: PageFile, name: string
     });
     return created.id;
   } catch (error) {
-    const same = (error as { reasonCode?: string }).reasonCode === 'conflict' || isUniqueViolation(error) ? await existing() : undefined;
+    const same = retried && ((error as { reasonCode?: string }).reasonCode === 'conflict' || isUniqueViolation(error)) ? await existing() : undefined;
     if (same) return same;
     throw error;
   }
@@ -144,7 +155,8 @@ export function convertHandler(services: Services, renderProcesses: ChildPool): 
     const kind = await kindOf(inputPath, resource.mimeType, resource.name);
     const specification = parseSpecification(request.newContentSpecification);
     const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
-    const result: ConversionResult = { pages: 0, placeholders: [], ...((record.serializedResult as ConversionResult | null) ?? {}) };
+    const previousTry: Partial<ConversionResult> = (record.serializedResult as ConversionResult | null) ?? {};
+    const result: ConversionResult = { pages: 0, placeholders: [], ...previousTry, creatingPage: undefined };
     const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
     const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
     // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
@@ -183,7 +195,9 @@ export function convertHandler(services: Services, renderProcesses: ChildPool): 
               result.contentIds ??= {};
               if (!result.contentIds[page.page]) {
                 const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
-                result.contentIds[page.page] = await createPageContent(scope, page, name, specification, format);
+                const retried = previousTry.creatingPage === page.page;
+                await saveJobResult(em, record.id, { ...result, creatingPage: page.page });
+                result.contentIds[page.page] = await createPageContent(scope, page, name, specification, format, retried);
                 await saveJobResult(em, record.id, { ...result });
               }
             }

@@ -151,6 +151,20 @@ describe('NEW_CONTENT', () => {
     expect(children.body.entries.map((e: any) => [e.name, e.resource.mimeType])).toEqual([['memo.tiff', 'image/tiff']]);
   });
 
+  it('a second job asking for the same new content name ends in panic on the name clash; it does not take the first job’s content', async () => {
+    const folder = await newFolder(service, 'twice');
+    const content = await newContent(service, { name: 'twice.pdf', parentId: folder.id, bytes: textPdf(1) });
+    const request = { contentId: content.id, resultAction: 'NEW_CONTENT', newContentSpecification: { name: 'same.png', parentId: folder.id } };
+    const first = await finishedJob(service, (await convert(service, request)).body.jobId);
+    expect(first.state).toBe('Done');
+    const second = await finishedJob(service, (await convert(service, request)).body.jobId);
+    expect(second.state).toBe('panic');
+    expect(second.serviceRequestJob).toMatchObject({ reasonCode: 'conflict', errorMessage: expect.stringContaining("an active entry named 'same.png' exists") });
+    const children = await call(contentUrl(service, `/folder/${folder.id}/children`));
+    const made = Object.values(JSON.parse(first.serviceRequestJob.serializedResult).contentIds);
+    expect(children.body.entries.filter((e: any) => e.name === 'same.png').map((e: any) => e.id)).toEqual(made);
+  });
+
   it('keeps the specification’s name as given when its extension is one of the format’s (scan.jpg for jpeg), else gives the format’s', async () => {
     const folder = await newFolder(service, 'named');
     for (const [name, format, expected] of [['y-conv.jpg', 'jpeg', 'y-conv.jpg'], ['Page.TIF', 'tiff', 'Page.TIF'], ['other.jpg', 'png', 'other.png']] as const) {
