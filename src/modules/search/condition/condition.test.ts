@@ -54,6 +54,7 @@ describe('condition parser', () => {
       ["name in ('a' 'b')", "at position 14: expected ',' or ')' in the set of values, found 'b'"],
       ["'red' tags", "at position 7: expected 'in' after a value (as in 'red' in tags), found 'tags'"],
       ['fullText(quarterly)', "at position 10: expected a quoted text in fullText('…'), found 'quarterly'"],
+      ["name = 'a' or fullText('')", "at position 24: fullText('') has no text to search for"],
       ["parent. = 'a'", "at position 8: expected a property name after 'parent.'"],
       ["and = 'a'", "at position 1: expected a property name, found 'and'"],
     ];

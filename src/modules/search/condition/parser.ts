@@ -212,6 +212,8 @@ class Parser {
       this.index += 2;
       const text = this.current;
       if (text.kind !== 'string') throw expected("a quoted text in fullText('…')", text);
+      // as by-text refuses an empty searchText
+      if (text.value === '') throw syntaxError(text.position, "fullText('') has no text to search for");
       this.advance();
       if (!this.isSymbol(')')) throw expected("')' after the text of fullText", this.current);
       this.advance();
