@@ -9,7 +9,7 @@ import { openDatabase } from './db/database.js';
 import { createGateway, type Gateway, type QueryLimits } from './gateway/gateway.js';
 import { chargeListItems } from './graphql/result-budget.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
-import { answerClientErrors } from './http/client-errors.js';
+import { answerClientErrors, maxRequestHeadBytes } from './http/client-errors.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/auth-services.js';
@@ -149,7 +149,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       ? [addRepresentationDownload(transferRouter(services), services), ...(parts.gatewayRouters?.({ gateway, services, schemas: Object.values(subgraphs).map((s) => s.schema) }) ?? [])]
       : [],
   });
-  const server = http.createServer(app.callback());
+  const server = http.createServer({ maxHeaderSize: maxRequestHeadBytes }, app.callback());
   // uploads of large files take long: no request timeout, but idle sockets are closed
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

@@ -3,9 +3,16 @@ import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors.js';
 
 /**
- * Requests Node's HTTP parser refuses (a request line and headers over 16 KB, such as a GET with a very
- * long search condition, or a malformed request) get the service's JSON error body instead of Node's
- * empty answer: 431 `tooLarge` or 400 `illegalArguments`.
+ * The request line and headers of a request, at most (Node's default is 16 KiB): a condition of the
+ * documented maximum length (10,000 characters, docs/search.md) percent-encoded whole is 30,000 bytes,
+ * and must reach the search's own check.
+ */
+export const maxRequestHeadBytes = 64 * 1024;
+
+/**
+ * Requests Node's HTTP parser refuses (a request line and headers over maxRequestHeadBytes, such as a
+ * GET with a very long search condition, or a malformed request) get the service's JSON error body
+ * instead of Node's empty answer: 431 `tooLarge` or 400 `illegalArguments`.
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -17,7 +24,7 @@ export function answerClientErrors(server: Server): void {
     const status = tooLarge ? 431 : 400;
     const body = JSON.stringify(
       tooLarge
-        ? errorBody(431, 'tooLarge', 'the request line and headers are longer than 16 KB; send long search conditions through GraphQL (POST /graphql)')
+        ? errorBody(431, 'tooLarge', `the request line and headers are longer than ${maxRequestHeadBytes / 1024} KiB; send long search conditions through GraphQL (POST /graphql)`)
         : errorBody(400, 'illegalArguments', 'malformed HTTP request'),
     );
     const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';

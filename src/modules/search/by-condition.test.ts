@@ -174,9 +174,14 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
   it('answers the documented bounds with 4xx and the error body, never a 500', async () => {
     const nested = await search(`${'('.repeat(100)}name = 'a'${')'.repeat(100)}`);
     expect(nested).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('nesting deeper than') } });
-    // 10,000 parentheses: too long for a URL (431 with the body), and longer than the documented maximum through GraphQL
+    // 10,000 parentheses: longer than the documented maximum, through REST (60 KB encoded) and GraphQL
     const deep = `${'('.repeat(10_000)}name = 'a'${')'.repeat(10_000)}`;
-    const overUrl = await search(deep);
+    expect(await search(deep)).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining(`longer than ${conditionLimits.maxLength}`) } });
+    // the documented maximum, percent-encoded whole (30,000 bytes), reaches the search; a URL over 64 KiB is a 431 with the body
+    const longest = `name = '${'#'.repeat(conditionLimits.maxLength - 9)}'`;
+    expect(longest).toHaveLength(conditionLimits.maxLength);
+    expect(await search(longest)).toMatchObject({ status: 200, body: { count: 0 } });
+    const overUrl = await search(`${'('.repeat(15_000)}name = 'a'${')'.repeat(15_000)}`);
     expect(overUrl).toMatchObject({ status: 431, body: { _type: 'svc.model.error.ErrorResponse', reasonCode: 'tooLarge' } });
     const query = 'query($c: String!) { searchByCondition(repository: "default", condition: $c) { count } }';
     const overGraphql = await service.graphql(query, { c: deep });
@@ -186,7 +191,8 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
     expect(setGraphql.errors?.[0]).toMatchObject({ extensions: { reasonCode: 'illegalArguments' } });
     const overSet = await service.graphql(query, { c: `name in (${Array.from({ length: 1_001 }, (_, i) => i).join(',')})` });
     expect(overSet.errors?.[0]?.message).toContain(`holds at most ${conditionLimits.maxSetSize} values`);
-    expect((await search(hugeSet.slice(0, 12_000))).status).toBe(431);
+    expect((await search(hugeSet.slice(0, 12_000))).body).toMatchObject({ status: 400, message: expect.stringContaining(`longer than ${conditionLimits.maxLength}`) });
+    expect((await search(hugeSet.slice(0, 40_000))).status).toBe(431);
   });
 
   it('keeps injected SQL a plain value', async () => {
