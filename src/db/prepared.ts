@@ -1,4 +1,8 @@
 import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
+import { numbered } from './placeholders.js';
+
+/** Each statement's numbered text, by its name (made once: these run on every upload). */
+const texts = new Map<string, string>();
 
 /**
  * Runs a statement of the upload path (`?` placeholders, as em.execute takes them; no `?` elsewhere in
@@ -10,7 +14,8 @@ import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql'
 export async function executePrepared<T>(em: EntityManager, name: string, sql: string, params: unknown[]): Promise<T[]> {
   if (em.isInTransaction()) return em.execute<T[]>(sql, params);
   const pool = await (em.getConnection() as PostgreSqlConnection).getNativeClient();
-  let n = 0;
-  const result = await pool.query({ name, text: sql.replace(/\?/g, () => `$${++n}`), values: params });
+  let text = texts.get(name);
+  if (text === undefined) texts.set(name, (text = numbered(sql)));
+  const result = await pool.query({ name, text, values: params });
   return result.rows as T[];
 }

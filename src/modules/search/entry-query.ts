@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { numbered } from '../../db/placeholders.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 import { illegalArguments, ServiceError } from '../../errors.js';
 import { visibleEntries } from '../access/policy.js';
@@ -167,12 +168,6 @@ function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
     params.push(options.entryType);
   }
   return { sql: parts.join(' and '), params };
-}
-
-/** `?` placeholders become Postgres' `$1, $2, …`: the values travel apart from the SQL text. */
-export function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
 }
 
 /** A search's two statements, numbered (`$1`…) with their parameters: the page and the total count. */

@@ -1,10 +1,10 @@
+import { numbered } from '../../db/placeholders.js';
 import type { EntryScope } from '../entries/scope.js';
 import { textQuery } from '../fulltext/query.js';
 import { textIndexOf } from '../fulltext/text-index.js';
 import {
   checkPaging,
   countableFromTriggerTables,
-  numbered,
   pageOf,
   runSearchStatements,
   type RunStatement,
