@@ -18,7 +18,6 @@ const byRepositoryId = z.object({ repositoryId: nonEmptyText });
 const byUserName = z.object({ userName: nonEmptyText });
 const newUser = z.object({ userName: z.string(), password: z.string(), roles: z.array(z.string()).optional() });
 
-
 /** Repositories and users of the administration domain (DESIGN §4). */
 export const adminRoutes: RestRoute[] = [
   route({

@@ -76,7 +76,6 @@ describe('GET A/repository/statistics (spec endpoint 13)', () => {
     expect(notices).toEqual([{ command: expect.stringContaining('1 content(s) have no resource'), executeManually: true }]);
   });
 
-
   it('answers 404, 400, 403 and 401 on its error paths; the gateway answers the same figures', async () => {
     expect((await statistics('svc.repository.nowhere')).status).toBe(404);
     expect((await statistics('default')).status).toBe(400);

@@ -12,7 +12,7 @@ const MiB = 1024 * 1024;
 export async function repositoryStatistics(em: EntityManager, repository: RepositoryRecord) {
   const started = performance.now();
   const connection = em.getConnection();
-  const [[content], [last], [cache], statuses, [failedJobs]] = await Promise.all([
+  const [[content], [last], [cache], statuses, [noticed]] = await Promise.all([
     connection.execute<Record<string, string | null>[]>(
       // sizes from the entry's own copy of its resource's size (kept by triggers, Migration20261122270000):
       // no join with resource, which cost a hash join of every latest entry (p95 1.9 s at 1,000,000)
@@ -49,6 +49,7 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
       [repository.id, repository.id],
     ),
     connection.execute<{ status: string; count: string }[]>('select status, count(*) as count from representation where repository_id = ? group by status', [repository.id]),
+    // what the notifications below count besides the residuals: failed conversions, texts waiting for extraction
     connection.execute<{ failed: string; waiting_for_text: string }[]>(
       `select count(*) as failed, (select count(*) from text_extraction_queue where repository_id = ?) as waiting_for_text
          from service_job where partition = ? and state = 'panic'`,
@@ -57,8 +58,8 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
   ]);
   const n = (value: string | null | undefined) => (value === null || value === undefined ? 0 : Number(value));
   const residuals = n(content!.residuals);
-  const failed = n(failedJobs!.failed);
-  const waitingForText = n(failedJobs!.waiting_for_text);
+  const failed = n(noticed!.failed);
+  const waitingForText = n(noticed!.waiting_for_text);
   const notifications = [
     ...(residuals > 0 ? [{ command: `${residuals} content(s) have no resource or an unknown size: replace their resource or delete them`, executeManually: true }] : []),
     ...(failed > 0 ? [{ command: `${failed} conversion job(s) failed: see GET C/jobs?state=panic`, executeManually: true }] : []),
