@@ -46,6 +46,23 @@ export async function succeeded(service: TestService, method: string, path: stri
   return answer.body;
 }
 
+/**
+ * The verbs on a content that change which entries are visible by default, in turn, with `check(step)`
+ * after each: what the trigger-kept tables (entry_visible_count, _tag, _words) must follow. Check-out,
+ * check-in (with `checkInFile`: new bytes), a copy then the original deactivated, its restoration.
+ */
+export async function changeVisibility(service: TestService, contentId: string, check: (step: string) => Promise<void>, checkInFile?: FormData): Promise<void> {
+  const workingCopy = await succeeded(service, 'POST', `/content/${contentId}/check-out`);
+  await check('check-out (a working copy is not visible)');
+  await succeeded(service, 'POST', `/content/${workingCopy.id}/check-in`, checkInFile);
+  await check('check-in (the new version replaces the old as latest)');
+  await succeeded(service, 'POST', `/content/${contentId}/copy`, { name: 'copied.txt' });
+  await succeeded(service, 'DELETE', `/content/${contentId}`);
+  await check('copy, then deactivate');
+  await succeeded(service, 'POST', `/content/${contentId}/restore`);
+  await check('restore');
+}
+
 /** The entries a search shows by default (DESIGN §5), as the trigger-kept tables hold them. */
 export const defaultVisibility = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultVisibility, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
+import { changeVisibility, defaultVisibility, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 
 /*
@@ -37,15 +37,7 @@ describe('the tags of visible entries', () => {
     await ok('POST', `/content/${a.id}/tags`, undefined, { tags: 'green' });
     await ok('DELETE', `/content/${a.id}/tags`, undefined, { tags: 'blue' });
     await expectTagsEqualRows('add and remove tags');
-    const workingCopy = await ok('POST', `/content/${a.id}/check-out`);
-    await expectTagsEqualRows('check-out (a working copy is not visible)');
-    await ok('POST', `/content/${workingCopy.id}/check-in`);
-    await expectTagsEqualRows('check-in (the new version replaces the old as latest)');
-    await ok('POST', `/content/${a.id}/copy`, { name: 'a copy.txt' });
-    await ok('DELETE', `/content/${a.id}`);
-    await expectTagsEqualRows('copy, then deactivate');
-    await ok('POST', `/content/${a.id}/restore`);
-    await expectTagsEqualRows('restore');
+    await changeVisibility(service, a.id, expectTagsEqualRows);
     await ok('DELETE', `/folder/${folder.id}`, undefined, { recursive: 'true' });
     await expectTagsEqualRows('recursive folder deletion');
   });

@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultVisibility, extracted, fileForm, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
+import { changeVisibility, defaultVisibility, extracted, fileForm, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import type { SearchOptions, SearchScope } from './entry-query.js';
 import { buildVisibleWordsQuery } from './visible-words.js';
@@ -50,15 +50,7 @@ describe('the words of visible entries', () => {
     await expectWordsEqualRows('replace (a new version, its text on the way)');
     await extracted(service, replaced.id);
     await expectWordsEqualRows('replace, its text extracted');
-    const workingCopy = await ok('POST', `/content/${b.id}/check-out`);
-    await expectWordsEqualRows('check-out (a working copy is not visible)');
-    await ok('POST', `/content/${workingCopy.id}/check-in`, fileForm('checked in', 'beta.txt'));
-    await expectWordsEqualRows('check-in (the new version replaces the old as latest)');
-    await ok('POST', `/content/${b.id}/copy`, { name: 'beta copy.txt' });
-    await ok('DELETE', `/content/${b.id}`);
-    await expectWordsEqualRows('copy, then deactivate');
-    await ok('POST', `/content/${b.id}/restore`);
-    await expectWordsEqualRows('restore');
+    await changeVisibility(service, b.id, expectWordsEqualRows, fileForm('checked in', 'beta.txt'));
     await sql(service, `delete from resource_text where resource_id = (select resource_id from entry where id = ?)`, [b.id]);
     await expectWordsEqualRows('a text goes');
     await ok('DELETE', `/folder/${folder.id}`, undefined, { recursive: 'true' });
