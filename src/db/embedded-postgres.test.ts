@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -77,6 +78,42 @@ async function scratchFolder(prefix: string): Promise<string> {
   await fs.chmod(folder, 0o755); // run as root, the cluster belongs to a postgres user that must get in
   return folder;
 }
+
+describe('the exit of a process that uses embedded postgres', () => {
+  const moduleUrl = new URL('./embedded-postgres.js', import.meta.url).href;
+  /** `script` run as an ES module after importing this module: the process, and its exit code and output */
+  const runNode = (script: string) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `import * as embedded from ${JSON.stringify(moduleUrl)};\n${script}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const ended = new Promise<{ code: number | null; signal: string | null; output: string }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, output })));
+    return { child, ended, output: () => output };
+  };
+
+  it('keeps the exit code the process set, and prints nothing (embedded-postgres ended every process with 0: failing test runs passed)', async () => {
+    expect(await runNode('process.exitCode = 3;').ended).toEqual({ code: 3, signal: null, output: '' });
+  });
+
+  it('still stops a running cluster on SIGTERM before the process ends', { timeout: 90_000 }, async () => {
+    const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'embedded-pg-exit-'));
+    cleanups.push(() => fs.rm(directory, { recursive: true, force: true }));
+    await fs.chmod(directory, 0o755);
+    const pidFile = path.join(directory, 'pg', 'postmaster.pid');
+    const run = runNode(`
+      const { createLogger } = await import(${JSON.stringify(new URL('../logger.js', import.meta.url).href)});
+      await embedded.startEmbeddedPostgres({ directory: ${JSON.stringify(path.join(directory, 'pg'))}, logger: createLogger('silent'), ephemeral: true });
+      console.log('started');`);
+    while (!run.output().includes('started')) {
+      expect(run.child.exitCode, run.output()).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await fs.stat(pidFile)).isFile()).toBe(true);
+    run.child.kill('SIGTERM');
+    expect((await run.ended).code).toBe(128 + 15);
+    await expect(fs.stat(pidFile)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
 
 describe('how the service reaches the embedded cluster', () => {
   it('over a Unix-domain socket in the cluster directory; TCP on loopback stays open for other clients', async () => {

