@@ -128,3 +128,33 @@ describe('job system on the Postgres backend (the default)', () => contract('pos
 const mongoUrl = process.env.MONGODB_URL;
 if (!mongoUrl) console.log('job system contract on MongoDB skipped: MONGODB_URL is not set (no MongoDB server can be installed here; see docs/conversion.md)');
 describe.skipIf(!mongoUrl)('job system on the MongoDB backend (MONGODB_URL)', () => contract('mongodb', mongoUrl));
+
+describe('stopping the queue', () => {
+  it('lets a coalesced submission on its way end first, and drops one asked for while it stops', async () => {
+    const queue = new JobQueue(service.config, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
+    await queue.start();
+    const label = 'stopping';
+    const job = () => ({
+      repositoryId: 'svc.repository.default',
+      jobName: 'coalesced-stopping',
+      conversionType: 'TEST',
+      clientUsername: 'admin',
+      clientRoles: [],
+      contentIds: [],
+      inputFilenames: [],
+      partition: 'access.svc.content.default',
+      serializedRequest: { label },
+    });
+    queue.submitCoalesced('first', 60_000, job); // goes out at once
+    const stopped = queue.stop();
+    queue.submitCoalesced('second', 60_000, job); // asked for while stopping: dropped
+    await stopped;
+    const records = await service.services.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ queue_job_id: string | null }[]>(`select queue_job_id from service_job where serialized_request->>'label' = ?`, [label]);
+    // one record, queued whole (its queue job written) before the queue's connections closed
+    expect(records).toHaveLength(1);
+    expect(records[0]!.queue_job_id).toBeTruthy();
+  });
+});

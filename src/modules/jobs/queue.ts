@@ -80,6 +80,9 @@ export class JobQueue {
   private ownSlots = 0;
   /** per key of submitCoalesced: when the last submission went out, and the one waiting for the window's end */
   private readonly coalesced = new Map<string, { lastAt: number; waiting?: NodeJS.Timeout }>();
+  /** coalesced submissions on their way: stop() lets them end before it closes the queue's connections */
+  private readonly submitting = new Set<Promise<unknown>>();
+  private stopping = false;
 
   constructor(
     private readonly config: Config,
@@ -153,17 +156,21 @@ export class JobQueue {
    * out less than `windowMs` ago; then one submission at the end of that window stands for every call
    * made meanwhile. So every call is followed by a submission that starts after it, and at most one a
    * window goes out per key and process — for work that a job takes over in batches (text extraction),
-   * where a job per call would cost more than the work. A submission still waiting when the queue stops
-   * is dropped: such work must be found again without it (a sweep).
+   * where a job per call would cost more than the work. A submission still waiting when the queue stops,
+   * or asked for while it stops, is dropped: such work must be found again without it (a sweep).
    */
   submitCoalesced(key: string, windowMs: number, job: () => NewJob): void {
-    const state = this.coalesced.get(key) ?? { lastAt: 0 };
+    if (this.stopping) return;
+    const state = this.coalesced.get(key) ?? { lastAt: -Infinity };
     this.coalesced.set(key, state);
     if (state.waiting) return;
     const send = () => {
       state.waiting = undefined;
       state.lastAt = performance.now();
-      this.submit(this.orm.em.fork() as EntityManager, job()).catch((error: unknown) => this.logger.warn({ err: error, key }, 'coalesced job not submitted'));
+      const submitted = this.submit(this.orm.em.fork() as EntityManager, job())
+        .catch((error: unknown) => this.logger.warn({ err: error, key }, 'coalesced job not submitted'))
+        .finally(() => this.submitting.delete(submitted));
+      this.submitting.add(submitted);
     };
     const wait = state.lastAt + windowMs - performance.now();
     if (wait <= 0) send();
@@ -242,8 +249,10 @@ export class JobQueue {
 
   /** Waits up to `drainMs` for running jobs, then stops and closes the queue's connections. */
   async stop(drainMs = 10_000): Promise<void> {
+    this.stopping = true;
     for (const { waiting } of this.coalesced.values()) clearTimeout(waiting);
     this.coalesced.clear();
+    await Promise.all(this.submitting);
     await this.changes.close();
     if (this.started) {
       this.started = false;
