@@ -164,21 +164,30 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   logger.info({ baseUrl, role: config.ROLE }, 'service listening');
 
   let stopping: Promise<void> | undefined;
+  // a step of the shutdown that does not end is named in the log (it would otherwise hang without a word)
+  const step = async (name: string, work: () => Promise<unknown> | undefined) => {
+    const slow = setTimeout(() => logger.warn({ step: name }, 'stopping the service: this step takes more than 15 s'), 15_000).unref();
+    try {
+      await work();
+    } finally {
+      clearTimeout(slow);
+    }
+  };
   const stop = () =>
     (stopping ??= (async () => {
-      await Promise.all(workers.map((worker) => worker.stop()));
-      await jobs.stop();
+      await step('workers', () => Promise.all(workers.map((worker) => worker.stop())));
+      await step('job queue', () => jobs.stop());
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // in-flight requests get a moment to finish; then the rest are cut
       const timer = setTimeout(() => server.closeAllConnections(), 10_000);
-      await stopListening();
-      await gateway?.dispose();
-      await subgraphServer?.stop();
-      await closed;
+      await step('notification listener', () => stopListening());
+      await step('gateway', () => gateway?.dispose());
+      await step('subgraph server', () => subgraphServer?.stop());
+      await step('HTTP connections', () => closed);
       clearTimeout(timer);
-      await services.auth.close();
-      await database.close();
+      await step('sessions', () => services.auth.close());
+      await step('database', () => database.close());
       logger.info('service stopped');
     })());
   return { baseUrl, server, services, stop };
