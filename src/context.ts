@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
 import type { Orm } from './db/orm.js';
+import type { SnapshotReaders } from './db/snapshot-readers.js';
 import type { Logger } from './logger.js';
 import type { AuthServices } from './modules/auth/auth-services.js';
 import { resolveSession } from './modules/auth/operations.js';
@@ -14,6 +15,8 @@ export interface Services {
   config: Config;
   logger: Logger;
   orm: Orm;
+  /** statements run beside a transaction, in its snapshot (a search's count beside its ranked page) */
+  snapshotReaders: SnapshotReaders;
   contentStore: FileStore;
   cacheStore: FileStore;
   /** the session cache, login limits and password hashing queue of this process */

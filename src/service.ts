@@ -6,6 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import { ConfigError, type Config } from './config.js';
 import { createRequestContext, type Services } from './context.js';
 import { openDatabase } from './db/database.js';
+import { SnapshotReaders } from './db/snapshot-readers.js';
 import { createGateway, type Gateway, type QueryLimits } from './gateway/gateway.js';
 import { chargeListItems } from './graphql/result-budget.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
@@ -66,7 +67,17 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
   const jobs = new JobQueue(config, database.orm, logger, database.url);
-  const services: Services = { config, logger, orm: database.orm, contentStore, cacheStore, auth: createAuthServices(database.url, logger), jobs, repositories: new RepositoryCache() };
+  const services: Services = {
+    config,
+    logger,
+    orm: database.orm,
+    contentStore,
+    cacheStore,
+    auth: createAuthServices(database.url, logger),
+    snapshotReaders: new SnapshotReaders(database.url, logger),
+    jobs,
+    repositories: new RepositoryCache(),
+  };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
   // mode) only old ones are surely abandoned.
@@ -187,6 +198,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       await step('HTTP connections', () => closed);
       clearTimeout(timer);
       await step('sessions', () => services.auth.close());
+      await step('snapshot readers', () => services.snapshotReaders.close());
       await step('database', () => database.close());
       logger.info('service stopped');
     })());

@@ -6,6 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadConfig } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
 import { createOrm } from '../../src/db/orm.js';
+import { SnapshotReaders } from '../../src/db/snapshot-readers.js';
 import { createLogger } from '../../src/logger.js';
 import type { Role } from '../../src/modules/auth/user.entity.js';
 import type { EntryScope } from '../../src/modules/entries/scope.js';
@@ -36,7 +37,17 @@ export async function createOperationsBench(): Promise<OperationsBench> {
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);
-  const services: Services = { config, logger, orm, contentStore, cacheStore, auth: createAuthServices(databaseUrl, logger), jobs: new JobQueue(config, orm, logger, databaseUrl), repositories: new RepositoryCache() };
+  const services: Services = {
+    config,
+    logger,
+    orm,
+    contentStore,
+    cacheStore,
+    auth: createAuthServices(databaseUrl, logger),
+    snapshotReaders: new SnapshotReaders(databaseUrl, logger),
+    jobs: new JobQueue(config, orm, logger, databaseUrl),
+    repositories: new RepositoryCache(),
+  };
   await ensureDefaultRepository(orm.em.fork() as EntityManager, config, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 
   return {
@@ -51,6 +62,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     stop: async () => {
       await services.jobs.stop();
       await services.auth.close();
+      await services.snapshotReaders.close();
       await orm.close(true);
       await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -225,20 +225,34 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
   };
 }
 
+/** A statement with its parameters bound. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
 /** Runs one statement of a search, with its parameters bound. */
-export type RunStatement = <Row>(statement: { sql: string; params: unknown[] }) => Promise<Row[]>;
+export type RunStatement = <Row>(statement: Statement) => Promise<Row[]>;
 
 /**
- * Runs a search's statements in one read-only transaction (one snapshot for all of them), so that SEARCH_TIMEOUT_MS holds for this
- * search only (past it: 503 `unavailable`), and shapes its answer. The SQL runs with bound parameters
- * (Kysely's raw query through MikroORM's connection), never with values written into it.
+ * Starts a statement at once on another connection, in the search's snapshot (`SnapshotReaders`), to
+ * run beside the search's own; undefined when no such connection is free (then run it with `run`).
+ */
+export type RunBeside = <Row>(statement: Statement) => Promise<Row[]> | undefined;
+
+/**
+ * Runs a search's statements in one read-only transaction (one snapshot for all of them, shared with
+ * the statements run beside it), so that SEARCH_TIMEOUT_MS holds for this search only (past it: 503
+ * `unavailable`), and shapes its answer. The SQL runs with bound parameters (Kysely's raw query through
+ * MikroORM's connection), never with values written into it.
  */
 export async function runSearchStatements(
   scope: EntryScope,
-  statements: (run: RunStatement) => Promise<{ rows: Record<string, unknown>[]; count: number }>,
+  statements: (run: RunStatement, beside: RunBeside) => Promise<{ rows: Record<string, unknown>[]; count: number }>,
 ): Promise<EntriesPage> {
   const started = performance.now();
   const timeoutMs = scope.services.config.SEARCH_TIMEOUT_MS;
+  const readers = scope.services.snapshotReaders;
   try {
     const { rows, count } = await scope.em
       .getConnection()
@@ -247,10 +261,25 @@ export async function runSearchStatements(
       .setAccessMode('read only')
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const run: RunStatement = async <Row>({ sql, params }: { sql: string; params: unknown[] }) =>
+        const run: RunStatement = async <Row>({ sql, params }: Statement) =>
           (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
         await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
-        return statements(run);
+        let snapshot: Promise<string> | undefined;
+        const besides: Promise<unknown>[] = [];
+        const beside: RunBeside = <Row>(statement: Statement) => {
+          if (!readers.free) return undefined;
+          // exported before any later statement of this transaction is sent (they queue on its connection)
+          snapshot ??= run<{ id: string }>({ sql: 'select pg_export_snapshot() as id', params: [] }).then(([row]) => row!.id);
+          const result = readers.run<Row>(snapshot, timeoutMs, statement);
+          besides.push(result.catch(() => undefined));
+          return result;
+        };
+        try {
+          return await statements(run, beside);
+        } finally {
+          // the transaction (and with it the exported snapshot) outlives every statement beside it
+          await Promise.all(besides);
+        }
       });
     return { count, duration: Math.round(performance.now() - started), entries: rows.map(pageEntry(scope)) };
   } catch (error) {

@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeVisibility, defaultVisibility, extracted, fileForm, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
+import { SnapshotReaders } from '../../db/snapshot-readers.js';
 import type { SearchOptions, SearchScope } from './entry-query.js';
 import { buildVisibleWordsQuery } from './visible-words.js';
 
@@ -91,6 +92,24 @@ describe('the words of visible entries', () => {
     expect(await byText({ limit: '2', offset: '10' })).toEqual({ count: 4, names: [] });
     expect(await byText({ orderingDirection: 'desc' })).toEqual({ count: 4, names: ['three-harbour.txt', 'one.txt', 'four.txt', 'two.txt'] });
     expect(await byText({ entryType: 'FOLDER' })).toEqual({ count: 0, names: [] });
+    // Relevance has two ways to an answer: the ranked page with its count run beside it (another
+    // connection, the same snapshot), and, with no such connection free, one statement that ranks and counts.
+    const rankedPagings: Record<string, string>[] = [{}, { limit: '2', offset: '1' }, { limit: '2', offset: '10' }, { orderingDirection: 'desc' }, { entryType: 'FOLDER' }];
+    const answersOf = async () => {
+      const answers = [];
+      for (const paging of rankedPagings) answers.push(await byText(paging));
+      return answers;
+    };
+    const besideAnswers = await answersOf();
+    const readers = service.services.snapshotReaders;
+    service.services.snapshotReaders = new SnapshotReaders(service.config.DATABASE_URL!, service.services.logger, 0);
+    try {
+      expect(service.services.snapshotReaders.free).toBe(false);
+      expect(await answersOf()).toEqual(besideAnswers);
+    } finally {
+      await service.services.snapshotReaders.close();
+      service.services.snapshotReaders = readers;
+    }
 
     // fullText() alone: creation order, as every search without orderBy
     expect(await fullText({})).toEqual(general);

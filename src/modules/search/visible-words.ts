@@ -11,6 +11,7 @@ import {
   type EntriesPage,
   type SearchOptions,
   type SearchScope,
+  type Statement,
 } from './entry-query.js';
 
 /**
@@ -35,11 +36,6 @@ export type WordsOrder = 'relevance' | 'created';
  */
 const rankingWorkMem = '64MB';
 
-interface Statement {
-  sql: string;
-  params: unknown[];
-}
-
 /** The statements of a words search (which run depends on the order and, for creation order, on the count). */
 export interface VisibleWordsQuery {
   limit: number;
@@ -48,6 +44,8 @@ export interface VisibleWordsQuery {
   count: Statement;
   /** relevance: the page's ids (`entry_id`), ranked, with the number of matches (`total`) */
   ranked: Statement;
+  /** relevance: the page's ids (`entry_id`) alone, ranked, for when `count` runs beside it */
+  rankedPage: Statement;
   /** creation order, many matches: the page's entries, walking the creation index and checking each row's words in place */
   walk: Statement;
   /** creation order, few matches: the page's entries from the matches (GIN index) sorted */
@@ -80,12 +78,15 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
       select entry_id, created_at, rank, count(*) over () as total from (
         select w.entry_id, w.created_at, ts_rank(w.words, (${query.sql})) as rank from entry_visible_words w where ${where} offset 0) ranked) matches
     order by rank desc, ${creationOrder}`;
+  // ranked top-N sort, no window: 186 ms for 400,000 matches where `ranked` takes 340 (docs/benchmarks.md)
+  const rankedPage = `select w.entry_id from entry_visible_words w where ${where} order by ts_rank(w.words, (${query.sql})) desc, ${creationOrder}`;
   const paged = [...whereParams, limit, offset];
   return {
     limit,
     offset,
     count,
     ranked: { sql: numbered(ranked), params: [...query.params, ...paged] },
+    rankedPage: { sql: numbered(rankedPage), params: [...whereParams, ...query.params, limit, offset] },
     walk: { sql: numbered(pageOf(scope, `array(${walk})`)), params: paged },
     sorted: { sql: numbered(pageOf(scope, `array(${sorted})`)), params: paged },
   };
@@ -107,16 +108,26 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
     const [row] = await run<{ n: string; visible: string }>(query.count);
     return { matches: Number(row?.n ?? 0), visible: Number(row?.visible ?? 0) };
   };
-  return runSearchStatements(scope, async (run) => {
+  return runSearchStatements(scope, async (run, beside) => {
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
       const { matches, visible } = await counted(run);
       const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, visible)) : [];
       return { rows, count: matches };
     }
+    const pageOfIds = async (ranked: { entry_id: string }[]) =>
+      ranked.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ranked.map((r) => r.entry_id)] });
+    // The count beside the ranked page, on a second connection in the same snapshot: each visits every
+    // match, and together on two cores they take about as long as ranking alone.
+    const countedBeside = beside<{ n: string }>(query.count);
+    if (countedBeside) {
+      const rows = await pageOfIds(await run<{ entry_id: string }>(query.rankedPage));
+      return { rows, count: Number((await countedBeside)[0]?.n ?? 0) };
+    }
+    // no connection free for it: one statement ranks and counts
     await run({ sql: `set local work_mem = '${rankingWorkMem}'`, params: [] });
     const ranked = await run<{ entry_id: string; total: string }>(query.ranked);
-    const rows = ranked.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ranked.map((r) => r.entry_id)] });
+    const rows = await pageOfIds(ranked);
     const total = ranked.length > 0 ? Number(ranked[0]!.total) : query.offset === 0 ? 0 : (await counted(run)).matches;
     return { rows, count: total };
   });

@@ -1,0 +1,59 @@
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+
+/** What `pg_export_snapshot()` answers (hexadecimal fields and dashes); anything else is never sent. */
+const snapshotIdPattern = /^[0-9A-F]+(-[0-9A-F]+)+$/i;
+
+/**
+ * Connections that each run one read-only statement in the snapshot of a transaction open on another
+ * connection (`pg_export_snapshot`), so that two parts of one answer that each visit many rows (a
+ * search's ranked page and its count: docs/benchmarks.md) run at once on two cores and still agree.
+ *
+ * A small pool of its own: a transaction waiting for one of these never waits on the pool it holds a
+ * connection of, so concurrent requests cannot deadlock; and when none is free the caller runs the
+ * statement itself (`free`).
+ */
+export class SnapshotReaders {
+  private readonly pool: pg.Pool;
+
+  constructor(
+    databaseUrl: string,
+    logger: Logger,
+    private readonly size = 4,
+  ) {
+    // idle connections are kept as long as the ORM's (src/db/orm.ts): a new one costs ≈ 10 ms
+    this.pool = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 300_000 });
+    this.pool.on('error', (error) => logger.warn({ err: error }, 'snapshot reader connection failed'));
+  }
+
+  /** Whether a connection is idle or may be opened now (a statement asked for otherwise would wait). */
+  get free(): boolean {
+    return this.pool.waitingCount === 0 && (this.pool.idleCount > 0 || this.pool.totalCount < this.size);
+  }
+
+  /** Runs `statement` in the snapshot `snapshotId` names, under `timeoutMs` (statement_timeout). */
+  async run<Row>(snapshotId: Promise<string>, timeoutMs: number, statement: { sql: string; params: unknown[] }): Promise<Row[]> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const id = await snapshotId;
+      if (!snapshotIdPattern.test(id)) throw new Error(`not a snapshot id: ${id}`);
+      // one round trip: the snapshot must be set before the transaction's first query
+      await client.query(
+        `begin transaction isolation level repeatable read, read only; set transaction snapshot '${id}'; set local statement_timeout = ${Math.floor(timeoutMs)}`,
+      );
+      const result = await client.query(statement.sql, statement.params);
+      await client.query('commit');
+      return result.rows as Row[];
+    } catch (error) {
+      await client.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
