@@ -59,7 +59,8 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
   const em = orm.em.fork();
   if (searchText !== undefined) {
     const words = buildVisibleWordsQuery(benchScope(orm), searchText, options);
-    return { limit: words.limit, page: words.ranked, count: words.count };
+    // the ranked page with its count beside it, as the service runs them when a snapshot reader is free
+    return { limit: words.limit, page: words.rankedPage, count: words.count };
   }
   if (condition === undefined) {
     return buildEntryQuery(benchScope(orm), propertyPredicates({ ...filter, tags: filter.tags === undefined ? undefined : [filter.tags] } as PropertyFilter), options);
