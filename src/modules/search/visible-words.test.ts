@@ -110,6 +110,10 @@ describe('the words of visible entries', () => {
       await service.services.snapshotReaders.close();
       service.services.snapshotReaders = readers;
     }
+    // more at once than the ORM's pool (20) and the readers (4) have connections: each search gets its
+    // count beside it or counts by itself, and none waits on a connection that another one holds
+    const many = await Promise.all(Array.from({ length: 40 }, () => byText({})));
+    expect(many).toEqual(Array.from({ length: 40 }, () => besideAnswers[0]));
 
     // fullText() alone: creation order, as every search without orderBy
     expect(await fullText({})).toEqual(general);
