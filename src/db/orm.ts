@@ -20,6 +20,7 @@ import { Migration20261123030000TextExtractionQueue } from './migrations/Migrati
 import { Migration20261123040000SearchPageIndexes } from './migrations/Migration20261123040000SearchPageIndexes.js';
 import { Migration20261123040001EntryVisibleTags } from './migrations/Migration20261123040001EntryVisibleTags.js';
 import { Migration20261123050000EntryVisibleWords } from './migrations/Migration20261123050000EntryVisibleWords.js';
+import { Migration20261123060000NameOrTextQuery } from './migrations/Migration20261123060000NameOrTextQuery.js';
 
 export type Orm = MikroORM;
 
@@ -43,6 +44,7 @@ export const migrationsList = [
   { name: 'Migration20261123040000SearchPageIndexes', class: Migration20261123040000SearchPageIndexes },
   { name: 'Migration20261123040001EntryVisibleTags', class: Migration20261123040001EntryVisibleTags },
   { name: 'Migration20261123050000EntryVisibleWords', class: Migration20261123050000EntryVisibleWords },
+  { name: 'Migration20261123060000NameOrTextQuery', class: Migration20261123060000NameOrTextQuery },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

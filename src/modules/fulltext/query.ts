@@ -23,11 +23,45 @@ const prefixOperand = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(
 /** A word ending in `*` outside quotes, optionally excluded (`-abc*`). */
 const prefixPattern = /(^|\s)(-?)([^\s"*()-][^\s"*()]*)\*(?=\s|$)/g;
 
+/** The characters at which a name is split into words (`nameDocument`). */
+const nameSeparators = /[._\/-]+/g;
+/** A word outside quotes, optionally excluded (`-word`). */
+const excludableWord = /(^|\s)(-?)([^\s"-][^\s"]*)(?=\s|$)/g;
+
+/**
+ * The search text twice: as the text index reads it, and as a name's words read it. A name is split
+ * into words at `. _ - /` (`nameDocument`), so there a word holding them is the phrase of its parts
+ * (`invoice-2024.pdf` → `"invoice 2024 pdf"`), and so is a quoted phrase; the text index reads
+ * `invoice-2024.pdf` as one word. The two forms are OR-ed, so a word excluded (`-v1.2`) is excluded
+ * in both of its forms in each.
+ */
+function textAndNameForms(searchText: string): { text: string; names: string } {
+  const forms = { text: '', names: '' };
+  for (const part of searchText.split(/("[^"]*"?)/)) {
+    if (part.startsWith('"')) {
+      forms.text += part;
+      forms.names += part.replace(nameSeparators, ' ');
+      continue;
+    }
+    const formOf = (asNames: boolean) =>
+      part.replace(excludableWord, (word: string, space: string, minus: string, body: string) => {
+        if (!/[._/-]/.test(body)) return word;
+        const phrase = `"${body.replace(nameSeparators, ' ').trim()}"`;
+        if (minus === '-') return `${space}-${body} -${phrase}`;
+        return asNames ? `${space}${phrase}` : word;
+      });
+    forms.text += formOf(false);
+    forms.names += formOf(true);
+  }
+  return forms;
+}
+
 /**
  * The tsquery of a search text, as SQL with bound parameters (never the text in the SQL): web-search
  * syntax (all words, "a phrase", -excluded, or) through `websearch_to_tsquery`, plus word prefixes
  * `abc*` (outside quotes), each `to_tsquery('<quoted word>:*')` so its text is one operand
- * whatever characters it holds. Language-neutral: the 'simple' configuration (no stemming, no stop words).
+ * whatever characters it holds; the rest as the text reads it OR-ed with it as names read it (`textAndNameForms`).
+ * Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
 export function textQuery(searchText: string): Sql {
   if (searchText.length > maxSearchTextLength) throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
@@ -46,7 +80,14 @@ export function textQuery(searchText: string): Sql {
     .join('');
   if (prefixes.length > maxPrefixes) throw illegalArguments(`search text: at most ${maxPrefixes} word prefixes (word*), found ${prefixes.length}`);
   const operands: Sql[] = [];
-  if (rest.trim() !== '' || prefixes.length === 0) operands.push({ sql: `websearch_to_tsquery('simple'::regconfig, ?::text)`, params: [rest] });
+  if (rest.trim() !== '' || prefixes.length === 0) {
+    const forms = textAndNameForms(rest);
+    operands.push(
+      forms.names === forms.text
+        ? { sql: `websearch_to_tsquery('simple'::regconfig, ?::text)`, params: [forms.text] }
+        : { sql: `websearch_to_tsquery('simple'::regconfig, ?::text) || websearch_to_tsquery('simple'::regconfig, ?::text)`, params: [forms.text, forms.names] },
+    );
+  }
   for (const { word, excluded } of prefixes) {
     operands.push({ sql: `${excluded ? '!!' : ''}to_tsquery('simple'::regconfig, ?::text)`, params: [prefixOperand(word)] });
   }

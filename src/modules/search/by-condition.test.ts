@@ -228,4 +228,13 @@ describe('a search that runs too long', () => {
     expect({ status, body }).toMatchObject({ status: 503, body: { reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') } });
     expect((await call(contentUrl(slow, '/content/search/by-condition', { condition: "name = 'folder-7'" }))).body).toMatchObject({ count: 1 });
   });
+
+  it('is stopped there too when by-text ranks its page with the count beside it (two connections)', async () => {
+    // every folder matches, and each is ranked against 150 alternatives (under the 1,000 characters allowed)
+    const searchText = ['folder', ...Array.from({ length: 149 }, (_, i) => String(i))].join(' or ');
+    const { status, body } = await call(contentUrl(slow, '/content/search/by-text', { searchText }));
+    expect({ status, body }).toMatchObject({ status: 503, body: { reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') } });
+    expect(slow.services.snapshotReaders.free).toBe(true);
+    expect((await call(contentUrl(slow, '/content/search/by-text', { searchText: 'folder-7' }))).body).toMatchObject({ count: 1 });
+  });
 });

@@ -36,6 +36,22 @@ async function indexed(name: string, text: string, parentId?: string): Promise<R
   return content;
 }
 
+/** names and count of a search through REST */
+async function search(path: string, query: Record<string, string>): Promise<{ count: number; names: string[] }> {
+  const body = await ok('GET', path, undefined, query);
+  return { count: body.count as number, names: (body.entries as { name: string }[]).map((e) => e.name) };
+}
+
+/** One search text three ways: by-text by relevance, by-text with orderBy (the general query), fullText() alone. */
+const threeWays = async (searchText: string) => [
+  await search('/content/search/by-text', { searchText }),
+  await search('/content/search/by-text', { searchText, orderBy: 'createdAt' }),
+  await search('/content/search/by-condition', { condition: `fullText('${searchText.replace(/'/g, "''")}')` }),
+];
+
+/** What `threeWays` answers: by-text by relevance (`ranked`, else as `names`), by-text by creation, fullText() by creation */
+const answered = (count: number, names: string[], ranked = names) => [{ count, names: ranked }, { count, names }, { count, names }];
+
 describe('the words of visible entries', () => {
   it('equal the rows and texts after create, text, rename, versions, copy, delete, restore and folder deletion', async () => {
     const folder = await newFolder(service, 'worded');
@@ -69,10 +85,6 @@ describe('the words of visible entries', () => {
     ];
     const made: Record<string, any>[] = [];
     for (const [name, text] of texts) made.push(await indexed(name, text));
-    const search = async (path: string, query: Record<string, string>) => {
-      const body = await ok('GET', path, undefined, query);
-      return { count: body.count as number, names: (body.entries as { name: string }[]).map((e) => e.name) };
-    };
     const byText = (query: Record<string, string>) => search('/content/search/by-text', { searchText: 'harbour', ...query });
     const fullText = (query: Record<string, string>) => search('/content/search/by-condition', { condition: "fullText('harbour')", ...query });
     // the general query: the same search with an orderBy (not answered from entry_visible_words)
@@ -115,6 +127,14 @@ describe('the words of visible entries', () => {
     const many = await Promise.all(Array.from({ length: 40 }, () => byText({})));
     expect(many).toEqual(Array.from({ length: 40 }, () => besideAnswers[0]));
 
+    // a query is matched by the name's words or by the text's words, never partly by each (as the general query)
+    const both = threeWays;
+    expect(await both('one harbour')).toEqual(answered(0, []));
+    expect(await both('three -lights')).toEqual(answered(1, ['three-harbour.txt']));
+    expect(await both('harbour -three')).toEqual(answered(3, ['one.txt', 'two.txt', 'four.txt']));
+    expect(await both('"harbour lights" or five')).toEqual(answered(2, ['one.txt', 'five.txt'], ['five.txt', 'one.txt']));
+    expect(await both('harb* txt')).toEqual(answered(1, ['three-harbour.txt']));
+
     // fullText() alone: creation order, as every search without orderBy
     expect(await fullText({})).toEqual(general);
     expect(await fullText({ orderingDirection: 'desc' })).toEqual({ count: 4, names: [...general.names].reverse() });
@@ -141,5 +161,27 @@ describe('the words of visible entries', () => {
     expect((await byText({})).count).toBe(3);
     expect((await fullText({ limit: '1' })).count).toBe(3);
     expect((await search('/content/search/by-text', { searchText: 'harbour', orderBy: 'createdAt' })).count).toBe(4);
+  });
+
+  it('find a name by a word with . _ - / in it as typed, and a text by the word as its text says it', async () => {
+    const folder = await newFolder(service, 'separated');
+    for (const name of ['invoice-2024.txt', 'Q3-report.md', 'draft-v1.2.md', 'my_file.txt', 'reports-2024.csv']) {
+      await indexed(name, 'unrelated words', folder.id);
+    }
+    await indexed('letter.txt', 'please pay invoice-2024.txt and the Q3-report soon', folder.id);
+    expect(await threeWays('invoice-2024.txt')).toEqual(answered(2, ['invoice-2024.txt', 'letter.txt']));
+    expect(await threeWays('invoice-2024')).toEqual(answered(1, ['invoice-2024.txt']));
+    expect(await threeWays('Q3-report')).toEqual(answered(2, ['Q3-report.md', 'letter.txt']));
+    expect(await threeWays('draft-v1.2')).toEqual(answered(1, ['draft-v1.2.md']));
+    expect(await threeWays('"draft v1.2"')).toEqual(answered(1, ['draft-v1.2.md']));
+    expect(await threeWays('my_file.txt')).toEqual(answered(1, ['my_file.txt']));
+    expect(await threeWays('reports/2024')).toEqual(answered(1, ['reports-2024.csv']));
+    // the parts in another order are not the word
+    expect(await threeWays('2024-invoice')).toEqual(answered(0, []));
+    // excluded as typed (from the name, or from the text: each matches the whole query or not)
+    expect(await threeWays('2024')).toEqual(answered(2, ['invoice-2024.txt', 'reports-2024.csv']));
+    expect(await threeWays('2024 -invoice-2024')).toEqual(answered(1, ['reports-2024.csv']));
+    expect(await threeWays('soon -invoice-2024.txt')).toEqual(answered(0, []));
+    expect(await threeWays('soon -Q3-report')).toEqual(answered(0, []));
   });
 });
