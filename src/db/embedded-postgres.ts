@@ -192,7 +192,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       authMethod: 'scram-sha-256',
       persistent: true,
       createPostgresUser: isRoot(),
-      initdbFlags: ['--encoding=UTF8', '--no-locale', ...(options.ephemeral ? ['--no-sync'] : [])],
+      // C collation (code-point order, as before) with Unicode case mapping (Postgres 17's builtin
+      // provider): lower(), ilike and the words of full text fold 'ÉCOLE' to 'école'; with libc's C
+      // ctype only ASCII letters were folded, and 'CAFÉ' did not find 'café'
+      initdbFlags: ['--encoding=UTF8', '--no-locale', '--locale-provider=builtin', '--builtin-locale=C.UTF-8', ...(options.ephemeral ? ['--no-sync'] : [])],
       postgresFlags: [
         '-c', 'listen_addresses=127.0.0.1',
         '-c', `unix_socket_directories=${socketDirectory ?? ''}`,

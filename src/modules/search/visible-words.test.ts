@@ -184,4 +184,18 @@ describe('the words of visible entries', () => {
     expect(await threeWays('soon -invoice-2024.txt')).toEqual(answered(0, []));
     expect(await threeWays('soon -Q3-report')).toEqual(answered(0, []));
   });
+
+  it('fold the case of every letter, not only of ASCII ones (names, texts, prefixes, ilike)', async () => {
+    const folder = await newFolder(service, 'unicode');
+    await indexed('Café_Menü.txt', 'nothing', folder.id);
+    await indexed('ÉCOLE.txt', 'Ωmega', folder.id);
+    await indexed('brief.txt', 'Ärger über Öl', folder.id);
+    expect(await threeWays('CAFÉ')).toEqual(answered(1, ['Café_Menü.txt']));
+    expect(await threeWays('menü')).toEqual(answered(1, ['Café_Menü.txt']));
+    expect(await threeWays('école')).toEqual(answered(1, ['ÉCOLE.txt']));
+    expect(await threeWays('ωMEGA')).toEqual(answered(1, ['ÉCOLE.txt']));
+    expect(await threeWays('ärger ÖL')).toEqual(answered(1, ['brief.txt']));
+    expect(await threeWays('éco*')).toEqual(answered(1, ['ÉCOLE.txt']));
+    expect(await search('/content/search/by-condition', { condition: "name ilike '*école*'" })).toEqual({ count: 1, names: ['ÉCOLE.txt'] });
+  });
 });
