@@ -94,8 +94,16 @@ export function textQuery(searchText: string): Sql {
   return { sql: operands.map((o) => `(${o.sql})`).join(' && '), params: operands.flatMap((o) => o.params) };
 }
 
-/** The name's side of a match: its words against the query (entry_name_words_idx). */
-const nameMatch = (query: Sql) => ({ sql: `${nameDocument} @@ (${query.sql})`, params: query.params });
+/**
+ * The name's side of a match: its words against the query (entry_name_words_idx); and an entry without
+ * an extracted text (a folder, a failed extraction) has an empty text, which a query of exclusions
+ * only (`-draft`) matches, as entry_visible_words matches it (no text words there). For any other
+ * query `''::tsvector @@ q` is false, and Postgres drops that term while planning.
+ */
+const nameMatch = (query: Sql) => ({
+  sql: `(${nameDocument} @@ (${query.sql}) or (''::tsvector @@ (${query.sql}) and not exists (select 1 from resource_text t where t.resource_id = e.resource_id)))`,
+  params: [...query.params, ...query.params],
+});
 
 /**
  * `fullText('…')` against the Postgres index, compiled in place: the entry matches when its name's

@@ -161,6 +161,7 @@ describe('the words of visible entries', () => {
     expect((await byText({})).count).toBe(3);
     expect((await fullText({ limit: '1' })).count).toBe(3);
     expect((await search('/content/search/by-text', { searchText: 'harbour', orderBy: 'createdAt' })).count).toBe(4);
+    await sql(service, `insert into entry_visible_words select id, repository_id, entry_type, created_at, entry_words(name, resource_id) from entry where id = ?`, [made[1]!.id]);
   });
 
   it('find a name by a word with . _ - / in it as typed, and a text by the word as its text says it', async () => {
@@ -183,6 +184,12 @@ describe('the words of visible entries', () => {
     expect(await threeWays('2024 -invoice-2024')).toEqual(answered(1, ['reports-2024.csv']));
     expect(await threeWays('soon -invoice-2024.txt')).toEqual(answered(0, []));
     expect(await threeWays('soon -Q3-report')).toEqual(answered(0, []));
+    // Exclusions only: the name or the text lacks the word. An entry without a text (the folder
+    // 'separated') has an empty text, which lacks every word, on every path.
+    const countsOf = async (searchText: string) => (await threeWays(searchText)).map((answer) => answer.count);
+    const everything = (await search('/content/search', {})).count;
+    expect(await countsOf('-separated')).toEqual([everything, everything, everything]);
+    expect(await countsOf('-unrelated -separated')).toEqual([everything, everything, everything]);
   });
 
   it('fold the case of every letter, not only of ASCII ones (names, texts, prefixes, ilike)', async () => {
