@@ -240,6 +240,12 @@ describe('GET C/content/search/by-text (spec endpoint 3) and the searchByText qu
     expect(await byText({})).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('searchText') } });
     expect(await byText({ searchText: '' })).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments' } });
     expect(await byText({ searchText: 'x'.repeat(1001) })).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('longer than 1000') } });
+    // characters are counted, not UTF-16 units: 1,000 emoji are 2,000 units
+    expect(await byText({ searchText: '😀'.repeat(1000) })).toMatchObject({ status: 200, body: { count: 0 } });
+    expect(await byText({ searchText: '😀'.repeat(1001) })).toMatchObject({ status: 400, body: { message: expect.stringContaining('longer than 1000') } });
+    // GraphQL refuses an empty search text as REST does
+    const empty = await service.graphql('{ searchByText(repository: "default", searchText: "") { count } }');
+    expect(empty.errors?.[0]).toMatchObject({ message: expect.stringContaining('must not be empty'), extensions: { reasonCode: 'illegalArguments', status: 400 } });
     expect(await byText({ searchText: 'zebra', limit: 5000 })).toMatchObject({ status: 400 });
   });
 });

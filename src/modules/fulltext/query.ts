@@ -64,7 +64,11 @@ function textAndNameForms(searchText: string): { text: string; names: string } {
  * Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
 export function textQuery(searchText: string): Sql {
-  if (searchText.length > maxSearchTextLength) throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
+  if (searchText === '') throw illegalArguments('search text: must not be empty');
+  // characters, not UTF-16 units: 501 emoji are 501 characters
+  if (searchText.length > maxSearchTextLength && [...searchText].length > maxSearchTextLength) {
+    throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
+  }
   const prefixes: { word: string; excluded: boolean }[] = [];
   // quoted phrases keep their stars: only the parts outside quotes are looked at
   const rest = searchText
