@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { leaveSignalsToTheProcess } from '../src/db/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
 import { startWholeService } from './service.js';
 
-/** Start: config → database → gateway → HTTP, per ROLE; SIGTERM/SIGINT drain and stop. */
+/** Start: config → database → gateway → HTTP, per ROLE; SIGTERM/SIGINT/SIGHUP drain and stop. */
 async function main(): Promise<void> {
   let config;
   try {
@@ -28,8 +29,9 @@ async function main(): Promise<void> {
         },
       );
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    // the shutdown stops the embedded Postgres itself, after the requests it drains
+    leaveSignalsToTheProcess();
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => shutdown(signal));
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
     logger.fatal({ err: error }, 'the service could not start');

@@ -175,11 +175,17 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   logger.info({ baseUrl, role: config.ROLE }, 'service listening');
 
   let stopping: Promise<void> | undefined;
-  // a step of the shutdown that does not end is named in the log (it would otherwise hang without a word)
+  // A step of the shutdown that does not end is named in the log (it would otherwise hang without a
+  // word). A step that fails is logged and the next ones still run, so the database is closed in any
+  // case; stop then rejects with the failures.
+  const failures: unknown[] = [];
   const step = async (name: string, work: () => Promise<unknown> | undefined) => {
     const slow = setTimeout(() => logger.warn({ step: name }, 'stopping the service: this step takes more than 15 s'), 15_000).unref();
     try {
       await work();
+    } catch (error) {
+      logger.error({ err: error, step: name }, 'stopping the service: this step failed');
+      failures.push(error);
     } finally {
       clearTimeout(slow);
     }
@@ -200,6 +206,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       await step('sessions', () => services.auth.close());
       await step('snapshot readers', () => services.snapshotReaders.close());
       await step('database', () => database.close());
+      if (failures.length > 0) throw new AggregateError(failures, `the service stopped with ${failures.length} failed step(s)`);
       logger.info('service stopped');
     })());
   return { baseUrl, server, services, stop };

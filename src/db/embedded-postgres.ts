@@ -44,6 +44,18 @@ export interface EmbeddedOptions {
 exitHook.unhookEvent('beforeExit');
 exitHook.unhookEvent('exit');
 
+/**
+ * For a process that stops its clusters itself when a signal asks it to end (the service drains its
+ * requests, then stops its database): the library's own SIGINT, SIGTERM and SIGHUP handlers are taken
+ * off. They stopped the cluster at once, under the requests still being drained (each pool then
+ * logged "terminating connection due to administrator command").
+ */
+export function leaveSignalsToTheProcess(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) {
+    if (exitHook.hookedEvents().includes(signal)) exitHook.unhookEvent(signal);
+  }
+}
+
 /** sun_path holds 108 bytes with the terminating NUL */
 const MAX_SOCKET_PATH_BYTES = 107;
 

@@ -101,9 +101,15 @@ describe('the service on its embedded Postgres, as `npm start` runs it', { timeo
   });
 
   it('drains and stops embedded Postgres on SIGTERM', async () => {
+    // connections of every pool in use, then idle: the database must outlive them
+    const session = await login(running!.baseUrl);
+    const contentBase = `${running!.baseUrl}/api/v1/access.svc.content.default/v1`;
+    expect((await call(`${contentBase}/content/search/by-text?sessionId=${session}&searchText=anything`)).status).toBe(200);
     running!.child.kill('SIGTERM');
     expect(await running!.exited).toBe(0);
     expect(running!.output()).toContain('service stopped');
+    // the library's own signal handler no longer stops the cluster under the pools
+    expect(running!.output()).not.toContain('terminating connection due to administrator command');
     expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   });
 });
