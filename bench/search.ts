@@ -72,7 +72,7 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
     const [counted] = (await client.executeQuery<{ n: string; visible: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows;
     return { limit: words.limit, page: creationPage(words, Number(counted!.n), Number(counted!.visible)), count: words.count };
   }
-  const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, em, REPOSITORY_ID, fullTextTexts(parsed));
+  const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, em, REPOSITORY_ID, fullTextTexts(parsed), true);
   return buildEntryQuery(benchScope(orm), [compileCondition(parsed, { fullTextEnabled: true, repositoryName: 'default', fullTextTerms })], options);
 }
 

@@ -20,7 +20,7 @@ import { Migration20261123030000TextExtractionQueue } from './migrations/Migrati
 import { Migration20261123040000SearchPageIndexes } from './migrations/Migration20261123040000SearchPageIndexes.js';
 import { Migration20261123040001EntryVisibleTags } from './migrations/Migration20261123040001EntryVisibleTags.js';
 import { Migration20261123050000EntryVisibleWords } from './migrations/Migration20261123050000EntryVisibleWords.js';
-import { Migration20261123060000NameOrTextQuery } from './migrations/Migration20261123060000NameOrTextQuery.js';
+import { Migration20261123060000HiddenEntryWords } from './migrations/Migration20261123060000HiddenEntryWords.js';
 
 export type Orm = MikroORM;
 
@@ -44,7 +44,7 @@ export const migrationsList = [
   { name: 'Migration20261123040000SearchPageIndexes', class: Migration20261123040000SearchPageIndexes },
   { name: 'Migration20261123040001EntryVisibleTags', class: Migration20261123040001EntryVisibleTags },
   { name: 'Migration20261123050000EntryVisibleWords', class: Migration20261123050000EntryVisibleWords },
-  { name: 'Migration20261123060000NameOrTextQuery', class: Migration20261123060000NameOrTextQuery },
+  { name: 'Migration20261123060000HiddenEntryWords', class: Migration20261123060000HiddenEntryWords },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

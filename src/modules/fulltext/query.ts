@@ -98,51 +98,71 @@ export function textQuery(searchText: string): Sql {
   return { sql: operands.map((o) => `(${o.sql})`).join(' && '), params: operands.flatMap((o) => o.params) };
 }
 
-/**
- * The name's side of a match: its words against the query (entry_name_words_idx); and an entry without
- * an extracted text (a folder, a failed extraction) has an empty text, which a query of exclusions
- * only (`-draft`) matches, as entry_visible_words matches it (no text words there). For any other
- * query `''::tsvector @@ q` is false, and Postgres drops that term while planning.
- */
-const nameMatch = (query: Sql) => ({
-  sql: `(${nameDocument} @@ (${query.sql}) or (''::tsvector @@ (${query.sql}) and not exists (select 1 from resource_text t where t.resource_id = e.resource_id)))`,
-  params: [...query.params, ...query.params],
-});
+/** The entries entry_visible_words holds: latest, active, not a working copy. */
+const visibleByDefault = `(e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY')`;
 
 /**
- * `fullText('…')` against the Postgres index, compiled in place: the entry matches when its name's
- * words or its resource's extracted text (resource_text, GIN on its tsvector) match the whole query.
- * The matching resources are collected once (an InitPlan over resource_text_document_idx) into an
- * array that entry_resource_idx looks up, so the planner can OR the two bitmaps. `resolveTextMatch`
+ * The entries outside entry_visible_words (old versions, working copies, deactivated ones) whose
+ * name's and text's words together (`entry_words`) match the query, checked only on those the name
+ * index or the text index say hold one of the words it asks for (`any_positive_word`,
+ * Migration20261123060000HiddenEntryWords); a query of exclusions only is checked on each of them.
+ * Three alternatives, so that the planner ORs the bitmaps of entry_name_words_idx and
+ * entry_resource_idx (the text's matching resources collected once into an array) with the others.
+ */
+function hiddenEntriesMatch(query: Sql): Sql[] {
+  const anyWord = `any_positive_word(${query.sql})`;
+  const checked = (candidates: string, params: unknown[]) => ({
+    sql: `(${candidates} and not ${visibleByDefault} and entry_words(e.name, e.resource_id) @@ (${query.sql}))`,
+    params: [...params, ...query.params],
+  });
+  return [
+    checked(`${nameDocument} @@ ${anyWord}`, query.params),
+    checked(`e.resource_id = any(array(select t.resource_id from resource_text t where t.document @@ ${anyWord}))`, query.params),
+    checked(`${anyWord} is null`, query.params),
+  ];
+}
+
+/** Alternatives as one predicate. */
+const anyOf = (alternatives: Sql[]): Sql => ({ sql: `(${alternatives.map((a) => a.sql).join(' or ')})`, params: alternatives.flatMap((a) => a.params) });
+
+/** The matching entries of entry_visible_words (GIN over the words of name and text). */
+const visibleWordsMatch = (query: Sql, repository: string) => `select w.entry_id from entry_visible_words w where w.repository_id = ${repository} and w.words @@ (${query.sql})`;
+
+/**
+ * `fullText('…')` against the Postgres index, compiled in place: the entry matches when the words of
+ * its name and of its extracted text, together, match the whole query (`entry_words`: `acme invoice`
+ * finds acme.pdf whose text says invoice; `-draft` leaves out an entry whose name or text says draft),
+ * from entry_visible_words for the entries it holds, else checked on the entry. `resolveTextMatch`
  * (below) does better where it can run a query first; this is for the terms it leaves.
  */
 export function fullTextMatch(searchText: string): Sql {
   const query = textQuery(searchText);
-  const name = nameMatch(query);
-  return {
-    sql: `(${name.sql} or e.resource_id = any(array(select t.resource_id from resource_text t where t.document @@ (${query.sql}))))`,
-    params: [...name.params, ...query.params],
-  };
+  return anyOf([{ sql: `e.id in (${visibleWordsMatch(query, 'e.repository_id')})`, params: query.params }, ...hiddenEntriesMatch(query)]);
 }
 
-/** Matching resources up to which the text side is sent as a list of ids; beyond, a hashed subquery. */
+/** Matching entries up to which the visible ones are sent as a list of ids; beyond, a hashed subquery. */
 export const maxListedTextMatches = 50_000;
 
 /**
- * The Postgres index's match with the text side resolved first (one query over
- * resource_text_document_idx): up to `maxListedTextMatches` resources it is a bound list of ids, which
- * the planner both looks up by entry_resource_idx (bitmap, for few matches) and hashes when it filters
- * rows in an index's order (for many) — an array from a subquery is searched linearly per row, 4 s for
- * a page of a 1 % word at 1,000,000 contents (docs/benchmarks.md). Beyond that it stays a subquery,
- * which Postgres hashes once per statement.
+ * The Postgres index's match (as `fullTextMatch`) with the matching entries of entry_visible_words
+ * found first: up to `maxListedTextMatches` entries it is a bound list of ids, which the planner both
+ * looks up by the primary key (few matches) and hashes when it filters rows in an index's order (many)
+ * — an array from a subquery is searched linearly per row, 4 s for a page of a 1 % word at 1,000,000
+ * contents (docs/benchmarks.md). Beyond that it stays a subquery, which Postgres hashes once per
+ * statement. With `defaultVisibility` (no versions, working copies or deactivated entries asked for)
+ * the other entries are not looked at.
  */
-export async function resolveTextMatch(run: (sql: string, params: unknown[]) => Promise<string[]>, searchText: string): Promise<Sql> {
+export async function resolveTextMatch(
+  run: (sql: string, params: unknown[]) => Promise<string[]>,
+  repositoryId: string,
+  searchText: string,
+  defaultVisibility: boolean,
+): Promise<Sql> {
   const query = textQuery(searchText);
-  const name = nameMatch(query);
-  const textSide = `select t.resource_id from resource_text t where t.document @@ (${query.sql})`;
-  const ids = await run(`${textSide} limit ${maxListedTextMatches + 1}`, query.params);
-  if (ids.length <= maxListedTextMatches) return { sql: `(${name.sql} or e.resource_id = any(?::text[]))`, params: [...name.params, ids] };
-  return { sql: `(${name.sql} or e.resource_id in (${textSide}))`, params: [...name.params, ...query.params] };
+  const words = visibleWordsMatch(query, '?');
+  const ids = await run(`${words} limit ${maxListedTextMatches + 1}`, [repositoryId, ...query.params]);
+  const visible = ids.length <= maxListedTextMatches ? { sql: `e.id = any(?::text[])`, params: [ids] } : { sql: `e.id in (${words})`, params: [repositoryId, ...query.params] };
+  return defaultVisibility ? visible : anyOf([visible, ...hiddenEntriesMatch(query)]);
 }
 
 /**

@@ -15,15 +15,18 @@ export interface TextIndex {
   readonly name: 'postgres' | 'meilisearch';
   /** Stores texts, each whole (a rerun overwrites them). Answers the resource ids stored (not those gone meanwhile). */
   save(em: EntityManager, repositoryId: string, texts: ResourceText[]): Promise<string[]>;
-  /** The predicate over `e` matching the entries whose name or text match `searchText` (`em` for a query first). */
-  match(em: EntityManager, repositoryId: string, searchText: string): Promise<SqlPredicate>;
+  /**
+   * The predicate over `e` matching the entries whose name and text match `searchText` (`em` for a
+   * query first); `defaultVisibility`: the search sees no versions, working copies or deactivated entries.
+   */
+  match(em: EntityManager, repositoryId: string, searchText: string, defaultVisibility: boolean): Promise<SqlPredicate>;
 }
 
 export const postgresTextIndex: TextIndex = {
   name: 'postgres',
   save: (em, _repositoryId, texts) => saveResourceTexts(em, texts),
-  match: (em, _repositoryId, searchText) =>
-    resolveTextMatch(async (sql, params) => (await em.execute<{ resource_id: string }[]>(sql, params)).map((row) => row.resource_id), searchText),
+  match: (em, repositoryId, searchText, defaultVisibility) =>
+    resolveTextMatch(async (sql, params) => (await em.execute<{ entry_id: string }[]>(sql, params)).map((row) => row.entry_id), repositoryId, searchText, defaultVisibility),
 };
 
 /** Resource ids one Meilisearch answer contributes to a search at most (then intersected in SQL). */
@@ -33,7 +36,9 @@ const indexName = 'resource_text';
 /**
  * Meilisearch: one document per resource `{id, repositoryId, text}`. A search asks Meilisearch for at
  * most `meilisearchMaxHits` resource ids of the repository, and the SQL intersects them with the
- * other terms: `(name words match or e.resource_id = any(ids))`.
+ * other terms: `(name words match or e.resource_id = any(ids))`. The name and the text each match the
+ * whole query apart (the text's words are Meilisearch's), where the Postgres index matches their words
+ * together (docs/search.md).
  */
 export class MeilisearchTextIndex implements TextIndex {
   readonly name = 'meilisearch';
@@ -91,7 +96,13 @@ export const maxRemoteFullTextTerms = 8;
  * index (Meilisearch answers asynchronously); for the Postgres index up to `maxRemoteFullTextTerms`
  * of them (one query each), else undefined and they are compiled in place.
  */
-export async function resolveFullTextTerms(index: TextIndex, em: EntityManager, repositoryId: string, texts: string[]): Promise<Map<string, SqlPredicate> | undefined> {
+export async function resolveFullTextTerms(
+  index: TextIndex,
+  em: EntityManager,
+  repositoryId: string,
+  texts: string[],
+  defaultVisibility: boolean,
+): Promise<Map<string, SqlPredicate> | undefined> {
   const distinct = [...new Set(texts)];
   if (distinct.length === 0) return undefined;
   if (distinct.length > maxRemoteFullTextTerms) {
@@ -100,6 +111,6 @@ export async function resolveFullTextTerms(index: TextIndex, em: EntityManager, 
   }
   const resolved: [string, SqlPredicate][] = [];
   // one after another: they share the request's connection
-  for (const text of distinct) resolved.push([text, await index.match(em, repositoryId, text)]);
+  for (const text of distinct) resolved.push([text, await index.match(em, repositoryId, text, defaultVisibility)]);
   return new Map(resolved);
 }

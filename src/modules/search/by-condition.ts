@@ -2,7 +2,7 @@ import type { EntryScope } from '../entries/scope.js';
 import { compileCondition } from './condition/compile.js';
 import { fullTextTexts, parseCondition } from './condition/parser.js';
 import { resolveFullTextTerms, textIndexOf } from '../fulltext/text-index.js';
-import { runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
+import { onlyVisibleByDefault, runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
 import { searchVisibleWords, visibleWordsAnswer } from './visible-words.js';
 
 /** Spec endpoint 2: the entries a condition (DESIGN §6, docs/search.md) matches. */
@@ -12,7 +12,7 @@ export async function searchByCondition(scope: EntryScope, condition: string, op
     return searchVisibleWords(scope, parsed.text, options, 'created');
   }
   const fullTextTerms = scope.repository.fullTextEnabled
-    ? await resolveFullTextTerms(textIndexOf(scope.services.config), scope.em, scope.repository.id, fullTextTexts(parsed))
+    ? await resolveFullTextTerms(textIndexOf(scope.services.config), scope.em, scope.repository.id, fullTextTexts(parsed), onlyVisibleByDefault(options))
     : undefined;
   const predicate = compileCondition(parsed, {
     fullTextEnabled: scope.repository.fullTextEnabled,

@@ -2,13 +2,13 @@ import type { EntryScope } from '../entries/scope.js';
 import { requireFullText } from '../fulltext/operations.js';
 import { relevanceOrder } from '../fulltext/query.js';
 import { textIndexOf } from '../fulltext/text-index.js';
-import { runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
+import { onlyVisibleByDefault, runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
 import { searchVisibleWords, visibleWordsAnswer } from './visible-words.js';
 
 /** Spec endpoint 3: the entries whose name or text match `searchText` (docs/search.md), most relevant first unless `orderBy` says otherwise. */
 export async function searchByText(scope: EntryScope, searchText: string, options: SearchOptions): Promise<EntriesPage> {
   requireFullText(scope);
   if (visibleWordsAnswer(scope, options)) return searchVisibleWords(scope, searchText, options, 'relevance');
-  const match = await textIndexOf(scope.services.config).match(scope.em, scope.repository.id, searchText);
+  const match = await textIndexOf(scope.services.config).match(scope.em, scope.repository.id, searchText, onlyVisibleByDefault(options));
   return runEntryQuery(scope, [match], options, relevanceOrder(searchText));
 }

@@ -154,6 +154,11 @@ function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: 
 }
 
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
+/** Whether a search sees only entries visible by default (latest, active, not working copies): those the trigger-kept tables hold. */
+export function onlyVisibleByDefault(options: SearchOptions): boolean {
+  return !options.includeInactive && !options.includeVersions && options.versionStatus !== 'WORKING_COPY';
+}
+
 function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
   const allowed = visibleEntries(scope.principal, scope.repository);
   const parts = [allowed.sql];

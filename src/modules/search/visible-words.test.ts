@@ -42,15 +42,19 @@ async function search(path: string, query: Record<string, string>): Promise<{ co
   return { count: body.count as number, names: (body.entries as { name: string }[]).map((e) => e.name) };
 }
 
-/** One search text three ways: by-text by relevance, by-text with orderBy (the general query), fullText() alone. */
-const threeWays = async (searchText: string) => [
+/**
+ * One search text every way it is answered: by-text by relevance and fullText() alone (from
+ * entry_visible_words), by-text with orderBy and with includeVersions (the general query).
+ */
+const everyPath = async (searchText: string) => [
   await search('/content/search/by-text', { searchText }),
   await search('/content/search/by-text', { searchText, orderBy: 'createdAt' }),
   await search('/content/search/by-condition', { condition: `fullText('${searchText.replace(/'/g, "''")}')` }),
+  await search('/content/search/by-text', { searchText, orderBy: 'createdAt', includeVersions: 'true' }),
 ];
 
-/** What `threeWays` answers: by-text by relevance (`ranked`, else as `names`), by-text by creation, fullText() by creation */
-const answered = (count: number, names: string[], ranked = names) => [{ count, names: ranked }, { count, names }, { count, names }];
+/** What `everyPath` answers for entries without older versions: by relevance (`ranked`, else as `names`), then by creation */
+const answered = (count: number, names: string[], ranked = names) => [{ count, names: ranked }, { count, names }, { count, names }, { count, names }];
 
 describe('the words of visible entries', () => {
   it('equal the rows and texts after create, text, rename, versions, copy, delete, restore and folder deletion', async () => {
@@ -127,13 +131,12 @@ describe('the words of visible entries', () => {
     const many = await Promise.all(Array.from({ length: 40 }, () => byText({})));
     expect(many).toEqual(Array.from({ length: 40 }, () => besideAnswers[0]));
 
-    // a query is matched by the name's words or by the text's words, never partly by each (as the general query)
-    const both = threeWays;
-    expect(await both('one harbour')).toEqual(answered(0, []));
-    expect(await both('three -lights')).toEqual(answered(1, ['three-harbour.txt']));
-    expect(await both('harbour -three')).toEqual(answered(3, ['one.txt', 'two.txt', 'four.txt']));
-    expect(await both('"harbour lights" or five')).toEqual(answered(2, ['one.txt', 'five.txt'], ['five.txt', 'one.txt']));
-    expect(await both('harb* txt')).toEqual(answered(1, ['three-harbour.txt']));
+    // the words of the name and of the text together match a query, on every path
+    expect(await everyPath('one harbour')).toEqual(answered(1, ['one.txt']));
+    expect(await everyPath('three -lights')).toEqual(answered(1, ['three-harbour.txt']));
+    expect(await everyPath('harbour -three')).toEqual(answered(3, ['one.txt', 'two.txt', 'four.txt']));
+    expect(await everyPath('"harbour lights" or five')).toEqual(answered(2, ['one.txt', 'five.txt'], ['five.txt', 'one.txt']));
+    expect(await everyPath('harb* txt')).toEqual(answered(4, ['one.txt', 'two.txt', 'three-harbour.txt', 'four.txt'], ['three-harbour.txt', 'one.txt', 'four.txt', 'two.txt']));
 
     // fullText() alone: creation order, as every search without orderBy
     expect(await fullText({})).toEqual(general);
@@ -156,11 +159,12 @@ describe('the words of visible entries', () => {
     }
     expect(await namesBy(buildVisibleWordsQuery(scope, 'harbour', { limit: 2, offset: 1 }).walk)).toEqual(['two.txt', 'three-harbour.txt']);
 
-    // they read entry_visible_words: a row taken out of it (never done by the service) shows
+    // every path reads entry_visible_words for the entries it holds: a row taken out of it (never done by the service) shows
     await sql(service, `delete from entry_visible_words where entry_id = ?`, [made[1]!.id]);
     expect((await byText({})).count).toBe(3);
     expect((await fullText({ limit: '1' })).count).toBe(3);
-    expect((await search('/content/search/by-text', { searchText: 'harbour', orderBy: 'createdAt' })).count).toBe(4);
+    expect((await search('/content/search/by-text', { searchText: 'harbour', orderBy: 'createdAt' })).count).toBe(3);
+    expect((await search('/content/search/by-text', { searchText: 'harbour', includeVersions: 'true' })).count).toBe(3);
     await sql(service, `insert into entry_visible_words select id, repository_id, entry_type, created_at, entry_words(name, resource_id) from entry where id = ?`, [made[1]!.id]);
   });
 
@@ -170,26 +174,26 @@ describe('the words of visible entries', () => {
       await indexed(name, 'unrelated words', folder.id);
     }
     await indexed('letter.txt', 'please pay invoice-2024.txt and the Q3-report soon', folder.id);
-    expect(await threeWays('invoice-2024.txt')).toEqual(answered(2, ['invoice-2024.txt', 'letter.txt']));
-    expect(await threeWays('invoice-2024')).toEqual(answered(1, ['invoice-2024.txt']));
-    expect(await threeWays('Q3-report')).toEqual(answered(2, ['Q3-report.md', 'letter.txt']));
-    expect(await threeWays('draft-v1.2')).toEqual(answered(1, ['draft-v1.2.md']));
-    expect(await threeWays('"draft v1.2"')).toEqual(answered(1, ['draft-v1.2.md']));
-    expect(await threeWays('my_file.txt')).toEqual(answered(1, ['my_file.txt']));
-    expect(await threeWays('reports/2024')).toEqual(answered(1, ['reports-2024.csv']));
+    expect(await everyPath('invoice-2024.txt')).toEqual(answered(2, ['invoice-2024.txt', 'letter.txt']));
+    expect(await everyPath('invoice-2024')).toEqual(answered(1, ['invoice-2024.txt']));
+    expect(await everyPath('Q3-report')).toEqual(answered(2, ['Q3-report.md', 'letter.txt']));
+    expect(await everyPath('draft-v1.2')).toEqual(answered(1, ['draft-v1.2.md']));
+    expect(await everyPath('"draft v1.2"')).toEqual(answered(1, ['draft-v1.2.md']));
+    expect(await everyPath('my_file.txt')).toEqual(answered(1, ['my_file.txt']));
+    expect(await everyPath('reports/2024')).toEqual(answered(1, ['reports-2024.csv']));
     // the parts in another order are not the word
-    expect(await threeWays('2024-invoice')).toEqual(answered(0, []));
-    // excluded as typed (from the name, or from the text: each matches the whole query or not)
-    expect(await threeWays('2024')).toEqual(answered(2, ['invoice-2024.txt', 'reports-2024.csv']));
-    expect(await threeWays('2024 -invoice-2024')).toEqual(answered(1, ['reports-2024.csv']));
-    expect(await threeWays('soon -invoice-2024.txt')).toEqual(answered(0, []));
-    expect(await threeWays('soon -Q3-report')).toEqual(answered(0, []));
-    // Exclusions only: the name or the text lacks the word. An entry without a text (the folder
-    // 'separated') has an empty text, which lacks every word, on every path.
-    const countsOf = async (searchText: string) => (await threeWays(searchText)).map((answer) => answer.count);
-    const everything = (await search('/content/search', {})).count;
-    expect(await countsOf('-separated')).toEqual([everything, everything, everything]);
-    expect(await countsOf('-unrelated -separated')).toEqual([everything, everything, everything]);
+    expect(await everyPath('2024-invoice')).toEqual(answered(0, []));
+    // excluded as typed, from the name and from the text
+    expect(await everyPath('2024')).toEqual(answered(2, ['invoice-2024.txt', 'reports-2024.csv']));
+    expect(await everyPath('2024 -invoice-2024')).toEqual(answered(1, ['reports-2024.csv']));
+    expect(await everyPath('soon -invoice-2024.txt')).toEqual(answered(0, []));
+    expect(await everyPath('soon -Q3-report')).toEqual(answered(0, []));
+    // exclusions only: every entry whose name and text lack the words (the last path counts older versions too)
+    const countsOf = async (searchText: string) => (await everyPath(searchText)).map((answer) => answer.count);
+    const visible = (await search('/content/search', {})).count;
+    const withVersions = (await search('/content/search', { includeVersions: 'true' })).count;
+    expect(await countsOf('-separated')).toEqual([visible - 1, visible - 1, visible - 1, withVersions - 1]);
+    expect(await countsOf('-unrelated -separated')).toEqual([visible - 6, visible - 6, visible - 6, withVersions - 6]);
   });
 
   it('fold the case of every letter, not only of ASCII ones (names, texts, prefixes, ilike)', async () => {
@@ -197,12 +201,12 @@ describe('the words of visible entries', () => {
     await indexed('Café_Menü.txt', 'nothing', folder.id);
     await indexed('ÉCOLE.txt', 'Ωmega', folder.id);
     await indexed('brief.txt', 'Ärger über Öl', folder.id);
-    expect(await threeWays('CAFÉ')).toEqual(answered(1, ['Café_Menü.txt']));
-    expect(await threeWays('menü')).toEqual(answered(1, ['Café_Menü.txt']));
-    expect(await threeWays('école')).toEqual(answered(1, ['ÉCOLE.txt']));
-    expect(await threeWays('ωMEGA')).toEqual(answered(1, ['ÉCOLE.txt']));
-    expect(await threeWays('ärger ÖL')).toEqual(answered(1, ['brief.txt']));
-    expect(await threeWays('éco*')).toEqual(answered(1, ['ÉCOLE.txt']));
+    expect(await everyPath('CAFÉ')).toEqual(answered(1, ['Café_Menü.txt']));
+    expect(await everyPath('menü')).toEqual(answered(1, ['Café_Menü.txt']));
+    expect(await everyPath('école')).toEqual(answered(1, ['ÉCOLE.txt']));
+    expect(await everyPath('ωMEGA')).toEqual(answered(1, ['ÉCOLE.txt']));
+    expect(await everyPath('ärger ÖL')).toEqual(answered(1, ['brief.txt']));
+    expect(await everyPath('éco*')).toEqual(answered(1, ['ÉCOLE.txt']));
     expect(await search('/content/search/by-condition', { condition: "name ilike '*école*'" })).toEqual({ count: 1, names: ['ÉCOLE.txt'] });
   });
 });

@@ -58,8 +58,7 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   const query = textQuery(searchText);
   const typed = (alias: string) => (options.entryType ? ` and ${alias}.entry_type = ?` : '');
   const types = options.entryType ? [options.entryType] : [];
-  // the name's words or the text's words match the whole query, as the general query matches (never split between them)
-  const where = `w.repository_id = ? and w.words @@ name_or_text_query(${query.sql})${typed('w')}`;
+  const where = `w.repository_id = ? and w.words @@ (${query.sql})${typed('w')}`;
   const whereParams = [scope.repository.id, ...query.params, ...types];
   const count = {
     sql: numbered(
