@@ -14,11 +14,12 @@ export const maxSearchTextLength = 1_000;
 export const nameDocument = `to_tsvector('simple'::regconfig, translate(e.name, '._-/', '    '))`;
 
 /**
- * A word as one quoted tsquery operand with a prefix mark (`'ab''c':*`): inside the quotes tsquery
+ * A word as one quoted tsquery operand (`'ab''c'`), and with a prefix mark (`'ab''c':*`): inside the quotes tsquery
  * reads `''` as a quote and a backslash as escaping the next character. (`quote_literal` writes
  * backslashes as an E'…' string, which tsquery cannot read: `\!*` was a 500.)
  */
-const prefixOperand = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`;
+const quotedOperand = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+const prefixOperand = (word: string) => `${quotedOperand(word)}:*`;
 
 /** A word ending in `*` outside quotes, optionally excluded (`-abc*`). */
 const prefixPattern = /(^|\s)(-?)([^\s"*()-][^\s"*()]*)\*(?=\s|$)/g;
@@ -81,7 +82,10 @@ export function textQuery(searchText: string): Sql {
             return space;
           }),
     )
-    .join('');
+    .join('')
+    // an `or` with nothing on one side is not an operator (websearch_to_tsquery would ask for the word "or")
+    .replace(/^\s*or\s+(?=\S)/i, '')
+    .replace(/(?<=\S)\s+or\s*$/i, '');
   if (prefixes.length > maxPrefixes) throw illegalArguments(`search text: at most ${maxPrefixes} word prefixes (word*), found ${prefixes.length}`);
   const operands: Sql[] = [];
   if (rest.trim() !== '' || prefixes.length === 0) {
@@ -93,7 +97,15 @@ export function textQuery(searchText: string): Sql {
     );
   }
   for (const { word, excluded } of prefixes) {
-    operands.push({ sql: `${excluded ? '!!' : ''}to_tsquery('simple'::regconfig, ?::text)`, params: [prefixOperand(word)] });
+    // as one word, or as a name's words read it: its parts in this order, the last one a prefix (`invoice-20*`)
+    const parts = word.split(nameSeparators).filter((part) => part !== '');
+    const asParts = parts.map((part, i) => (i === parts.length - 1 ? prefixOperand(part) : quotedOperand(part))).join(' <-> ');
+    const operand = `to_tsquery('simple'::regconfig, ?::text)`;
+    operands.push(
+      parts.length > 1
+        ? { sql: `${excluded ? '!!' : ''}(${operand} || ${operand})`, params: [prefixOperand(word), asParts] }
+        : { sql: `${excluded ? '!!' : ''}${operand}`, params: [prefixOperand(word)] },
+    );
   }
   return { sql: operands.map((o) => `(${o.sql})`).join(' && '), params: operands.flatMap((o) => o.params) };
 }

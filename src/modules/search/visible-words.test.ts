@@ -181,6 +181,12 @@ describe('the words of visible entries', () => {
     expect(await everyPath('"draft v1.2"')).toEqual(answered(1, ['draft-v1.2.md']));
     expect(await everyPath('my_file.txt')).toEqual(answered(1, ['my_file.txt']));
     expect(await everyPath('reports/2024')).toEqual(answered(1, ['reports-2024.csv']));
+    // a prefix of such a word, and an `or` with nothing on one side
+    expect((await everyPath('invoice-20*')).map((answer) => answer.names)).toContainEqual(['invoice-2024.txt']);
+    expect(await everyPath('draft-v1*')).toEqual(answered(1, ['draft-v1.2.md']));
+    expect(await everyPath('-draft-v1* unrelated')).toEqual(answered(4, ['invoice-2024.txt', 'Q3-report.md', 'my_file.txt', 'reports-2024.csv']));
+    expect(await everyPath('Q3-report or')).toEqual(await everyPath('Q3-report'));
+    expect(await everyPath('or Q3-report')).toEqual(await everyPath('Q3-report'));
     // the parts in another order are not the word
     expect(await everyPath('2024-invoice')).toEqual(answered(0, []));
     // excluded as typed, from the name and from the text
