@@ -137,8 +137,9 @@ function hiddenEntriesMatch(query: Sql): Sql[] {
 /** Alternatives as one predicate. */
 const anyOf = (alternatives: Sql[]): Sql => ({ sql: `(${alternatives.map((a) => a.sql).join(' or ')})`, params: alternatives.flatMap((a) => a.params) });
 
-/** The matching entries of entry_visible_words (GIN over the words of name and text). */
-const visibleWordsMatch = (query: Sql, repository: string) => `select w.entry_id from entry_visible_words w where w.repository_id = ${repository} and w.words @@ (${query.sql})`;
+/** The matching entries of entry_visible_words (GIN over the words of name and text), of one repository (`?`) or of all. */
+const visibleWordsMatch = (query: Sql, ofRepository: boolean) =>
+  `select w.entry_id from entry_visible_words w where ${ofRepository ? 'w.repository_id = ? and ' : ''}w.words @@ (${query.sql})`;
 
 /**
  * `fullText('…')` against the Postgres index, compiled in place: the entry matches when the words of
@@ -149,7 +150,8 @@ const visibleWordsMatch = (query: Sql, repository: string) => `select w.entry_id
  */
 export function fullTextMatch(searchText: string): Sql {
   const query = textQuery(searchText);
-  return anyOf([{ sql: `e.id in (${visibleWordsMatch(query, 'e.repository_id')})`, params: query.params }, ...hiddenEntriesMatch(query)]);
+  // not correlated with `e` (no repository condition): Postgres hashes the subquery once
+  return anyOf([{ sql: `e.id in (${visibleWordsMatch(query, false)})`, params: query.params }, ...hiddenEntriesMatch(query)]);
 }
 
 /** Matching entries up to which the visible ones are sent as a list of ids; beyond, a hashed subquery. */
@@ -171,7 +173,7 @@ export async function resolveTextMatch(
   defaultVisibility: boolean,
 ): Promise<Sql> {
   const query = textQuery(searchText);
-  const words = visibleWordsMatch(query, '?');
+  const words = visibleWordsMatch(query, true);
   const ids = await run(`${words} limit ${maxListedTextMatches + 1}`, [repositoryId, ...query.params]);
   const visible = ids.length <= maxListedTextMatches ? { sql: `e.id = any(?::text[])`, params: [ids] } : { sql: `e.id in (${words})`, params: [repositoryId, ...query.params] };
   return defaultVisibility ? visible : anyOf([visible, ...hiddenEntriesMatch(query)]);
