@@ -124,7 +124,8 @@ const visibleByDefault = `(e.is_latest and e.active and e.version_status is dist
 function hiddenEntriesMatch(query: Sql): Sql[] {
   const anyWord = `any_positive_word(${query.sql})`;
   const checked = (candidates: string, params: unknown[]) => ({
-    sql: `(${candidates} and not ${visibleByDefault} and entry_words(e.name, e.resource_id) @@ (${query.sql}))`,
+    // the visibility first: where rows are filtered one by one, the visible ones cost no name words
+    sql: `(not ${visibleByDefault} and ${candidates} and entry_words(e.name, e.resource_id) @@ (${query.sql}))`,
     params: [...params, ...query.params],
   });
   return [

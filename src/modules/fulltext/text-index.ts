@@ -90,11 +90,17 @@ export function textIndexOf(config: Config): TextIndex {
 
 /** fullText() terms one condition may hold when each is a request to Meilisearch (or resolved first in Postgres). */
 export const maxRemoteFullTextTerms = 8;
+/**
+ * fullText() terms of one condition the Postgres index resolves first (a query each, a few ms); beyond,
+ * they are compiled in place, which scans the entries (about 1 s at 1,000,000 contents, where nine
+ * resolved terms of a 2 % word take 135 ms: docs/benchmarks.md).
+ */
+export const maxResolvedPostgresTerms = 32;
 
 /**
  * The predicates of a condition's fullText() terms, resolved before compiling: always for a remote
- * index (Meilisearch answers asynchronously); for the Postgres index up to `maxRemoteFullTextTerms`
- * of them (one query each), else undefined and they are compiled in place.
+ * index (Meilisearch answers asynchronously, `maxRemoteFullTextTerms` at most); for the Postgres index
+ * up to `maxResolvedPostgresTerms` of them, else undefined and they are compiled in place.
  */
 export async function resolveFullTextTerms(
   index: TextIndex,
@@ -105,8 +111,8 @@ export async function resolveFullTextTerms(
 ): Promise<Map<string, SqlPredicate> | undefined> {
   const distinct = [...new Set(texts)];
   if (distinct.length === 0) return undefined;
-  if (distinct.length > maxRemoteFullTextTerms) {
-    if (index.name === 'postgres') return undefined;
+  if (index.name === 'postgres' && distinct.length > maxResolvedPostgresTerms) return undefined;
+  if (index.name !== 'postgres' && distinct.length > maxRemoteFullTextTerms) {
     throw illegalArguments(`condition: at most ${maxRemoteFullTextTerms} different fullText() terms with the Meilisearch index, found ${distinct.length}`);
   }
   const resolved: [string, SqlPredicate][] = [];

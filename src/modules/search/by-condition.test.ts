@@ -139,8 +139,8 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
   it("matches fullText('…') on the words of the name until the full-text index lands, combined with other terms", async () => {
     expect(await found("fullText('deep')")).toEqual(['deep.md']);
     expect(await found("fullText('txt') and owner = 'admin'")).toEqual(['a.txt', "it's 50%_off.txt"]);
-    // more different fullText() terms than are resolved first (8): compiled in place, the same answers
-    const many = ['deep', ...Array.from({ length: 8 }, (_, i) => `absentword${i}`)].map((word) => `fullText('${word}')`).join(' or ');
+    // more different fullText() terms than are resolved first (32): compiled in place, the same answers
+    const many = ['deep', ...Array.from({ length: 32 }, (_, i) => `absentword${i}`)].map((word) => `fullText('${word}')`).join(' or ');
     expect(await found(many)).toEqual(['deep.md']);
     expect(await found(`(${many}) and not fullText('md')`)).toEqual([]);
     expect(await found(many, { includeVersions: true })).toEqual(['deep.md']);
