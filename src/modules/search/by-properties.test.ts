@@ -139,6 +139,17 @@ describe('GET C/content/search (spec endpoint 1)', () => {
       '{ searchByProperties(repository: "default", filter: { tags: ["red"] }, options: { orderBy: "name" }) { count entries { name } } }',
     );
     expect(result.data!.searchByProperties).toEqual({ count: 2, entries: [{ name: 'a.txt' }, { name: 'b.pdf' }] });
+    // an explicit null is an absent field, in the filter and in the options, on all three searches
+    const withNulls = await service.graphql<{ searchByProperties: { count: number; entries: { name: string }[] } }>(
+      '{ searchByProperties(repository: "default", filter: { tags: ["red"], name: null, owner: null, isLocked: null, parentId: null }, options: { orderBy: "name", limit: null, offset: null, entryType: null }) { count entries { name } } }',
+    );
+    expect(withNulls.data?.searchByProperties).toEqual(result.data!.searchByProperties);
+    const nullOrder = await service.graphql<{ searchByCondition: { count: number }; searchByText: { count: number } }>(
+      `{ searchByCondition(repository: "default", condition: "'red' in tags", options: { orderBy: null, orderingDirection: null }) { count }
+         searchByText(repository: "default", searchText: "a", options: { orderBy: null }) { count } }`,
+    );
+    expect(nullOrder.errors).toBeUndefined();
+    expect(nullOrder.data!.searchByCondition.count).toBe(2);
   });
 });
 

@@ -7,6 +7,15 @@ import { searchByProperties } from './by-properties.js';
 import { searchByText } from './by-text.js';
 import { PropertyFilter } from './inputs.js';
 
+/**
+ * The fields of a search input that were given: GraphQL lets a client write `null` for any optional
+ * field, which here means absent, as in REST (a null filter field compiled to `= NULL`, and a null
+ * orderBy failed with a TypeError's text).
+ */
+function given<T extends object>(input: T | null | undefined): T {
+  return Object.fromEntries(Object.entries(input ?? {}).filter(([, value]) => value !== null)) as T;
+}
+
 @Authorized()
 @Resolver()
 export class SearchResolver {
@@ -17,7 +26,7 @@ export class SearchResolver {
     @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
-    return searchByProperties(await entryScope(context, repository), filter ?? {}, options ?? {});
+    return searchByProperties(await entryScope(context, repository), given(filter), given(options));
   }
 
   @Query(() => EntriesPageNode, { description: 'search by a condition (spec endpoint 2; the language: docs/search.md)' })
@@ -27,7 +36,7 @@ export class SearchResolver {
     @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
-    return searchByCondition(await entryScope(context, repository), condition, options ?? {});
+    return searchByCondition(await entryScope(context, repository), condition, given(options));
   }
 
   @Query(() => EntriesPageNode, { description: 'search by text: names and extracted text, most relevant first (spec endpoint 3; docs/search.md)' })
@@ -37,6 +46,6 @@ export class SearchResolver {
     @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
-    return searchByText(await entryScope(context, repository), searchText, options ?? {});
+    return searchByText(await entryScope(context, repository), searchText, given(options));
   }
 }

@@ -68,6 +68,9 @@ function dateOf(property: ResolvedProperty, literal: Literal): { start: string; 
     offsetMinutes = (digits[0] === '-' ? -1 : 1) * (zh * 60 + zm);
   }
   const start = new Date(utc.getTime() - offsetMinutes * 60_000);
+  // the offset may move the instant out of the years Postgres and toISOString read alike
+  // ('0001-01-01T00:00+01:00' is in year 0: a 500 from Postgres)
+  if (start.getUTCFullYear() < 1 || start.getUTCFullYear() > 9998) throw bad();
   if (match[4] !== undefined) return { start: start.toISOString() };
   return { start: start.toISOString(), end: new Date(start.getTime() + 86_400_000).toISOString() };
 }
