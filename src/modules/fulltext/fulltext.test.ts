@@ -239,6 +239,7 @@ describe('GET C/content/search/by-text (spec endpoint 3) and the searchByText qu
   it('bad input is a 400 with the error body', async () => {
     expect(await byText({})).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('searchText') } });
     expect(await byText({ searchText: '' })).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments' } });
+    expect(await byText({ searchText: '   ' })).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('must not be empty') } });
     expect(await byText({ searchText: 'x'.repeat(1001) })).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('longer than 1000') } });
     // characters are counted, not UTF-16 units: 1,000 emoji are 2,000 units
     expect(await byText({ searchText: '😀'.repeat(1000) })).toMatchObject({ status: 200, body: { count: 0 } });

@@ -65,7 +65,7 @@ function textAndNameForms(searchText: string): { text: string; names: string } {
  * Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
 export function textQuery(searchText: string): Sql {
-  if (searchText === '') throw illegalArguments('search text: must not be empty');
+  if (searchText.trim() === '') throw illegalArguments('search text: must not be empty');
   // characters, not UTF-16 units: 501 emoji are 501 characters
   if (searchText.length > maxSearchTextLength && [...searchText].length > maxSearchTextLength) {
     throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);

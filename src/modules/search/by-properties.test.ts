@@ -253,5 +253,6 @@ describe('GET C/content/search: locks, working copies, the version history and e
     }
     expect((await inHistory({ orderBy: 'tags' })).body).toMatchObject({ status: 400, message: expect.stringContaining('orderBy') });
     expect((await inHistory({ orderBy: 'parent.password' })).body).toMatchObject({ status: 400, message: expect.stringContaining("unknown property 'parent.password'") });
+    expect((await inHistory({ orderBy: 'properties.' })).body).toMatchObject({ status: 400, message: expect.stringContaining("unknown property 'properties.'") });
   });
 });

@@ -108,6 +108,8 @@ export class PropertyResolver {
       const last = i === segments.length - 1;
       if (table === 'entry' && name === 'properties' && i === segments.length - 2) {
         const key = segments[i + 1]!;
+        // the condition's lexer never gives an empty key; orderBy's text could
+        if (key === '') throw unknown();
         return { name: path, kind: 'json', sql: `${alias}.properties`, jsonKey: key };
       }
       if (last) {
