@@ -10,6 +10,19 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
+/** A job of `jobName` whose request carries `label`, to find its records by. */
+const labelledJob = (jobName: string, label: string) => ({
+  repositoryId: 'svc.repository.default',
+  jobName,
+  conversionType: 'TEST',
+  clientUsername: 'admin',
+  clientRoles: [],
+  contentIds: [],
+  inputFilenames: [],
+  partition: 'access.svc.content.default',
+  serializedRequest: { label },
+});
+
 async function finished(jobId: string): Promise<JobRecord> {
   const until = Date.now() + 30_000;
   for (;;) {
@@ -82,18 +95,8 @@ function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
   it('submitCoalesced: a burst of calls makes one job at once and one at the end of the window; a call after a quiet window goes out at once', async () => {
     const windowMs = 400;
     const label = `burst-${backend}`;
-    const job = () => ({
-      repositoryId: 'svc.repository.default',
-      // no handler: the records stay pending and are only counted
-      jobName: `coalesced-${backend}`,
-      conversionType: 'TEST',
-      clientUsername: 'admin',
-      clientRoles: [],
-      contentIds: [],
-      inputFilenames: [],
-      partition: 'access.svc.content.default',
-      serializedRequest: { label },
-    });
+    // no handler: the records stay pending and are only counted
+    const job = () => labelledJob(`coalesced-${backend}`, label);
     const records = async () =>
       (await service.services.orm.em.fork().getConnection().execute<{ n: number }[]>(`select count(*)::int as n from service_job where serialized_request->>'label' = ?`, [label]))[0]!.n;
     const until = async (count: number) => {
@@ -134,17 +137,7 @@ describe('stopping the queue', () => {
     const queue = new JobQueue(service.config, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
     await queue.start();
     const label = 'stopping';
-    const job = () => ({
-      repositoryId: 'svc.repository.default',
-      jobName: 'coalesced-stopping',
-      conversionType: 'TEST',
-      clientUsername: 'admin',
-      clientRoles: [],
-      contentIds: [],
-      inputFilenames: [],
-      partition: 'access.svc.content.default',
-      serializedRequest: { label },
-    });
+    const job = () => labelledJob('coalesced-stopping', label);
     queue.submitCoalesced('first', 60_000, job); // goes out at once
     const stopped = queue.stop();
     queue.submitCoalesced('second', 60_000, job); // asked for while stopping: dropped
