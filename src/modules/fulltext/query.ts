@@ -123,15 +123,16 @@ const visibleByDefault = `(e.is_latest and e.active and e.version_status is dist
  */
 function hiddenEntriesMatch(query: Sql): Sql[] {
   const anyWord = `any_positive_word(${query.sql})`;
-  const checked = (candidates: string, params: unknown[]) => ({
+  // each alternative names the query twice: in its candidates (`anyWord`) and in the check
+  const checked = (candidates: string) => ({
     // the visibility first: where rows are filtered one by one, the visible ones cost no name words
     sql: `(not ${visibleByDefault} and ${candidates} and entry_words(e.name, e.resource_id) @@ (${query.sql}))`,
-    params: [...params, ...query.params],
+    params: [...query.params, ...query.params],
   });
   return [
-    checked(`${nameDocument} @@ ${anyWord}`, query.params),
-    checked(`e.resource_id = any(array(select t.resource_id from resource_text t where t.document @@ ${anyWord}))`, query.params),
-    checked(`${anyWord} is null`, query.params),
+    checked(`${nameDocument} @@ ${anyWord}`),
+    checked(`e.resource_id = any(array(select t.resource_id from resource_text t where t.document @@ ${anyWord}))`),
+    checked(`${anyWord} is null`),
   ];
 }
 

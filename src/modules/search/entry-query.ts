@@ -20,6 +20,12 @@ export interface SqlPredicate {
   tagFormula?: TagFormula;
 }
 
+/** A statement with its parameters bound. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
 /**
  * A predicate that only asks which tags an entry has, with no negation (`'a' in tags or tags in ('b',
  * 'c')`, the property search's `tags`): `sql` is a condition over the aggregates of one entry's rows
@@ -61,7 +67,7 @@ export const defaultLimit = 100;
 export const maxLimit = 1000;
 
 /** The order without `orderBy`: SQL where `{dir}` is the direction (appended to its last term too), with its parameters if any (full-text relevance). */
-export type DefaultOrder = string | { sql: string; params: unknown[] };
+export type DefaultOrder = string | Statement;
 
 /**
  * `orderBy`: any property a condition may name except collections (tags), dot paths included; `version`
@@ -72,7 +78,7 @@ export function orderClause(
   orderBy: string | undefined,
   direction: 'asc' | 'desc' = 'asc',
   fallback: DefaultOrder = 'e.created_at {dir}, e.id',
-): { sql: string; params: unknown[] } {
+): Statement {
   const dir = direction === 'desc' ? 'desc' : 'asc';
   if (orderBy === undefined) {
     const { sql, params } = typeof fallback === 'string' ? { sql: fallback, params: [] } : fallback;
@@ -104,15 +110,15 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
  * hold the default visibility (latest, active, not a working copy) of a whole repository only.
  */
 export function countableFromTriggerTables(scope: SearchScope, options: SearchOptions): boolean {
-  const defaultVisibility = !options.includeInactive && !options.includeVersions && options.versionStatus === undefined;
-  return defaultVisibility && visibleEntries(scope.principal, scope.repository).wholeRepository;
+  // versionStatus=CURRENT narrows what the tables count (folders have none)
+  return onlyVisibleByDefault(options) && options.versionStatus === undefined && visibleEntries(scope.principal, scope.repository).wholeRepository;
 }
 
 /**
  * The count of a search without predicates of its own, from the totals triggers keep
  * (Migration20261122270001EntryVisibleCounts).
  */
-function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): { sql: string; params: unknown[] } | undefined {
+function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): Statement | undefined {
   if (predicates.length > 0 || !countableFromTriggerTables(scope, options)) return undefined;
   const types = options.entryType ? [options.entryType] : ['CONTENT', 'FOLDER'];
   return {
@@ -129,7 +135,7 @@ const maxUnitedTags = 64;
  * (Migration20261123040001EntryVisibleTags): an index-only scan of the named tags' rows grouped by
  * entry, instead of a visit to every match in the entry table.
  */
-function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): { sql: string; params: unknown[] } | undefined {
+function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): Statement | undefined {
   const formulas = predicates.map((p) => p.tagFormula);
   if (predicates.length === 0 || !formulas.every((f): f is TagFormula => f !== undefined)) return undefined;
   if (!countableFromTriggerTables(scope, options)) return undefined;
@@ -153,12 +159,12 @@ function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: 
   };
 }
 
-/** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
 /** Whether a search sees only entries visible by default (latest, active, not working copies): those the trigger-kept tables hold. */
 export function onlyVisibleByDefault(options: SearchOptions): boolean {
   return !options.includeInactive && !options.includeVersions && options.versionStatus !== 'WORKING_COPY';
 }
 
+/** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
 function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
   const allowed = visibleEntries(scope.principal, scope.repository);
   const parts = [allowed.sql];
@@ -179,8 +185,8 @@ function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
 export interface EntryQuery {
   limit: number;
   offset: number;
-  page: { sql: string; params: unknown[] };
-  count: { sql: string; params: unknown[] };
+  page: Statement;
+  count: Statement;
 }
 
 /** Who searches where: what the visibility rules read (and the metadata the select list comes from). */
@@ -228,12 +234,6 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
     page: { sql: numbered(pageOf(scope, `array(${ids})`)), params: [...params, ...order.params, limit, offset] },
     count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
   };
-}
-
-/** A statement with its parameters bound. */
-export interface Statement {
-  sql: string;
-  params: unknown[];
 }
 
 /** Runs one statement of a search, with its parameters bound. */
