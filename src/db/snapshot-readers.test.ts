@@ -69,6 +69,14 @@ describe('snapshot readers', () => {
       await expect(readers.run(Promise.reject(new Error('export failed')), 5_000, count)).rejects.toThrow('export failed');
       await expect(readers.run(Promise.resolve(snapshot), 5_000, { sql: 'select * from no_such_table', params: [] })).rejects.toMatchObject({ code: '42P01' });
       expect(readers.free).toBe(true);
+      // a reader whose backend is ended under it (a restart, an administrator): the statement fails,
+      // the broken connection is dropped, and the next statement gets a new one
+      const reading = readers.run<{ pid: number }>(Promise.resolve(snapshot), 5_000, { sql: 'select pg_backend_pid() as pid, pg_sleep(5)', params: [] });
+      const failed = expect(reading).rejects.toMatchObject({ code: '57P01' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writer.query(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_backend_pid() as pid, pg_sleep%' and pid <> pg_backend_pid()`);
+      await failed;
+      expect(await readers.run<{ n: number }>(Promise.resolve(snapshot), 5_000, count)).toEqual([{ n: 3 }]);
       // the one connection still works, in the same snapshot
       expect(await readers.run<{ n: number }>(Promise.resolve(snapshot), 5_000, count)).toEqual([{ n: 3 }]);
       await owner.query('commit');

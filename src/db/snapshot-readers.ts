@@ -18,12 +18,12 @@ export class SnapshotReaders {
 
   constructor(
     databaseUrl: string,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly size = 4,
   ) {
     // idle connections are kept as long as the ORM's (src/db/orm.ts): a new one costs ≈ 10 ms
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 300_000 });
-    this.pool.on('error', (error) => logger.warn({ err: error }, 'snapshot reader connection failed'));
+    this.pool.on('error', (error) => this.logger.warn({ err: error }, 'snapshot reader connection failed'));
   }
 
   /** Whether a connection is idle or may be opened now (a statement asked for otherwise would wait). */
@@ -35,6 +35,13 @@ export class SnapshotReaders {
   async run<Row>(snapshotId: Promise<string>, timeoutMs: number, statement: { sql: string; params: unknown[] }): Promise<Row[]> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // A connection lost while checked out (its backend ended) is an 'error' event on the client, which
+    // the pool only listens for on idle ones: unheard, it would end the process.
+    const lost = (error: Error) => {
+      broken = error;
+      this.logger.warn({ err: error }, 'snapshot reader connection lost');
+    };
+    client.on('error', lost);
     try {
       const id = await snapshotId;
       if (!snapshotIdPattern.test(id)) throw new Error(`not a snapshot id: ${id}`);
@@ -49,6 +56,7 @@ export class SnapshotReaders {
       await client.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }
