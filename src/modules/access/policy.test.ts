@@ -57,6 +57,11 @@ describe('authorize', () => {
     expect(() => authorize(bobPrincipal, 'cancelCheckOut', { entry: latest, latest, workingCopy })).toThrow(/checked out by alice/);
     expect(() => authorize(alicePrincipal, 'replaceResource', { entry: latest, latest, workingCopy })).toThrow(/checked out by you/);
     expect(() => authorize(alicePrincipal, 'checkOut', { entry: latest, latest, workingCopy })).toThrow(/already checked out/);
+    // the latest version is read-only while checked out, for its holder too; the working copy changes
+    expect(() => authorize(alicePrincipal, 'update', { entry: latest, latest, workingCopy })).toThrow(/change its working copy 'wc'/);
+    expect(() => authorize(alicePrincipal, 'tag', { entry: latest, latest, workingCopy })).toThrow(/change its working copy 'wc'/);
+    expect(() => authorize(alicePrincipal, 'update', { entry: workingCopy, latest, workingCopy })).not.toThrow();
+    expect(() => authorize(alicePrincipal, 'tag', { entry: workingCopy, latest, workingCopy })).not.toThrow();
   });
 });
 

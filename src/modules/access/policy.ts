@@ -63,6 +63,15 @@ const deactivated = (latest: EntryFacts) => (latest.active ? undefined : conflic
 const earlierVersion = (entry: EntryFacts) =>
   entry.isLatest ? undefined : conflict(`'${entry.id}' is version ${entry.version} of '${entry.name}', an earlier version: earlier versions are read-only`);
 
+/**
+ * While a chronicle is checked out its latest version is read-only: check-in makes the working copy the
+ * latest version, and a change to the one it replaces would be lost. Changes go to the working copy.
+ */
+const checkedOutOriginal = (entry: EntryFacts, workingCopy: EntryFacts | null) =>
+  workingCopy && entry.id !== workingCopy.id && entry.isLatest
+    ? conflict(`'${entry.name}' is checked out by ${holderOf(workingCopy)}: change its working copy '${workingCopy.id}' instead (check-in makes it the latest version)`)
+    : undefined;
+
 type Rule = (principal: Principal, subject: Required<PolicySubject>, options: AuthorizeOptions) => ServiceError | undefined;
 
 /** Per action, its rules in the order they are checked: the first refusal is the answer. */
@@ -75,8 +84,16 @@ const rules: Record<EntryAction, Rule[]> = {
   ],
   // a lock on the original does not block copying
   copy: [],
-  update: [(principal, { entry }) => lockedByOther(principal, entry), (_, { entry }) => earlierVersion(entry)],
-  tag: [(principal, { entry }) => lockedByOther(principal, entry), (_, { entry }) => earlierVersion(entry)],
+  update: [
+    (principal, { entry }) => lockedByOther(principal, entry),
+    (_, { entry }) => earlierVersion(entry),
+    (_, { entry, workingCopy }) => checkedOutOriginal(entry, workingCopy),
+  ],
+  tag: [
+    (principal, { entry }) => lockedByOther(principal, entry),
+    (_, { entry }) => earlierVersion(entry),
+    (_, { entry, workingCopy }) => checkedOutOriginal(entry, workingCopy),
+  ],
   delete: [(principal, { entry }) => lockedByOther(principal, entry)],
   restore: [(principal, { entry }) => lockedByOther(principal, entry)],
   checkOut: [

@@ -1,7 +1,8 @@
 import { conflict, notFound } from '../../errors.js';
 import { authorize } from '../access/policy.js';
-import { inTransaction, lockChronicle, lockFolderTree, nameClash, reloaded } from './chronicles.js';
+import { inTransaction, lockChronicle, lockFolderTree, nameClash, reloaded, type LockedChronicle } from './chronicles.js';
 import { Entry } from './entry.entity.js';
+import { setChronicleLock } from './locks.js';
 import { requireEntry } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { removeRepresentationFiles, removeUnreferencedResources, takeRepresentations } from './uploads.js';
@@ -11,15 +12,25 @@ import { removeRepresentationFiles, removeUnreferencedResources, takeRepresentat
  * from searches, home and folder listings, still readable by id, restorable. With `permanent` every
  * version and the working copy are removed, and their bytes once no remaining version refers to them.
  * A lock held by another user blocks both (409). Deactivating a deactivated content does nothing.
+ * Deleting a working copy (its id) cancels the check-out, as in CMIS: the working copy goes, the
+ * chronicle is unlocked, the versions stay (its holder or an administrator, like cancel-check-out).
  */
 export async function deleteContent(scope: EntryScope, id: string, options: { permanent?: boolean | null } = {}): Promise<void> {
   const { resourceIds, pageImages } = await inTransaction(scope, async (tx) => {
-    const { entry } = await lockChronicle(tx, id);
+    const chronicle = await lockChronicle(tx, id);
+    const { entry } = chronicle;
+    if (entry === chronicle.workingCopy) {
+      authorize(tx.principal, 'cancelCheckOut', chronicle);
+      return discardWorkingCopy(tx, chronicle);
+    }
     authorize(tx.principal, 'delete', { entry });
     if (options.permanent) {
-      const chronicle = [entry.chronicalId, tx.repository.id];
-      const pageImages = await takeRepresentations(tx.em, 'select id from entry where chronical_id = ? and repository_id = ?', chronicle);
-      const deleted = await tx.em.execute<{ resource_id: string | null }[]>(`delete from entry where chronical_id = ? and repository_id = ? returning resource_id`, chronicle);
+      const rowsOfChronicle = [entry.chronicalId, tx.repository.id];
+      const pageImages = await takeRepresentations(tx.em, 'select id from entry where chronical_id = ? and repository_id = ?', rowsOfChronicle);
+      const deleted = await tx.em.execute<{ resource_id: string | null }[]>(
+        `delete from entry where chronical_id = ? and repository_id = ? returning resource_id`,
+        rowsOfChronicle,
+      );
       return { resourceIds: deleted.map((row) => row.resource_id), pageImages };
     }
     if (entry.active) await setChronicleActive(tx, entry.chronicalId, false);
@@ -28,6 +39,21 @@ export async function deleteContent(scope: EntryScope, id: string, options: { pe
   // the rows are gone (committed): now the bytes nobody refers to
   await removeUnreferencedResources(scope, resourceIds);
   await removeRepresentationFiles(scope, pageImages);
+}
+
+/**
+ * Removes the chronicle's working copy (cancel-check-out) and unlocks its versions. Answers what may be
+ * removed once committed: its resource (unless the latest version shares it) and its page images.
+ */
+export async function discardWorkingCopy(tx: EntryScope, chronicle: LockedChronicle): Promise<{ resourceIds: (string | null)[]; pageImages: string[] }> {
+  const { rows, latest } = chronicle;
+  const workingCopy = chronicle.workingCopy!;
+  const pageImages = await takeRepresentations(tx.em, 'select ?::text', [workingCopy.id]);
+  const resource = workingCopy.resourceId ?? null;
+  tx.em.remove(workingCopy);
+  setChronicleLock(rows.filter((row) => row !== workingCopy), null);
+  await tx.em.flush();
+  return { resourceIds: resource !== latest.resourceId ? [resource] : [], pageImages };
 }
 
 /**

@@ -13,8 +13,9 @@ function requestedTags(tags: string[] | null | undefined): string[] {
 
 async function changeTags(scope: EntryScope, id: string, change: (tags: string[]) => string[]): Promise<Entry> {
   await inTransaction(scope, async (tx) => {
-    const { entry } = await lockChronicle(tx, id);
-    authorize(tx.principal, 'tag', { entry });
+    const chronicle = await lockChronicle(tx, id);
+    const { entry } = chronicle;
+    authorize(tx.principal, 'tag', chronicle);
     const before = entry.tags ?? [];
     const after = change(before);
     if (after.length === before.length && after.every((tag, i) => tag === before[i])) return;

@@ -44,9 +44,10 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
     async (tx) => {
       // a move changes the tree: the tree's lock comes before the chronicle's (the one lock order)
       if (given(input.parentId)) await lockFolderTree(tx);
-      const { entry, rows } = await lockChronicle(tx, id);
+      const chronicle = await lockChronicle(tx, id);
+      const { entry, rows } = chronicle;
       finalName = entry.name;
-      authorize(tx.principal, 'update', { entry });
+      authorize(tx.principal, 'update', chronicle);
       if (name === undefined && !given(input.parentId) && typeName === undefined && patch === undefined) return;
       const now = new Date();
       if (given(input.parentId)) {

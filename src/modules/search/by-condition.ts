@@ -1,13 +1,15 @@
 import type { EntryScope } from '../entries/scope.js';
 import { compileCondition } from './condition/compile.js';
-import { fullTextTexts, parseCondition } from './condition/parser.js';
+import { fullTextTexts, namedProperties, parseCondition } from './condition/parser.js';
 import { resolveFullTextTerms, textIndexOf } from '../fulltext/text-index.js';
 import { onlyVisibleByDefault, runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
 import { searchVisibleWords, visibleWordsAnswer } from './visible-words.js';
 
 /** Spec endpoint 2: the entries a condition (DESIGN §6, docs/search.md) matches. */
-export async function searchByCondition(scope: EntryScope, condition: string, options: SearchOptions): Promise<EntriesPage> {
+export async function searchByCondition(scope: EntryScope, condition: string, givenOptions: SearchOptions): Promise<EntriesPage> {
   const parsed = parseCondition(condition);
+  // DESIGN §5: working copies appear when asked for; a condition asks by naming `versionStatus`
+  const options = namedProperties(parsed).includes('versionStatus') ? { ...givenOptions, includeWorkingCopies: true } : givenOptions;
   if (parsed.type === 'fullText' && scope.repository.fullTextEnabled && visibleWordsAnswer(scope, options)) {
     return searchVisibleWords(scope, parsed.text, options, 'created');
   }

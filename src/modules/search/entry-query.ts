@@ -44,6 +44,8 @@ export interface SearchOptions extends SearchOptionsInput {
   /** deactivated entries too (a content's version history); searches never set it */
   includeInactive?: boolean;
   versionStatus?: VersionStatus;
+  /** working copies beside the versions (a condition naming `versionStatus` decides between them) */
+  includeWorkingCopies?: boolean;
 }
 
 /** An entry as plain data under the Entry's property names: what a search hands out (a page is read-only). */
@@ -161,7 +163,7 @@ function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: 
 
 /** Whether a search sees only entries visible by default (latest, active, not working copies): those the trigger-kept tables hold. */
 export function onlyVisibleByDefault(options: SearchOptions): boolean {
-  return !options.includeInactive && !options.includeVersions && options.versionStatus !== 'WORKING_COPY';
+  return !options.includeInactive && !options.includeVersions && !options.includeWorkingCopies && options.versionStatus !== 'WORKING_COPY';
 }
 
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
@@ -173,7 +175,7 @@ function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
   if (!options.includeVersions) parts.push('e.is_latest');
   if (options.versionStatus === 'WORKING_COPY') parts.push(`e.version_status = 'WORKING_COPY'`);
   else if (options.versionStatus === 'CURRENT') parts.push(`e.version_status = 'CURRENT'`);
-  else parts.push(`e.version_status is distinct from 'WORKING_COPY'`);
+  else if (!options.includeWorkingCopies) parts.push(`e.version_status is distinct from 'WORKING_COPY'`);
   if (options.entryType) {
     parts.push('e.entry_type = ?');
     params.push(options.entryType);

@@ -9,7 +9,8 @@ import { setChronicleLock } from '../entries/locks.js';
 import { optionalMediaType } from '../entries/media-types.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
-import { claimUpload, removeUnreferencedResources } from '../entries/uploads.js';
+import { discardWorkingCopy } from '../entries/deletion.js';
+import { claimUpload, removeRepresentationFiles, removeUnreferencedResources } from '../entries/uploads.js';
 import type { CheckInInput, ReplaceResourceInput } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/entry-query.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
@@ -38,6 +39,8 @@ interface Outcome<T> {
   result: T;
   /** resources that may no longer be used once the transaction committed */
   released?: (string | null)[];
+  /** page images of removed entries, removed once the transaction committed */
+  pageImages?: string[];
 }
 
 /**
@@ -51,8 +54,9 @@ async function inChronicle<T>(
   clash: string | (() => string),
   work: (tx: EntryScope, chronicle: LockedChronicle) => Promise<Outcome<T>>,
 ): Promise<T> {
-  const { result, released = [] } = await inTransaction(scope, async (tx) => work(tx, await lockChronicle(tx, id)), clash);
+  const { result, released = [], pageImages = [] } = await inTransaction(scope, async (tx) => work(tx, await lockChronicle(tx, id)), clash);
   await removeUnreferencedResources(scope, released);
+  await removeRepresentationFiles(scope, pageImages);
   return result;
 }
 
@@ -166,13 +170,8 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
 export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Entry> {
   return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
     authorize(tx.principal, 'cancelCheckOut', chronicle);
-    const { rows, latest } = chronicle;
-    const workingCopy = chronicle.workingCopy!;
-    const resource = workingCopy.resourceId ?? null;
-    tx.em.remove(workingCopy);
-    setChronicleLock(rows.filter((row) => row !== workingCopy), null);
-    await tx.em.flush();
-    return { result: latest, released: resource !== latest.resourceId ? [resource] : [] };
+    const { resourceIds, pageImages } = await discardWorkingCopy(tx, chronicle);
+    return { result: chronicle.latest, released: resourceIds, pageImages };
   });
 }
 

@@ -192,6 +192,17 @@ describe('check-out, check-in and the version history (REST)', () => {
     expect(asked.body.count).toBe(1);
     expect(asked.body.entries[0]).toMatchObject({ id: copy.id, versionStatus: 'WORKING_COPY', predecessor: { id: v1.id } });
 
+    // a condition asks for working copies by naming versionStatus
+    const byCondition = (condition: string) => call(url('content/search/by-condition', alice, { condition }));
+    const chronicle = `chronicalId = '${v1.id}'`;
+    expect((await byCondition(chronicle)).body.entries.map((e: Content) => e.id)).toEqual([v1.id]);
+    expect((await byCondition(`${chronicle} and versionStatus = 'WORKING_COPY'`)).body.entries.map((e: Content) => e.id)).toEqual([copy.id]);
+    expect((await byCondition(`${chronicle} and versionStatus = 'CURRENT'`)).body.entries.map((e: Content) => e.id)).toEqual([v1.id]);
+    expect((await byCondition(`${chronicle} and not versionStatus = 'CURRENT'`)).body.entries.map((e: Content) => e.id)).toEqual([copy.id]);
+    const both = await byCondition(`${chronicle} and versionStatus in ('CURRENT', 'WORKING_COPY')`);
+    expect(both.body.count).toBe(2);
+    expect(both.body.entries.map((e: Content) => e.id).sort()).toEqual([v1.id, copy.id].sort());
+
     const withVersions = await search({ includeVersions: 'true' });
     expect(withVersions.body.entries.map((e: Content) => e.id)).toEqual([v1.id]);
     // the working copy is no version of the history either
@@ -224,6 +235,53 @@ describe('check-out, check-in and the version history (REST)', () => {
     expect(next.body).toMatchObject({ versionStatus: 'WORKING_COPY', predecessor: { id: v1.id } });
     expect(next.body.id).not.toBe(copy.id);
     expect((await cancel(next.body.id)).status).toBe(204);
+  });
+
+  it('keeps the latest version read-only while checked out: its changes go to the working copy and survive check-in', async () => {
+    const v1 = await upload('edit the copy');
+    const copy = (await checkOut(v1.id)).body as Content;
+    const patch = (id: string, body: Record<string, unknown>) =>
+      call(url(`content/${id}`, alice), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const tag = (id: string, method: string) => call(url(`content/${id}/tags`, alice, { tags: 'reviewed' }), { method });
+
+    // the holder too: a change to the version check-in replaces would be lost
+    expectConflict(await patch(v1.id, { properties: { customer: 'acme' } }), new RegExp(`checked out by alice: change its working copy '${copy.id}'`));
+    expectConflict(await tag(v1.id, 'POST'), /checked out by alice/);
+    expectConflict(await tag(v1.id, 'DELETE'), /checked out by alice/);
+    // another user hears of the lock first
+    expectConflict(await call(url(`content/${v1.id}`, bob), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"name":"x.txt"}' }), /locked by alice/);
+    expect((await get(v1.id)).body).toMatchObject({ name: v1.name, lastModifiedBy: 'alice' });
+    expect((await get(v1.id)).body.properties ?? {}).toEqual({});
+
+    const renamed = uniqueName('renamed');
+    expect((await patch(copy.id, { name: renamed, properties: { customer: 'acme' } })).status).toBe(200);
+    expect((await tag(copy.id, 'POST')).status).toBe(200);
+    const v2 = (await checkIn(copy.id)).body as Content & { properties: Record<string, unknown>; tags: string[] };
+    expect(v2).toMatchObject({ id: copy.id, version: '2.0', name: renamed, properties: { customer: 'acme' }, tags: ['reviewed'] });
+    // checked in, the latest version takes changes again
+    expect((await tag(v2.id, 'DELETE')).status).toBe(200);
+  });
+
+  it('cancels the check-out when the working copy is deleted (CMIS), by its holder or an administrator', async () => {
+    const v1 = await upload('delete the copy');
+    const remove = (id: string, session = alice, query: Record<string, string> = {}) => call(url(`content/${id}`, session, query), { method: 'DELETE' });
+    const copy = (await checkOut(v1.id)).body as Content;
+    expectConflict(await remove(copy.id, bob), /locked by alice|checked out by alice/);
+    expect(await workingCopies(v1.id)).toEqual([copy.id]);
+
+    expect((await remove(copy.id)).status).toBe(204);
+    expect(await workingCopies(v1.id)).toEqual([]);
+    const after = (await get(v1.id)).body as Content;
+    expect(after).toMatchObject({ id: v1.id, active: true, version: '1.0' });
+    expect(after.lockedBy).toBeUndefined();
+    expect(await download(v1.id)).toMatchObject({ status: 200, text: 'delete the copy' });
+
+    // permanent=true discards only the working copy too; an administrator may, like cancel-check-out
+    const again = (await checkOut(v1.id)).body as Content;
+    expect((await remove(again.id, service.adminSession, { permanent: 'true' })).status).toBe(204);
+    expect(await workingCopies(v1.id)).toEqual([]);
+    expect((await get(v1.id)).body).toMatchObject({ id: v1.id, active: true });
+    expect((await listVersions(v1.id)).body.count).toBe(1);
   });
 
   it('refuses a check-in without a check-out (409) and leaves no pending upload', async () => {

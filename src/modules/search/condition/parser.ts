@@ -301,3 +301,18 @@ export function fullTextTexts(node: ConditionNode): string[] {
   if (node.type === 'not') return fullTextTexts(node.item);
   return [];
 }
+
+/** The properties a condition names, as written (`parent.name` stays `parent.name`). */
+export function namedProperties(node: ConditionNode): string[] {
+  switch (node.type) {
+    case 'and':
+    case 'or':
+      return node.items.flatMap(namedProperties);
+    case 'not':
+      return namedProperties(node.item);
+    case 'fullText':
+      return [];
+    default:
+      return [node.property.text];
+  }
+}
