@@ -45,9 +45,12 @@ export class SnapshotReaders {
     try {
       const id = await snapshotId;
       if (!snapshotIdPattern.test(id)) throw new Error(`not a snapshot id: ${id}`);
-      // one round trip: the snapshot must be set before the transaction's first query
+      // One round trip: the snapshot must be set before the transaction's first query. Serial: the
+      // statement beside may take the parallel workers, and on 2 cores a parallel count beside a parallel
+      // ranked page took 238 ms where a serial one took 207 (docs/benchmarks.md).
       await client.query(
-        `begin transaction isolation level repeatable read, read only; set transaction snapshot '${id}'; set local statement_timeout = ${Math.floor(timeoutMs)}`,
+        `begin transaction isolation level repeatable read, read only; set transaction snapshot '${id}'; ` +
+          `set local statement_timeout = ${Math.floor(timeoutMs)}; set local max_parallel_workers_per_gather = 0`,
       );
       const result = await client.query(statement.sql, statement.params);
       await client.query('commit');
