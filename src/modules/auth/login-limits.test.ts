@@ -70,6 +70,14 @@ describe('failed-login limits (counted in the database before the password is ch
     expect((await authenticateFrom(service.baseUrl, '127.0.1.2', 'limited-user', 'limited-user-password')).status).toBe(429);
   });
 
+  it('lets 12 concurrent right passwords for one user all log in (each success gives its attempt back before the next is counted)', async () => {
+    await service.createUserSession('busy-user');
+    const answers = await Promise.all(Array.from({ length: 12 }, () => authenticateFrom(service.baseUrl, '127.0.6.1', 'busy-user', 'busy-user-password')));
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+    // and the count is back at zero: five typos are still checked
+    for (let i = 0; i < 5; i++) expect((await authenticateFrom(service.baseUrl, '127.0.6.1', 'busy-user', `typo-${i}`)).status).toBe(401);
+  });
+
   it('checks at most 30 of 100 concurrent logins for 100 unknown users from one address', async () => {
     const answers = await Promise.all(
       Array.from({ length: 100 }, (_, i) => authenticateFrom(service.baseUrl, '127.0.2.1', `unknown-${i}`, 'some-password')),

@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Pool } from 'pg';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '../../errors.js';
@@ -22,15 +23,33 @@ const userKey = (user: string) => user.toLowerCase().slice(0, 128);
  * every process of a split deployment shares one count. An attempt is counted atomically (one upsert)
  * BEFORE its password is checked: concurrent guesses cannot slip past the limit while the first ones
  * are still being hashed. A successful login gives its attempt back.
+ *
+ * Counting first refused correct passwords sent at once (10 concurrent logins of one user: 5 were 429s
+ * without a single failure), so the attempts of one user name run one after another in a process
+ * (`oneAtATime`): each finds the count its predecessor left, a success given back included.
  */
 export class LoginLimits {
   private readonly perUser: RateLimiterPostgres;
   private readonly perAddress: RateLimiterPostgres;
+  /** per user name with attempts under way: the queue they wait in */
+  private readonly queues = new Map<string, LimitFunction>();
 
   constructor(pool: Pool, settings: LoginLimitSettings = defaultLoginLimits) {
     const store = { storeClient: pool, storeType: 'pool', tableName: loginAttemptTable, tableCreated: true, duration: settings.windowSeconds };
     this.perUser = new RateLimiterPostgres({ ...store, keyPrefix: 'user', points: settings.perUser });
     this.perAddress = new RateLimiterPostgres({ ...store, keyPrefix: 'address', points: settings.perAddress });
+  }
+
+  /** Runs the attempt `attempt` of `user` after the attempts of that user under way in this process. */
+  async oneAtATime<T>(user: string, attempt: () => Promise<T>): Promise<T> {
+    const key = userKey(user);
+    let queue = this.queues.get(key);
+    if (!queue) this.queues.set(key, (queue = pLimit(1)));
+    try {
+      return await queue(attempt);
+    } finally {
+      if (queue.activeCount === 0 && queue.pendingCount === 0) this.queues.delete(key);
+    }
   }
 
   /** Counts an attempt, or refuses it with 429 and the seconds until the window ends. */

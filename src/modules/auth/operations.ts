@@ -36,19 +36,22 @@ export async function authenticate(
 ): Promise<string> {
   const { loginLimits, passwords } = services.auth;
   const name = normalizeUserName(input.user);
-  await loginLimits.begin(name, input.address);
-  const user = userNamePattern.test(name) ? await em.findOne(User, byName(name)) : null;
-  let valid: boolean;
-  try {
-    valid = await passwords.verify(input.password, user?.passwordHash ?? decoyHash);
-  } catch (error) {
-    // refused for capacity: the password was not checked, so the attempt is not a failure
-    await loginLimits.withdraw(name, input.address);
-    throw error;
-  }
-  // one answer for an unknown user and a wrong password
-  if (!user || !valid) throw notAuthenticated('unknown user or wrong password');
-  await loginLimits.succeeded(name, input.address);
+  const user = await loginLimits.oneAtATime(name, async () => {
+    await loginLimits.begin(name, input.address);
+    const found = userNamePattern.test(name) ? await em.findOne(User, byName(name)) : null;
+    let valid: boolean;
+    try {
+      valid = await passwords.verify(input.password, found?.passwordHash ?? decoyHash);
+    } catch (error) {
+      // refused for capacity: the password was not checked, so the attempt is not a failure
+      await loginLimits.withdraw(name, input.address);
+      throw error;
+    }
+    // one answer for an unknown user and a wrong password
+    if (!found || !valid) throw notAuthenticated('unknown user or wrong password');
+    await loginLimits.succeeded(name, input.address);
+    return found;
+  });
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   em.create(Session, {
