@@ -19,10 +19,10 @@ export const defaultLoginLimits: LoginLimitSettings = { perUser: 5, perAddress: 
 const userKey = (user: string) => user.toLowerCase().slice(0, 128);
 
 /**
- * Login attempts per user name and per address (DESIGN §9), counted in the service's database so that
- * every process of a split deployment shares one count. An attempt is counted atomically (one upsert)
- * BEFORE its password is checked: concurrent guesses cannot slip past the limit while the first ones
- * are still being hashed. A successful login gives its attempt back.
+ * Login attempts per user name and failures per address (DESIGN §9), counted in the service's database
+ * so that every process of a split deployment shares one count. A user's attempt is counted atomically
+ * (one upsert) BEFORE its password is checked: concurrent guesses cannot slip past the limit while the
+ * first ones are still being hashed. A successful login gives its attempt back.
  *
  * Counting first refused correct passwords sent at once (10 concurrent logins of one user: 5 were 429s
  * without a single failure), so the attempts of one user name run one after another in a process
@@ -52,9 +52,18 @@ export class LoginLimits {
     }
   }
 
-  /** Counts an attempt, or refuses it with 429 and the seconds until the window ends. */
+  /**
+   * Counts an attempt of the user, or refuses it with 429 and the seconds until the window ends; so
+   * does an address with as many failures as it may have. An address's failures are counted when they
+   * happen (`failed`): counted before, 31 logins of different users at once from one address (a NAT, a
+   * test runner) got 429s with the right passwords. Its guesses at once are bounded by the hashing queue.
+   */
   async begin(user: string, address: string): Promise<void> {
-    const outcomes = await Promise.allSettled([this.perUser.consume(userKey(user)), this.perAddress.consume(address)]);
+    const addressAtLimit = async () => {
+      const failures = await this.perAddress.get(address);
+      if (failures && failures.consumedPoints >= this.perAddress.points) throw failures;
+    };
+    const outcomes = await Promise.allSettled([this.perUser.consume(userKey(user)), addressAtLimit()]);
     const refusals = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
     if (refusals.length === 0) return;
     const storeFailure = refusals.find((reason) => !(reason instanceof RateLimiterRes));
@@ -63,13 +72,18 @@ export class LoginLimits {
     throw new ServiceError('tooManyRequests', `too many failed logins; retry in ${retryAfter} s`, undefined, retryAfter);
   }
 
-  /** The attempt was not a guess after all: the user's count starts again, the address gets its attempt back. */
-  async succeeded(user: string, address: string): Promise<void> {
-    await Promise.all([this.perUser.delete(userKey(user)), this.perAddress.reward(address, 1)]);
+  /** A wrong password or an unknown user: the address's failure is counted (the user's was, at `begin`). */
+  async failed(address: string): Promise<void> {
+    await this.perAddress.penalty(address, 1);
+  }
+
+  /** The attempt was not a guess after all: the user's count starts again. */
+  async succeeded(user: string): Promise<void> {
+    await this.perUser.delete(userKey(user));
   }
 
   /** The attempt was never checked (refused for capacity): it does not count. */
-  async withdraw(user: string, address: string): Promise<void> {
-    await Promise.all([this.perUser.reward(userKey(user), 1), this.perAddress.reward(address, 1)]);
+  async withdraw(user: string): Promise<void> {
+    await this.perUser.reward(userKey(user), 1);
   }
 }

@@ -44,12 +44,15 @@ export async function authenticate(
       valid = await passwords.verify(input.password, found?.passwordHash ?? decoyHash);
     } catch (error) {
       // refused for capacity: the password was not checked, so the attempt is not a failure
-      await loginLimits.withdraw(name, input.address);
+      await loginLimits.withdraw(name);
       throw error;
     }
-    // one answer for an unknown user and a wrong password
-    if (!found || !valid) throw notAuthenticated('unknown user or wrong password');
-    await loginLimits.succeeded(name, input.address);
+    if (!found || !valid) {
+      await loginLimits.failed(input.address);
+      // one answer for an unknown user and a wrong password
+      throw notAuthenticated('unknown user or wrong password');
+    }
+    await loginLimits.succeeded(name);
     return found;
   });
   const token = randomBytes(32).toString('base64url');
