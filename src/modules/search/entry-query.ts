@@ -276,7 +276,11 @@ export async function runSearchStatements(
         const beside: RunBeside = <Row>(statement: Statement) => {
           if (!readers.free) return undefined;
           // exported before any later statement of this transaction is sent (they queue on its connection)
-          snapshot ??= run<{ id: string }>({ sql: 'select pg_export_snapshot() as id', params: [] }).then(([row]) => row!.id);
+          if (!snapshot) {
+            snapshot = run<{ id: string }>({ sql: 'select pg_export_snapshot() as id', params: [] }).then(([row]) => row!.id);
+            // observed here too: a reader that failed before it awaited the id (no connection) leaves it to nobody
+            snapshot.catch(() => undefined);
+          }
           const result = readers.run<Row>(snapshot, timeoutMs, statement);
           besides.push(result.catch(() => undefined));
           return result;
