@@ -41,6 +41,22 @@ describe('startEmbeddedPostgres', () => {
     });
   });
 
+  it('stops at once when its postmaster was killed, and says that it ended (stop() waited for an exit that had happened)', async () => {
+    const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'embedded-pg-test-'));
+    cleanups.push(() => fs.rm(directory, { recursive: true, force: true }));
+    await fs.chmod(directory, 0o755);
+    const lines: string[] = [];
+    const { pino } = await import('pino');
+    const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(line) });
+    const cluster = await startEmbeddedPostgres({ directory: path.join(directory, 'pg'), logger, ephemeral: true });
+    const postmaster = Number((await fs.readFile(path.join(directory, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    process.kill(postmaster, 'SIGKILL');
+    await expect.poll(() => lines.some((line) => line.includes('embedded postgres ended unexpectedly')), { timeout: 10_000 }).toBe(true);
+    const started = Date.now();
+    await cluster.stop();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('sizes its buffer cache to a quarter of the memory, between 128 MB and 1 GB', async () => {
     expect([sharedBuffersMb(256 * 2 ** 20), sharedBuffersMb(2 * 2 ** 30), sharedBuffersMb(64 * 2 ** 30)]).toEqual([128, 512, 1024]);
     const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'embedded-pg-test-'));

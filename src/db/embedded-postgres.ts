@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -261,5 +261,18 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const host = socketDirectory === undefined ? '127.0.0.1' : encodeURIComponent(socketDirectory);
   const urlFor = (database: string) => `postgresql://postgres:${encodeURIComponent(password)}@${host}:${port}/${database}`;
   logger.info({ port, socketDirectory, directory }, 'embedded postgres started');
-  return { url: urlFor('postgres'), urlFor, stop: () => cluster.stop() };
+  // The library's stop() waits for the postmaster's 'exit' event, which never comes again once it has
+  // ended (killed, crashed): stopping the service then hung. Its end is heard here, and said.
+  const postmaster = (cluster as unknown as { process?: ChildProcess }).process;
+  let ended = false;
+  let stopping = false;
+  postmaster?.once('exit', (code, signal) => {
+    ended = true;
+    if (!stopping) logger.error({ code, signal, postgres: logTail.slice(-5) }, 'embedded postgres ended unexpectedly: the service cannot reach its database until restarted');
+  });
+  const stop = async () => {
+    stopping = true;
+    if (!ended) await cluster.stop();
+  };
+  return { url: urlFor('postgres'), urlFor, stop };
 }
