@@ -75,6 +75,14 @@ describe('where the session of a plain HTTP call comes from (REST, download, upl
     expect(answer.body).toMatchObject({ reasonCode: 'notAuthenticated', message: expect.stringMatching(/sessionId.*Authorization: Bearer/) });
   });
 
+  it.each(Object.entries(calls))('%s: a sessionId no session could have (non-ASCII, control characters) is a 401, not a 500', async (_name, send) => {
+    for (const sessionId of ['\u00ff\u00fe', '\u20ac', 'a\u0000b', 'a\nb', 'a\rb', '\ud800']) {
+      const answer = await send({ sessionIds: [sessionId] });
+      expect(answer.status, JSON.stringify(sessionId)).toBe(401);
+      expect(answer.body).toMatchObject({ reasonCode: 'notAuthenticated', message: 'unknown or expired session' });
+    }
+  });
+
   it('runs the call as the session named, whichever way it is named', async () => {
     const folder = (name: string, options: Parameters<typeof callWith>[1]) =>
       callWith('/folder', { ...options, method: 'POST', body: JSON.stringify({ name }) }).then((answer) => answer.body.owner);
