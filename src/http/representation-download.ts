@@ -6,7 +6,7 @@ import { requireRepresentation } from '../modules/conversion/representations.js'
 import { contentDisposition } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import { contentDomain } from './session.js';
-import { scopeOfHttpRequest } from './transfer.js';
+import { scopeOfHttpRequest, setSandboxHeaders } from './transfer.js';
 
 /** GET C/representations/{id}/download: the bytes of a page image from the cache store (DESIGN §4). */
 export function addRepresentationDownload(router: Router, services: Services): Router {
@@ -21,8 +21,7 @@ export function addRepresentationDownload(router: Router, services: Services): R
       ctx.type = representation.mimeType;
       ctx.length = representation.fileSize;
       ctx.set('content-disposition', contentDisposition(`page-${representation.page}.${representation.format}`, 'inline'));
-      ctx.set('x-content-type-options', 'nosniff');
-      ctx.set('cache-control', 'private');
+      setSandboxHeaders(ctx, 'private');
       ctx.respond = false;
       ctx.res.writeHead(200);
       await sendFile(ctx.res, file, 0, representation.fileSize - 1);

@@ -7,7 +7,7 @@ import { contentForDownload } from '../modules/entries/contents.js';
 import { entryScope } from '../modules/entries/scope-of-request.js';
 import type { EntryScope } from '../modules/entries/scope.js';
 import { stageUpload } from '../modules/entries/uploads.js';
-import { contentDisposition, contentRange, parseRange } from '../storage/range.js';
+import { contentDisposition, contentRange, notModified, parseRange } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import type { RequestState } from './middleware/request-id.js';
 import { readMultipart, singleField } from './multipart.js';
@@ -53,11 +53,16 @@ function setProtectiveHeaders(ctx: Context, mimeType: string, fileName: string):
   if (!query.success) throw new ServiceError('illegalArguments', "inline: 'true' or 'false'");
   const essence = mimeType.split(';')[0]!.trim().toLowerCase();
   const inline = query.data.inline === 'true' && INLINE_SAFE.test(essence);
+  // no-cache: the bytes behind the URL change with a new version
+  setSandboxHeaders(ctx, 'private, no-cache');
+  ctx.set('content-disposition', contentDisposition(fileName, inline ? 'inline' : 'attachment'));
+}
+
+/** What every download of stored bytes carries (DESIGN §9): no sniffing, a sandbox, no shared caches (`private`). */
+export function setSandboxHeaders(ctx: Context, cacheControl: string): void {
   ctx.set('x-content-type-options', 'nosniff');
   ctx.set('content-security-policy', "default-src 'none'; sandbox");
-  // private: no shared cache keeps a user's file; no-cache: the bytes behind the URL change with a new version
-  ctx.set('cache-control', 'private, no-cache');
-  ctx.set('content-disposition', contentDisposition(fileName, inline ? 'inline' : 'attachment'));
+  ctx.set('cache-control', cacheControl);
 }
 
 /**
@@ -103,7 +108,7 @@ export function transferRouter(services: Services): Router {
       ctx.set('last-modified', resource.createdAt.toUTCString());
       setProtectiveHeaders(ctx, resource.mimeType, resource.name || content.name);
       ctx.type = resource.mimeType;
-      if (ctx.get('if-none-match') === etag) {
+      if (notModified(ctx.get('if-none-match') || undefined, ctx.get('if-modified-since') || undefined, etag, resource.createdAt)) {
         ctx.status = 304;
         return;
       }

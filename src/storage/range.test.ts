@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentDisposition, contentRange, parseRange } from './range.js';
+import { contentDisposition, contentRange, notModified, parseRange } from './range.js';
 
 describe('parseRange', () => {
   it.each([
@@ -122,5 +122,20 @@ describe('contentDisposition', () => {
     const name = /filename=([^;]*)/.exec(header)![1]!;
     expect(name.length).toBe(255);
     expect(name.endsWith('.pdf')).toBe(true);
+  });
+});
+
+describe('notModified', () => {
+  const etag = '"abc"';
+  const modified = new Date('2026-11-23T06:00:00.500Z');
+  it('compares If-None-Match weakly, in a list, and `*`', () => {
+    for (const header of ['"abc"', 'W/"abc"', '"x", "abc"', ' "x" ,W/"abc" ', '*']) expect(notModified(header, undefined, etag, modified), header).toBe(true);
+    for (const header of ['"abcd"', '"x"', 'abc', '"ab", "c"']) expect(notModified(header, undefined, etag, modified), header).toBe(false);
+  });
+  it('reads If-Modified-Since only without If-None-Match, to the second', () => {
+    expect(notModified(undefined, 'Mon, 23 Nov 2026 06:00:00 GMT', etag, modified)).toBe(true);
+    expect(notModified(undefined, 'Mon, 23 Nov 2026 05:59:59 GMT', etag, modified)).toBe(false);
+    expect(notModified(undefined, 'not a date', etag, modified)).toBe(false);
+    expect(notModified('"x"', 'Mon, 23 Nov 2026 07:00:00 GMT', etag, modified)).toBe(false);
   });
 });

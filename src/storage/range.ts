@@ -72,3 +72,17 @@ function cleanFileName(input: string): string {
   }
   return name;
 }
+
+/**
+ * Whether a GET or HEAD may be answered 304 (RFC 9110 §13.1.2–3): If-None-Match by weak comparison
+ * against `etag` (a list of tags, `W/` tags, `*`); without it, If-Modified-Since against
+ * `lastModified` (whole seconds). Not Koa's `ctx.fresh`: its `fresh` package ignores both when the
+ * request says `Cache-Control: no-cache`, which fetch() adds to every conditional request.
+ */
+export function notModified(ifNoneMatch: string | undefined, ifModifiedSince: string | undefined, etag: string, lastModified: Date): boolean {
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  if (ifNoneMatch) return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
+  if (!ifModifiedSince) return false;
+  const since = Date.parse(ifModifiedSince);
+  return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) <= Math.floor(since / 1000);
+}

@@ -70,6 +70,10 @@ describe('POST C/convert/image → CONTENT_REPRESENTATION', () => {
     const download = await fetch(contentUrl(service, `/representations/${first.id}/download`));
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('image/png');
+    // DESIGN §9, as every download of stored bytes
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(download.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(download.headers.get('cache-control')).toBe('private');
     const bytes = Buffer.from(await download.arrayBuffer());
     expect(bytes.length).toBe(first.fileSize);
     const stats = await sharp(bytes).stats();

@@ -211,6 +211,16 @@ describe('GET C/content/{id}/download', () => {
     const stale = await fetch(contentUrl(service, `/content/${content.id}/download`), { headers: { 'if-none-match': '"0123"' } });
     expect(stale.status).toBe(200);
     expect(await stale.text()).toBe(text);
+    // as RFC 9110 compares: one of a list, a weak tag, any (`*`)
+    for (const ifNoneMatch of [`"0123", ${etag}`, `W/${etag}`, '*']) {
+      const answer = await fetch(contentUrl(service, `/content/${content.id}/download`), { headers: { 'if-none-match': ifNoneMatch } });
+      expect(answer.status, ifNoneMatch).toBe(304);
+      await answer.arrayBuffer();
+    }
+    // and by date when no tag is given
+    const since = await fetch(contentUrl(service, `/content/${content.id}/download`), { headers: { 'if-modified-since': new Date(Date.now() + 60_000).toUTCString() } });
+    expect(since.status).toBe(304);
+    await since.arrayBuffer();
   });
 
   it('answers 404 for an unknown content, for a folder id and in an unknown repository', async () => {
