@@ -32,7 +32,7 @@ import { requestIdPattern } from '../http/middleware/request-id.js';
 import { useCompressedGraphiQL } from './graphiql.js';
 import { useHttpFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
 import { useOperationLimits, type QueryLimits } from './limits.js';
-import { subscriptionNeedsSession, useErrorContract, useFiniteVariables, useJsonPostsOnly } from './plugins.js';
+import { subscriptionNeedsSession, useErrorContract, useFiniteVariables, useJsonPostsOnly, useWellFormedGetParameters } from './plugins.js';
 import { SessionConnections } from './session-connections.js';
 import { useSingleSubgraphShortcut } from './single-subgraph.js';
 import { forwardedHeaders, inProcessKind, inProcessTransport, internalError, type InProcessSubgraph } from './transport.js';
@@ -199,6 +199,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     plugins: () => [
       useCompressedGraphiQL({ endpoint: graphqlEndpoint, title: 'Content Repository — GraphiQL' }),
       useJsonPostsOnly,
+      useWellFormedGetParameters,
       useErrorContract(),
       useFiniteVariables,
       useOperationLimits(limits),

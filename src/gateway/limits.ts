@@ -41,6 +41,12 @@ export interface QueryLimits {
   slicedLists?: readonly SlicedList[];
   /** parser token limit: a document with more tokens is rejected before it is even parsed fully (default 10000) */
   maxTokens?: number;
+  /**
+   * `__schema` and `__type` fields in one document (default 3): each may answer the whole schema
+   * (≈ 120 kB), and the cost leaves introspection out: 30 aliases of `__schema` were 3.7 MB a request,
+   * without a session.
+   */
+  maxIntrospectionFields?: number;
 }
 
 /**
@@ -53,7 +59,8 @@ export interface QueryLimits {
  */
 export interface SlicedList {
   argument: string;
-  inputField: string;
+  /** the field of the input object `argument` that holds the size; absent: `argument` is the size itself (`jobs(limit: n)`) */
+  inputField?: string;
   sizedField: string;
   defaultSize: number;
   maxSize: number;
@@ -64,7 +71,7 @@ interface SizedField {
   size: number;
 }
 
-type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens';
+type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens' | 'introspection';
 
 /** The error a client gets when an operation exceeds a bound (HTTP 400, `illegalArguments` on the REST layer). */
 function limitError(limit: LimitName, actual: number | undefined, max: number, message: string): GraphQLError {
@@ -133,7 +140,9 @@ function measureCost(schema: GraphQLSchema, definitions: readonly DefinitionNode
       if (!field?.args.some((arg) => arg.name === sliced.argument)) continue;
       const argument = selection.arguments?.find((arg) => arg.name.value === sliced.argument)?.value;
       let value: unknown;
-      if (argument?.kind === Kind.VARIABLE) {
+      if (sliced.inputField === undefined) {
+        value = valueOf(argument);
+      } else if (argument?.kind === Kind.VARIABLE) {
         const object = variables ? variableValue(argument.name.value) : undefined;
         value = variables ? (isRecord(object) ? object[sliced.inputField] : undefined) : Infinity;
       } else if (argument?.kind === Kind.OBJECT) {
@@ -189,6 +198,22 @@ function measureCost(schema: GraphQLSchema, definitions: readonly DefinitionNode
   return selectionSetCost(operation.selectionSet, root, undefined);
 }
 
+/** At most `max` introspection fields (`__schema`, `__type`) in a document: they can only be written out, one per alias. */
+function introspectionFieldsRule(max: number) {
+  return (context: ValidationContext) => {
+    let count = 0;
+    return {
+      Field(node: FieldNode) {
+        if (node.name.value !== '__schema' && node.name.value !== '__type') return;
+        count++;
+        if (count === max + 1) {
+          context.reportError(limitError('introspection', undefined, max, `An operation may ask for at most ${max} introspection fields (__schema, __type).`));
+        }
+      },
+    };
+  };
+}
+
 /**
  * The cost check of one operation about to run: the error that refuses it (HTTP 400) when its
  * estimated cost with these variables is over `maxCost`.
@@ -239,6 +264,7 @@ export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
       context?.reportError(limitError(limit, undefined, max, error.message.replace(/^Syntax Error: /, '')));
   const depthRule = maxDepthRule({ n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, propagateOnRejection: false, onReject: [reportAs('depth', limits.maxDepth)] });
   const aliasesRule = maxAliasesRule({ n: limits.maxAliases, propagateOnRejection: false, onReject: [reportAs('aliases', limits.maxAliases)] });
+  const introspectionRule = introspectionFieldsRule(limits.maxIntrospectionFields ?? 3);
   const costCheck = createCostCheck(limits);
   const costError = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Readonly<Record<string, unknown>> | null }) => {
     const operation = getOperationAST(args.document, args.operationName);
@@ -251,6 +277,7 @@ export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
     onValidate({ addValidationRule }) {
       addValidationRule(depthRule);
       addValidationRule(aliasesRule);
+      addValidationRule(introspectionRule);
     },
     onExecute({ args, setResultAndStopExecution }) {
       const error = costError(args);

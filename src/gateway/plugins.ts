@@ -28,6 +28,32 @@ export const useJsonPostsOnly: GatewayPlugin = {
 };
 
 /**
+ * A GET's `variables` and `extensions` must be JSON objects: yoga's parser let the SyntaxError of
+ * `variables={bad` through as a 500 (and an error log line per request, for anyone).
+ */
+export const useWellFormedGetParameters: GatewayPlugin = {
+  onRequestParse({ request }) {
+    if (request.method !== 'GET') return;
+    const parameters = new URL(request.url).searchParams;
+    for (const name of ['variables', 'extensions']) {
+      const text = parameters.get(name);
+      if (text === null || text === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = undefined;
+      }
+      if (value !== null && (typeof value !== 'object' || Array.isArray(value))) {
+        throw new GraphQLError(`The "${name}" parameter must be a JSON object.`, {
+          extensions: { code: 'BAD_REQUEST', reasonCode: 'illegalArguments', status: 400, http: { status: 400 } },
+        });
+      }
+    }
+  },
+};
+
+/**
  * Refuses variables holding a number JSON cannot carry (`1e309` parses to Infinity). Checked once, at
  * the gateway, before execution: in split mode the gateway re-serialises variables for the subgraph,
  * where Infinity would already be `null` (which a PATCH reads as "remove"). Runs on every path into

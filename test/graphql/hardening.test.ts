@@ -48,7 +48,7 @@ describe('GraphQL cost counts lists by their size', () => {
     expect(refused.body.data ?? null).toBeNull();
     expect(refused.body.errors[0]).toMatchObject({
       message: expect.stringMatching(/cost/i),
-      extensions: { code: 'COST_ESTIMATED_TOO_EXPENSIVE', reasonCode: 'illegalArguments', status: 400, limit: 'cost', max: 100_000 },
+      extensions: { code: 'COST_ESTIMATED_TOO_EXPENSIVE', reasonCode: 'illegalArguments', status: 400, limit: 'cost', max: 30_000 },
     });
     expect(health.map((h) => h.status)).toEqual([200, 200, 200, 200, 200]);
     // refused before anything ran (it took 57 s and 1.4 GB before)
@@ -72,6 +72,24 @@ describe('GraphQL cost counts lists by their size', () => {
     const small = await post(service, { query: `query($id: ID!) { ${nested('3')} }`, variables: { id: parentId } });
     expect(small.body.errors).toBeUndefined();
     expect(small.body.data.folder.children.entries).toHaveLength(3);
+  });
+
+  it('refuses aliased pages that add up to more than the cost bound (30 000): 16 pages of 1000 entries with their parent', async () => {
+    const pages = (n: number) =>
+      Array.from({ length: n }, (_, i) => `p${i}: folder(repository: "default", id: $id) { children(options: {limit: 1000}) { entries { id ... on Folder { parent { id } } } } }`).join(' ');
+    // 14 × 2002: within the cost bound (and then over this service's small item budget, 150)
+    const within = await post(service, { query: `query($id: ID!) { ${pages(14)} }`, variables: { id: parentId } });
+    expect(within.body.errors?.[0]?.extensions?.['limit']).not.toBe('cost');
+    const over = await post(service, { query: `query($id: ID!) { ${pages(16)} }`, variables: { id: parentId } });
+    expect(over.body.errors?.[0]?.extensions).toMatchObject({ limit: 'cost', reasonCode: 'illegalArguments' });
+  });
+
+  it('counts the job list by its limit', async () => {
+    const jobs = (n: number) => Array.from({ length: n }, (_, i) => `j${i}: jobs(repository: "default", limit: 1000) { entries { id state } }`).join(' ');
+    expect((await post(service, { query: `{ ${jobs(2)} }` })).body.errors).toBeUndefined();
+    // 30 × 1001 > 30 000 (each list of jobs counted as 10 before, whatever its limit)
+    const many = await post(service, { query: `{ ${jobs(30)} }` });
+    expect(many.body.errors?.[0]?.extensions).toMatchObject({ limit: 'cost', reasonCode: 'illegalArguments' });
   });
 
   it('cuts a response over the list-item budget off with an error instead of building it', async () => {
@@ -225,6 +243,27 @@ describe('switches and hints', () => {
     // REST answers keep their own message
     const rest = await call(`${service.contentBase}/home`);
     expect(JSON.stringify(rest.body)).not.toMatch(/connection_init/);
+  });
+
+  it('answers at most 3 introspection fields in one document, without a session too (30 aliased __schema were 3.7 MB a request)', async () => {
+    const schemaFields = (n: number) => Array.from({ length: n }, (_, i) => `s${i}: __schema { types { name fields { name } } }`).join(' ');
+    const ask = (query: string) => call(`${service.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const full = await ask(getIntrospectionQuery());
+    expect(full.body.data.__schema.types.length).toBeGreaterThan(10);
+    expect((await ask(`{ ${schemaFields(3)} }`)).body.errors).toBeUndefined();
+    const refused = await ask(`{ ${schemaFields(30)} }`);
+    expect(refused.body.data ?? null).toBeNull();
+    expect(refused.body.errors[0]).toMatchObject({ message: expect.stringMatching(/at most 3 introspection fields/), extensions: { limit: 'introspection', reasonCode: 'illegalArguments', status: 400 } });
+  });
+
+  it('answers a GET whose variables or extensions are not a JSON object with a 400, not a 500', async () => {
+    const malformed: Record<string, string>[] = [{ variables: '{bad' }, { extensions: '{bad' }, { variables: '[1]' }, { variables: '3' }];
+    for (const parameters of malformed) {
+      const answer = await call(`${service.baseUrl}/graphql?${new URLSearchParams({ query: '{ __typename }', ...parameters })}`);
+      expect(answer.status, JSON.stringify(parameters)).toBe(400);
+      expect(answer.body.errors[0]).toMatchObject({ message: expect.stringMatching(/must be a JSON object/), extensions: { reasonCode: 'illegalArguments', status: 400 } });
+    }
+    expect((await call(`${service.baseUrl}/graphql?${new URLSearchParams({ query: '{ __typename }', variables: '{}' })}`)).status).toBe(200);
   });
 
   it('answers introspection unless GRAPHQL_INTROSPECTION=false', async () => {
