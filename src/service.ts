@@ -46,15 +46,16 @@ export interface ServiceParts {
 
 /**
  * The bounds of a GraphQL operation (docs/security.md). Entry lists are sized by `options.limit`
- * (default 100, at most 1000), job lists by `limit`. At most 30 000 by cost: one level of 1000 entries
- * with their parent, resource and predecessor costs ≈ 9 000, so three such pages pass; lists nested in
- * lists of 1000 are refused. (At 100 000, 30 aliased pages of 1000 entries passed: 28 MB and 2.6 s
- * of serialising each, and 8 at once held /readyz for 10 s.)
+ * (default 100, at most 1000), job lists by `limit`. At most 100 000 by cost: one level of 1000 entries
+ * with their parent, resource and predecessor costs ≈ 9 000 (a REST page of 100 folders with their
+ * children ≈ 91 000); lists nested in lists of 1000 are refused. At most 10 aliases: with 30, 30 pages
+ * of 1000 entries passed as one operation (28 MB and 2.6 s of serialising each; 8 at once held
+ * /readyz for 10 s).
  */
 export const graphqlLimits: QueryLimits = {
   maxDepth: 12,
-  maxAliases: 30,
-  maxCost: 30_000,
+  maxAliases: 10,
+  maxCost: 100_000,
   slicedLists: [
     { argument: 'options', inputField: 'limit', sizedField: 'entries', defaultSize: 100, maxSize: maxLimit },
     { argument: 'limit', sizedField: 'entries', defaultSize: 100, maxSize: maxLimit },

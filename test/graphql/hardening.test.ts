@@ -37,8 +37,8 @@ describe('GraphQL cost counts lists by their size', () => {
   const nested = (limit: string) =>
     `folder(repository: "default", id: $id) { children(options: {limit: ${limit}}) { entries { ... on Folder { parent { children(options: {limit: ${limit}}) { entries { ... on Folder { parent { children(options: {limit: ${limit}}) { entries { id } } } } } } } } } } }`;
 
-  it('refuses the nested children query, aliased 30 times, with a 400 cost error while answering other requests', async () => {
-    const aliased = Array.from({ length: 30 }, (_, i) => `a${i}: ${nested('1000')}`).join(' ');
+  it('refuses the nested children query, aliased 10 times, with a 400 cost error while answering other requests', async () => {
+    const aliased = Array.from({ length: 10 }, (_, i) => `a${i}: ${nested('1000')}`).join(' ');
     const started = performance.now();
     const [refused, ...health] = await Promise.all([
       post(service, { query: `query($id: ID!) { ${aliased} }`, variables: { id: parentId } }, { accept: 'application/graphql-response+json' }),
@@ -48,7 +48,7 @@ describe('GraphQL cost counts lists by their size', () => {
     expect(refused.body.data ?? null).toBeNull();
     expect(refused.body.errors[0]).toMatchObject({
       message: expect.stringMatching(/cost/i),
-      extensions: { code: 'COST_ESTIMATED_TOO_EXPENSIVE', reasonCode: 'illegalArguments', status: 400, limit: 'cost', max: 30_000 },
+      extensions: { code: 'COST_ESTIMATED_TOO_EXPENSIVE', reasonCode: 'illegalArguments', status: 400, limit: 'cost', max: 100_000 },
     });
     expect(health.map((h) => h.status)).toEqual([200, 200, 200, 200, 200]);
     // refused before anything ran (it took 57 s and 1.4 GB before)
@@ -74,22 +74,14 @@ describe('GraphQL cost counts lists by their size', () => {
     expect(small.body.data.folder.children.entries).toHaveLength(3);
   });
 
-  it('refuses aliased pages that add up to more than the cost bound (30 000): 16 pages of 1000 entries with their parent', async () => {
+  it('refuses more than 10 aliases: pages of 1000 entries cannot be multiplied into a response that stalls the service', async () => {
     const pages = (n: number) =>
       Array.from({ length: n }, (_, i) => `p${i}: folder(repository: "default", id: $id) { children(options: {limit: 1000}) { entries { id ... on Folder { parent { id } } } } }`).join(' ');
-    // 14 × 2002: within the cost bound (and then over this service's small item budget, 150)
-    const within = await post(service, { query: `query($id: ID!) { ${pages(14)} }`, variables: { id: parentId } });
-    expect(within.body.errors?.[0]?.extensions?.['limit']).not.toBe('cost');
-    const over = await post(service, { query: `query($id: ID!) { ${pages(16)} }`, variables: { id: parentId } });
-    expect(over.body.errors?.[0]?.extensions).toMatchObject({ limit: 'cost', reasonCode: 'illegalArguments' });
-  });
-
-  it('counts the job list by its limit', async () => {
-    const jobs = (n: number) => Array.from({ length: n }, (_, i) => `j${i}: jobs(repository: "default", limit: 1000) { entries { id state } }`).join(' ');
-    expect((await post(service, { query: `{ ${jobs(2)} }` })).body.errors).toBeUndefined();
-    // 30 × 1001 > 30 000 (each list of jobs counted as 10 before, whatever its limit)
-    const many = await post(service, { query: `{ ${jobs(30)} }` });
-    expect(many.body.errors?.[0]?.extensions).toMatchObject({ limit: 'cost', reasonCode: 'illegalArguments' });
+    // 10 aliases: within the bounds (and then over this service's small item budget, 150)
+    const within = await post(service, { query: `query($id: ID!) { ${pages(10)} }`, variables: { id: parentId } });
+    expect(within.body.errors?.[0]?.extensions?.['limit']).not.toBe('aliases');
+    const over = await post(service, { query: `query($id: ID!) { ${pages(11)} }`, variables: { id: parentId } });
+    expect(over.body.errors?.[0]?.extensions).toMatchObject({ limit: 'aliases', reasonCode: 'illegalArguments', status: 400 });
   });
 
   it('cuts a response over the list-item budget off with an error instead of building it', async () => {
@@ -251,7 +243,7 @@ describe('switches and hints', () => {
     const full = await ask(getIntrospectionQuery());
     expect(full.body.data.__schema.types.length).toBeGreaterThan(10);
     expect((await ask(`{ ${schemaFields(3)} }`)).body.errors).toBeUndefined();
-    const refused = await ask(`{ ${schemaFields(30)} }`);
+    const refused = await ask(`{ ${schemaFields(4)} }`);
     expect(refused.body.data ?? null).toBeNull();
     expect(refused.body.errors[0]).toMatchObject({ message: expect.stringMatching(/at most 3 introspection fields/), extensions: { limit: 'introspection', reasonCode: 'illegalArguments', status: 400 } });
   });

@@ -15,7 +15,11 @@ import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
 
-const tagSchema = z.string().min(1, 'a tag must not be empty').max(128, 'a tag is at most 128 characters');
+// characters, not UTF-16 units (zod's max counts units)
+const tagSchema = z
+  .string()
+  .min(1, 'a tag must not be empty')
+  .refine((tag) => tag.length <= 128 || [...tag].length <= 128, 'a tag is at most 128 characters');
 const propertyName = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
 export const maxTagsPerEntry = 256;

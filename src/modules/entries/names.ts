@@ -30,7 +30,8 @@ export function validateEntryName(name: string, field = 'name'): string {
   if (problem) throw illegalArguments(`${field} ${problem}`);
   const normalised = name.normalize('NFC').trim();
   if (normalised.length === 0) throw illegalArguments(`${field} must not be empty`);
-  if (normalised.length > 255) throw illegalArguments(`${field} is longer than 255 characters`);
+  // characters, not UTF-16 units: 255 emoji are 255 characters
+  if (normalised.length > 255 && [...normalised].length > 255) throw illegalArguments(`${field} is longer than 255 characters`);
   if (normalised === '.' || normalised === '..') throw illegalArguments(`${field} must not be '.' or '..'`);
   if (/[/\\]/.test(normalised)) throw illegalArguments(`${field} must not contain '/' or '\\'`);
   return normalised;

@@ -256,3 +256,24 @@ describe('GET C/content/search: locks, working copies, the version history and e
     expect((await inHistory({ orderBy: 'properties.' })).body).toMatchObject({ status: 400, message: expect.stringContaining("unknown property 'properties.'") });
   });
 });
+
+describe('GET C/content/search: names and tags as stored', () => {
+  it('finds a name or tag given in another Unicode form (NFD) or with spaces around the name, as they are stored (NFC, trimmed)', async () => {
+    const folder = await newFolder(service, 'unicode-forms');
+    await newContent(service, { name: 'café.txt', parentId: folder.id, tags: ['gelb ü'], bytes: 'forms' });
+    const decomposed = 'cafe\u0301.txt';
+    expect(names((await search({ name: decomposed })).body)).toEqual(['café.txt']);
+    expect(names((await search({ name: ' café.txt ' })).body)).toEqual(['café.txt']);
+    expect(names((await search({ tags: ['gelb u\u0308'], parentId: folder.id })).body)).toEqual(['café.txt']);
+  });
+
+  it('counts the length of a tag and of a name in characters, not UTF-16 units', async () => {
+    const emoji = '😀';
+    const folder = await newFolder(service, emoji.repeat(255));
+    expect(folder.name).toBe(emoji.repeat(255));
+    const tagged = await newContent(service, { name: 'emoji-tag.txt', tags: [emoji.repeat(128)], bytes: 'x' });
+    expect(tagged.tags).toEqual([emoji.repeat(128)]);
+    const tooLong = await call(contentUrl(service, '/folder'), json('POST', { name: emoji.repeat(256) }));
+    expect(tooLong.body).toMatchObject({ status: 400, message: 'name is longer than 255 characters' });
+  });
+});

@@ -14,16 +14,21 @@ const equalityColumns: Partial<Record<keyof PropertyFilter, string>> = {
   version: 'e.version',
 };
 
+/** Names and tags are stored NFC-normalised (a name trimmed too): a value given otherwise must still find them. */
+const asStored: Partial<Record<keyof PropertyFilter, (value: string) => string>> = { name: (name) => name.normalize('NFC').trim() };
+
 export function propertyPredicates(filter: PropertyFilter): SqlPredicate[] {
   const predicates: SqlPredicate[] = [];
   for (const [key, column] of Object.entries(equalityColumns)) {
     const value = filter[key as keyof PropertyFilter];
-    if (value !== undefined) predicates.push({ sql: `${column} = ?`, params: [value] });
+    const stored = asStored[key as keyof PropertyFilter];
+    if (value !== undefined) predicates.push({ sql: `${column} = ?`, params: [stored && typeof value === 'string' ? stored(value) : value] });
   }
   if (filter.isLocked !== undefined) predicates.push({ sql: filter.isLocked ? 'e.locked_by is not null' : 'e.locked_by is null', params: [] });
   if (filter.tags && filter.tags.length > 0) {
-    const tagFormula = { sql: filter.tags.map(() => 'bool_or(v.tag = ?)').join(' and '), params: filter.tags, tags: filter.tags, anyOf: filter.tags.length === 1 };
-    predicates.push({ sql: 'e.tags @> ?::text[]', params: [filter.tags], tagFormula });
+    const tags = filter.tags.map((tag) => tag.normalize('NFC'));
+    const tagFormula = { sql: tags.map(() => 'bool_or(v.tag = ?)').join(' and '), params: tags, tags, anyOf: tags.length === 1 };
+    predicates.push({ sql: 'e.tags @> ?::text[]', params: [tags], tagFormula });
   }
   return predicates;
 }
