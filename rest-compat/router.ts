@@ -2,10 +2,11 @@ import Router from '@koa/router';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
-import type { Services } from '../src/context.js';
-import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
+import { createRequestContext, type Services } from '../src/context.js';
+import { accessDenied, illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
-import { sessionHeaders } from '../src/http/session.js';
+import { adminDomain, sessionHeaders } from '../src/http/session.js';
+import { isAdmin } from '../src/modules/auth/principal.js';
 import { RestInputs } from './inputs.js';
 import type { RestRoute, RunDocument } from './route.js';
 
@@ -35,6 +36,20 @@ export interface RestRouterOptions {
   prefix: string;
 }
 
+/** Who may call a path: anyone (logging in), a session, or an administrator's (the administration domain, DESIGN §3). */
+type CallerRule = 'anyone' | 'session' | 'admin';
+const callerRule = (path: string): CallerRule => (path === '/authenticate' ? 'anyone' : path.startsWith(adminDomain) ? 'admin' : 'session');
+
+/**
+ * The caller's right to the path, before anything of the request is read: without a session a bad
+ * body is a 401, and a user's a 403, not a 400 about the body. The operation checks again (GraphQL
+ * clients go there directly); the session is cached, so this costs no query.
+ */
+async function requireCaller(ctx: Context, services: Services, rule: CallerRule): Promise<void> {
+  const principal = await createRequestContext(services, sessionHeaders(ctx)).principal();
+  if (rule === 'admin' && !isAdmin(principal)) throw accessDenied('this operation needs the role ADMIN');
+}
+
 /** Mounts every row of the table: validate → run its typed GraphQL document through the gateway → reply. */
 export function restRouter({ gateway, services, schemas, routes, prefix }: RestRouterOptions): Router {
   const tools = { services, inputs: new RestInputs(schemas) };
@@ -61,7 +76,9 @@ export function restRouter({ gateway, services, schemas, routes, prefix }: RestR
   };
   const router = new Router({ prefix });
   for (const row of routes) {
+    const caller = callerRule(row.path);
     router.register(row.path, [row.method], async (ctx) => {
+      if (caller !== 'anyone') await requireCaller(ctx, services, caller);
       const reply = await row.handle(ctx, tools, runner(ctx));
       ctx.status = reply.status ?? 200;
       if (reply.headers) ctx.set(reply.headers);

@@ -83,6 +83,22 @@ describe('where the session of a plain HTTP call comes from (REST, download, upl
     }
   });
 
+  it('checks the caller before the request: a bad body is a 401 without a session and a 403 for a user on the administration domain, not a 400', async () => {
+    const post = (path: string, body: string, session?: string) =>
+      call(`${path}${session ? `?sessionId=${session}` : ''}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    for (const [path, body] of [
+      [`${service.adminBase}/repository`, '{}'],
+      [`${service.adminBase}/user`, '{"roles":"ADMIN"}'],
+      [`${service.contentBase}/folder`, '{"name": 12}'],
+    ] as const) {
+      expect((await post(path, body)).body, path).toMatchObject({ status: 401, reasonCode: 'notAuthenticated' });
+    }
+    expect((await post(`${service.adminBase}/repository`, '{}', otherSession)).body).toMatchObject({ status: 403, reasonCode: 'accessDenied' });
+    expect((await post(`${service.adminBase}/user`, 'not json', otherSession)).body).toMatchObject({ status: 403, reasonCode: 'accessDenied' });
+    // with the right, the body is read: a 400 that says what is wrong with it
+    expect((await post(`${service.adminBase}/repository`, '{}', service.adminSession)).body).toMatchObject({ status: 400, reasonCode: 'illegalArguments' });
+  });
+
   it('runs the call as the session named, whichever way it is named', async () => {
     const folder = (name: string, options: Parameters<typeof callWith>[1]) =>
       callWith('/folder', { ...options, method: 'POST', body: JSON.stringify({ name }) }).then((answer) => answer.body.owner);
