@@ -9,7 +9,7 @@ import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import type { CreateContentInput } from './inputs.js';
 import { optionalMediaType } from './media-types.js';
-import { isWellFormed, textProblem, validateEntryName } from './names.js';
+import { isWellFormed, textProblem, validateEntryName, validateTypeName } from './names.js';
 import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
@@ -127,7 +127,7 @@ export function firstVersion(
 /** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */
 export async function createContent(scope: EntryScope, input: CreateContentInput): Promise<Entry> {
   const { parent, policies } = await requireParentFolderWithPolicies(scope, input.parentId);
-  const typeName = input.typeName || policies.defaultTypeName;
+  const typeName = validateTypeName(input.typeName) || policies.defaultTypeName;
   if (parent) await checkTypeAllowed(scope.em, policies, typeName, parent.name);
   const { tags, properties } = withInherited(parent, policies, { tags: validateTags(input.tags), properties: validateProperties(input.properties) });
   const mimeType = optionalMediaType(input.mimeType);

@@ -123,6 +123,20 @@ describe('names and tags', () => {
   });
 });
 
+describe('typeName', () => {
+  it('is bounded: at most 128 characters and no control characters, through PATCH and multipart (400); empty removes it', async () => {
+    const content = await newContent(service, { name: unique('typed'), typeName: "type'?" });
+    expect(content.typeName).toBe("type'?");
+    expectBadRequest(await call(url(`/content/${content.id}`), json('PATCH', { typeName: 't'.repeat(129) })), /typeName is longer than 128 characters/);
+    expectBadRequest(await call(url(`/content/${content.id}`), json('PATCH', { typeName: 'a/b c\n' })), /typeName must not contain control characters/);
+    expectBadRequest(await uploadContent(service, { name: unique('typed'), typeName: 'x'.repeat(500_000) }), /typeName is longer than 128 characters/);
+    const emoji = await call(url(`/content/${content.id}`), json('PATCH', { typeName: '😀'.repeat(128) }));
+    expect(emoji.body.typeName).toBe('😀'.repeat(128));
+    const removed = await call(url(`/content/${content.id}`), json('PATCH', { typeName: '' }));
+    expect(removed.body.typeName).toBeUndefined();
+  });
+});
+
 describe('properties', () => {
   it('a lone surrogate is a 400 through PATCH, multipart and GraphQL', async () => {
     const content = await newContent(service, { name: unique('surrogate') });

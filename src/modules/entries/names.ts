@@ -36,3 +36,19 @@ export function validateEntryName(name: string, field = 'name'): string {
   if (/[/\\]/.test(normalised)) throw illegalArguments(`${field} must not contain '/' or '\\'`);
   return normalised;
 }
+
+/** At most as long as a registered type's name (POST A/type). */
+const maxTypeNameLength = 128;
+
+/**
+ * A content's type name as given: any text a type may be called (quotes included), but no control
+ * characters and at most 128 characters (it was unbounded: half a megabyte went into every search
+ * answer). Empty or null means none; undefined, not given.
+ */
+export function validateTypeName(typeName: string | null | undefined): string | null | undefined {
+  if (typeName === undefined || typeName === null || typeName === '') return typeName === undefined ? undefined : null;
+  const problem = textProblem(typeName);
+  if (problem) throw illegalArguments(`typeName ${problem}`);
+  if (typeName.length > maxTypeNameLength && [...typeName].length > maxTypeNameLength) throw illegalArguments(`typeName is longer than ${maxTypeNameLength} characters`);
+  return typeName;
+}

@@ -5,7 +5,7 @@ import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, rel
 import { validateProperties, validateTags } from './contents.js';
 import { Entry } from './entry.entity.js';
 import type { UpdateContentInput, UpdateFolderInput } from './inputs.js';
-import { validateEntryName } from './names.js';
+import { validateEntryName, validateTypeName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
 
@@ -37,7 +37,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
   const name = newName(input.name);
   const patch = input.properties;
   if (patch) validateProperties(patch);
-  const typeName = input.typeName === undefined ? undefined : input.typeName || null;
+  const typeName = validateTypeName(input.typeName);
   let finalName = name ?? '';
   await inTransaction(
     scope,

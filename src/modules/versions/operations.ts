@@ -149,10 +149,13 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     latest.isLatest = false;
     await tx.em.flush();
     const now = new Date();
+    // the version is made now: its creation is the check-in, not the check-out that began the working copy
     Object.assign(workingCopy, nextVersion(latest, input.major ?? true), {
       versionStatus: 'CURRENT',
       predecessorId: latest.id,
       comment,
+      createdAt: now,
+      createdBy: tx.principal.userName,
       lastModifiedAt: now,
       lastModifiedBy: tx.principal.userName,
     });

@@ -256,8 +256,11 @@ describe('check-out, check-in and the version history (REST)', () => {
     const renamed = uniqueName('renamed');
     expect((await patch(copy.id, { name: renamed, properties: { customer: 'acme' } })).status).toBe(200);
     expect((await tag(copy.id, 'POST')).status).toBe(200);
-    const v2 = (await checkIn(copy.id)).body as Content & { properties: Record<string, unknown>; tags: string[] };
+    const checkInStarted = Date.now();
+    const v2 = (await checkIn(copy.id)).body as Content & { properties: Record<string, unknown>; tags: string[]; createdAt: string };
     expect(v2).toMatchObject({ id: copy.id, version: '2.0', name: renamed, properties: { customer: 'acme' }, tags: ['reviewed'] });
+    // made by the check-in, not by the check-out that began the working copy
+    expect(Date.parse(v2.createdAt.replace(/\+0000$/, 'Z'))).toBeGreaterThanOrEqual(checkInStarted - 5);
     // checked in, the latest version takes changes again
     expect((await tag(v2.id, 'DELETE')).status).toBe(200);
   });
