@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { Services } from '../context.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { checkHealth } from '../modules/health/operations.js';
+import { errorBody } from '../errors.js';
 import { useErrorBody } from './middleware/errors.js';
 import { metricsRegistry, requireMetricsToken, useMetrics } from './middleware/metrics.js';
 import { useRequestId, type RequestState } from './middleware/request-id.js';
@@ -49,13 +50,20 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
   if (parts.subgraphMiddleware) app.use(parts.subgraphMiddleware);
   for (const router of parts.routers ?? []) {
     app.use(router.routes());
-    app.use(
-      router.allowedMethods({
-        throw: true,
-        methodNotAllowed: () => Object.assign(new Error(`method not allowed on this path`), { status: 405 }),
-        notImplemented: () => Object.assign(new Error('method not implemented'), { status: 501 }),
-      }),
-    );
+    app.use(withErrorBody(router.allowedMethods()));
   }
   return app;
+}
+
+/**
+ * The router's 405 (with the `Allow` header RFC 9110 asks for: thrown, the router left it out) and
+ * 501, with the error body of every other error.
+ */
+function withErrorBody(allowedMethods: ReturnType<Router['allowedMethods']>): Koa.Middleware {
+  return async (ctx, next) => {
+    await (allowedMethods as unknown as Koa.Middleware)(ctx, next);
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+      ctx.body = errorBody(ctx.status, 'illegalArguments', ctx.status === 405 ? 'method not allowed on this path' : 'method not implemented');
+    }
+  };
 }

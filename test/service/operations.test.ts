@@ -41,6 +41,8 @@ describe('operations endpoints', () => {
     });
     const wrongMethod = await call(`${service.contentBase}/home?sessionId=${service.adminSession}`, { method: 'DELETE' });
     expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.body).toMatchObject({ status: 405, reasonCode: 'illegalArguments' });
+    expect(wrongMethod.body).toMatchObject({ _type: 'svc.model.error.ErrorResponse', status: 405, reasonCode: 'illegalArguments', message: 'method not allowed on this path' });
+    // RFC 9110: a 405 says which methods the path has
+    expect(wrongMethod.headers.get('allow')).toMatch(/GET/);
   });
 });
