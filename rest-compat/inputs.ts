@@ -10,6 +10,7 @@ import {
   isEnumType,
   isInputObjectType,
   isListType,
+  type GraphQLEnumType,
   type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -57,24 +58,28 @@ export interface InputTypes {
 
 export type TextSource = Record<string, string | string[] | undefined>;
 
+/** The spec's clients write enum values in either case (ASC, asc; PNG, png), in parameters and in JSON bodies. */
+function enumValueOf(type: GraphQLEnumType, text: string): string {
+  const value = type.getValues().find((v) => v.name.toLowerCase() === text.toLowerCase());
+  if (!value) throw new Error(`must be one of ${type.getValues().map((v) => `'${v.name}'`).join(', ')}`);
+  return value.name;
+}
+
 /** One text value as the scalar or enum `type` (query parameters and form fields are text). */
 function fromText(type: GraphQLInputType, text: string): unknown {
   const named = getNamedType(type);
   if (named === GraphQLBoolean) {
-    if (text !== 'true' && text !== 'false') throw new Error("must be 'true' or 'false'");
-    return text === 'true';
+    // in either case, as enum values are (TRUE, true)
+    const lower = text.toLowerCase();
+    if (lower !== 'true' && lower !== 'false') throw new Error("must be 'true' or 'false'");
+    return lower === 'true';
   }
   if (named === GraphQLInt) {
     if (!/^-?\d{1,15}$/.test(text)) throw new Error('must be an integer');
     return Number(text);
   }
   if (named === GraphQLFloat) return Number(text);
-  if (isEnumType(named)) {
-    // the spec's clients write enum values in either case (ASC, asc)
-    const value = named.getValues().find((v) => v.name.toLowerCase() === text.toLowerCase());
-    if (!value) throw new Error(`must be one of ${named.getValues().map((v) => `'${v.name}'`).join(', ')}`);
-    return value.name;
-  }
+  if (isEnumType(named)) return enumValueOf(named, text);
   if (named === GraphQLString || named === GraphQLID) return text;
   // other scalars (JSONObject) are sent as JSON text; an empty field is none
   if (text === '') return null;
@@ -144,6 +149,19 @@ export class RestInputs {
       .filter((field) => getNamedType(field.type) === GraphQLID && typeof body[field.name] === 'number')
       .map((field) => `${field.name} must be a string`);
     if (numericIds.length > 0) throw illegalArguments(`invalid ${where}: ${numericIds.join('; ')}`);
-    return this.validated<N>(type, body, where);
+    const value = { ...body };
+    const problems: string[] = [];
+    for (const field of Object.values(type.getFields())) {
+      const named = getNamedType(field.type);
+      const given = value[field.name];
+      if (!isEnumType(named) || typeof given !== 'string') continue;
+      try {
+        value[field.name] = enumValueOf(named, given);
+      } catch (error) {
+        problems.push(`${field.name} ${(error as Error).message}`);
+      }
+    }
+    if (problems.length > 0) throw illegalArguments(`invalid ${where}: ${problems.join('; ')}`);
+    return this.validated<N>(type, value, where);
   }
 }

@@ -92,10 +92,11 @@ describe('a second conversion of the same version to the same format', () => {
     expect(JSON.parse(again.serviceRequestJob.serializedResult)).toEqual({ pages: 2, placeholders: [], representationIds: before.map((r: any) => r.id), reused: true });
     const after = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries;
     expect(after).toEqual(before);
-    // another format is rendered anew
-    const jpeg = await finishedJob(service, (await convert(service, { contentId: content.id, targetFormat: 'jpeg' })).body.jobId);
+    // another format is rendered anew; a JSON body's enum value is read in either case, as a parameter's is
+    const jpeg = await finishedJob(service, (await convert(service, { contentId: content.id, targetFormat: 'JPEG' })).body.jobId);
     expect(JSON.parse(jpeg.serviceRequestJob.serializedResult).reused).toBeUndefined();
     expect((await call(contentUrl(service, `/content/${content.id}/representations`))).body.count).toBe(4);
+    expect((await convert(service, { contentId: content.id, targetFormat: 'gif' })).body).toMatchObject({ status: 400, message: expect.stringMatching(/targetFormat must be one of/) });
   });
 });
 

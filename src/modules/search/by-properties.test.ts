@@ -45,6 +45,8 @@ describe('GET C/content/search (spec endpoint 1)', () => {
     expect(names((await search({ tags: ['red'] })).body)).toEqual(['a.txt', 'b.pdf']);
     expect(names((await search({ tags: ['red', 'blue'] })).body)).toEqual(['a.txt']);
     expect(names((await search({ isLocked: true })).body)).toEqual(['a.txt']);
+    // booleans in either case, as enum values are
+    expect(names((await search({ isLocked: 'TRUE' })).body)).toEqual(['a.txt']);
     expect(names((await search({ isLocked: false, entryType: 'CONTENT' })).body)).toEqual(['b.pdf', 'c.txt']);
     expect(names((await search({ lockedBy: 'admin' })).body)).toEqual(['a.txt']);
     expect(names((await search({ version: '1.1' })).body)).toEqual(['a.txt']);
