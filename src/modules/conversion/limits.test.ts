@@ -88,6 +88,13 @@ describe('PDF objects and pages against the repository Conversion limit with str
 });
 
 describe('over the conversion limit the job fails whatever the strategy', () => {
+  it('names the repository maximum of its Conversion limit, not the hard one, when the hard total is broken', async () => {
+    const base = await repositoryWithLimits(service, { conversionLimit: 'LOW', conversionStrategy: 'ERROR' });
+    const total = await convertBytes(service, buildPdf([objectsPage(90), objectsPage(90), objectsPage(90)]), 'total.pdf', {}, { base });
+    expect(failed(total.job)).toBe('more objects in total than the repository maximum 50 for total.pdf with 270 objects, with a hard limit 250');
+  });
+
+
   for (const strategy of ['REPLACE', 'LOW_PRIORITY', 'ERROR']) {
     it(`${strategy}: objects per page, objects in total, pages`, async () => {
       const base = await repositoryWithLimits(service, { conversionLimit: 'UNLIMITED', conversionStrategy: strategy });

@@ -66,13 +66,16 @@ interface PdfMaxima {
   total: number;
 }
 
-/** The first limit the counts break, as the spec's message; undefined when none. */
-function firstViolation({ file, objects }: PdfCounts, max: PdfMaxima, hardTotal: number): string | undefined {
+/**
+ * The first limit the counts break, as the spec's message; undefined when none. The total's message
+ * names both maxima, whichever of them `max` is.
+ */
+function firstViolation({ file, objects }: PdfCounts, max: PdfMaxima, totals: { repository: number; hard: number }): string | undefined {
   if (objects.length > max.pages) return `more pages (${objects.length}) than allowed (${max.pages}) on input resource ${file}`;
   const page = objects.findIndex((n) => n > max.perPage);
   if (page >= 0) return `more objects (${objects[page]}) on page ${page + 1} than allowed (${max.perPage}) on input resource ${file}`;
   const total = objects.reduce((sum, n) => sum + n, 0);
-  if (total > max.total) return `more objects in total than the repository maximum ${max.total} for ${file} with ${total} objects, with a hard limit ${hardTotal}`;
+  if (total > max.total) return `more objects in total than the repository maximum ${totals.repository} for ${file} with ${total} objects, with a hard limit ${totals.hard}`;
   return undefined;
 }
 
@@ -89,15 +92,16 @@ export function decidePdf(counts: PdfCounts, limits: RepositoryLimits, config: C
     perPage: config.CONV_MAX_PDF_TO_IMAGE_THRESHOLD,
     total: config.CONV_MAX_PDF_TO_IMAGE_TOTAL_THRESHOLD,
   };
-  const overHard = firstViolation(counts, hard, hard.total);
-  if (overHard) throw new LimitExceeded(overHard);
   const share = conversionLimitShare[limits.conversionLimit ?? 'UNLIMITED'];
   const repository: PdfMaxima = {
     pages: Math.floor(hard.pages * share),
     perPage: Math.floor(hard.perPage * share),
     total: Math.floor(hard.total * share),
   };
-  const overRepository = firstViolation(counts, repository, hard.total);
+  const totals = { repository: repository.total, hard: hard.total };
+  const overHard = firstViolation(counts, hard, totals);
+  if (overHard) throw new LimitExceeded(overHard);
+  const overRepository = firstViolation(counts, repository, totals);
   if (!overRepository) return { action: 'render', placeholders: [] };
   switch (limits.conversionStrategy ?? 'ERROR') {
     case 'ERROR':
