@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -96,6 +96,12 @@ describe('roles', () => {
     expect(asAdmin.data?.users.map((u) => u.userName)).toEqual(expect.arrayContaining(['admin', 'plain-user']));
     // the user can still use the content domain
     expect((await call(`${service.contentBase}/home?sessionId=${userSession}`)).status).toBe(200);
+  });
+
+  it('stores each role of a new user once', async () => {
+    const created = await call(`${service.adminBase}/user?sessionId=${service.adminSession}`, json('POST', { userName: 'twice-admin', password: 'twice-admin-password', roles: ['ADMIN', 'ADMIN', 'USER'] }));
+    expect(created.status).toBe(201);
+    expect(created.body.roles).toEqual(['ADMIN', 'USER']);
   });
 
   it('ends the sessions of a deleted user at once', async () => {

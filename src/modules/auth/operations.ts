@@ -139,7 +139,8 @@ export async function createUser(
   const user = em.create(User, {
     userName,
     passwordHash: await services.auth.passwords.hash(input.password),
-    roles: input.roles.length > 0 ? (input.roles as Role[]) : ['USER'],
+    // each role once (["ADMIN", "ADMIN"] was stored so)
+    roles: input.roles.length > 0 ? ([...new Set(input.roles)] as Role[]) : ['USER'],
     createdAt: new Date(),
   });
   try {
