@@ -142,6 +142,19 @@ export class RestInputs {
     return this.validated<N>(type, value, where);
   }
 
+  /**
+   * Refuses names in `given` that input type `name` has no field for: a multipart field a client sends
+   * must not be lost without a word (a check-in with `name` and `tags` fields answered 200 and kept
+   * neither).
+   */
+  requireKnownFields(name: keyof InputTypes, given: Iterable<string>, where = 'field'): void {
+    const known = this.inputType(name).getFields();
+    const unknown = [...given].filter((field) => !(field in known));
+    if (unknown.length > 0) {
+      throw illegalArguments(`unknown ${where}${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `'${f}'`).join(', ')} (known: ${Object.keys(known).join(', ')})`);
+    }
+  }
+
   /** A JSON object as input type `name`; an ID must be a JSON string here (GraphQL would take 7 as "7"). */
   fromJson<N extends keyof InputTypes>(name: N, body: Record<string, unknown>, where = 'body'): InputTypes[N] {
     const type = this.inputType(name);

@@ -50,6 +50,17 @@ async function requireCaller(ctx: Context, services: Services, rule: CallerRule)
   if (rule === 'admin' && !isAdmin(principal)) throw accessDenied('this operation needs the role ADMIN');
 }
 
+/**
+ * `tags[]=a` is how some clients write a list; here it is `tags=a&tags=b`. Left alone, the bracketed
+ * name matched no parameter and the search answered everything.
+ */
+function refuseBracketedParameters(ctx: Context): void {
+  const bracketed = Object.keys(ctx.query).filter((name) => name.endsWith('[]'));
+  if (bracketed.length > 0) {
+    throw illegalArguments(`parameter ${bracketed.map((name) => `'${name}'`).join(', ')}: repeat a list parameter without brackets (tags=a&tags=b)`);
+  }
+}
+
 /** Mounts every row of the table: validate → run its typed GraphQL document through the gateway → reply. */
 export function restRouter({ gateway, services, schemas, routes, prefix }: RestRouterOptions): Router {
   const tools = { services, inputs: new RestInputs(schemas) };
@@ -79,6 +90,7 @@ export function restRouter({ gateway, services, schemas, routes, prefix }: RestR
     const caller = callerRule(row.path);
     router.register(row.path, [row.method], async (ctx) => {
       if (caller !== 'anyone') await requireCaller(ctx, services, caller);
+      refuseBracketedParameters(ctx);
       const reply = await row.handle(ctx, tools, runner(ctx));
       ctx.status = reply.status ?? 200;
       if (reply.headers) ctx.set(reply.headers);

@@ -43,7 +43,10 @@ export const contentRoutes: RestRoute[] = [
     input: async (ctx, params, { services, inputs }) => {
       const upload = await multipartUpload(ctx, services, params.repository!, true);
       // the form fields are CreateContentInput's; `properties` is one JSON object text field
-      const input = await uploadFields(upload, () => inputs.fromText('CreateContentInput', { ...upload.fields, uploadId: upload.uploadId }, 'field'));
+      const input = await uploadFields(upload, () => {
+        inputs.requireKnownFields('CreateContentInput', Object.keys(upload.fields));
+        return inputs.fromText('CreateContentInput', { ...upload.fields, uploadId: upload.uploadId }, 'field');
+      });
       return { repository: params.repository!, upload, input };
     },
     variables: ({ repository, input }) => ({ repository, input }),

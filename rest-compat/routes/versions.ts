@@ -60,7 +60,10 @@ export const versionRoutes: RestRoute[] = [
     document: CheckInDocument,
     input: async (ctx, params, { services, inputs }) => {
       const upload = await checkInBody(ctx, services, params.repository!);
-      const input = await uploadFields(upload, () => inputs.fromText('CheckInInput', fieldsWithQuery(ctx, upload), 'field'));
+      const input = await uploadFields(upload, () => {
+        inputs.requireKnownFields('CheckInInput', Object.keys(upload.fields));
+        return inputs.fromText('CheckInInput', fieldsWithQuery(ctx, upload), 'field');
+      });
       return { ...byId(ctx, params), upload, input };
     },
     variables: ({ repository, id, input }) => ({ repository, id, input }),
@@ -105,7 +108,10 @@ export const versionRoutes: RestRoute[] = [
     document: ReplaceResourceDocument,
     input: async (ctx, params, { services, inputs }) => {
       const upload = await multipartUpload(ctx, services, params.repository!, true);
-      const input = await uploadFields(upload, () => inputs.fromText('ReplaceResourceInput', fieldsWithQuery(ctx, upload), 'field'));
+      const input = await uploadFields(upload, () => {
+        inputs.requireKnownFields('ReplaceResourceInput', Object.keys(upload.fields));
+        return inputs.fromText('ReplaceResourceInput', fieldsWithQuery(ctx, upload), 'field');
+      });
       return { ...byId(ctx, params), upload, input };
     },
     variables: ({ repository, id, input }) => ({ repository, id, input }),

@@ -118,6 +118,12 @@ describe('GET C/content/search (spec endpoint 1)', () => {
     }
   });
 
+  it("refuses a list parameter written with brackets (tags[]=a), which matched nothing and answered everything", async () => {
+    const { status, body } = await call(`${contentUrl(service, '/content/search')}&${encodeURIComponent('tags[]')}=red`);
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ reasonCode: 'illegalArguments', message: expect.stringMatching(/tags\[\].*tags=a&tags=b/) });
+  });
+
   it('needs a session', async () => {
     expect((await call(`${service.contentBase}/content/search`)).status).toBe(401);
     expect((await search({}, 'expired-or-made-up')).body).toMatchObject({ status: 401, reasonCode: 'notAuthenticated' });

@@ -287,6 +287,17 @@ describe('check-out, check-in and the version history (REST)', () => {
     expect((await listVersions(v1.id)).body.count).toBe(1);
   });
 
+  it('refuses a check-in with form fields it does not take (name, tags): 400, nothing checked in, no pending upload', async () => {
+    const v1 = await upload('fields');
+    const copy = (await checkOut(v1.id)).body as Content;
+    const refused = await checkIn(copy.id, alice, { name: 'renamed.txt', tags: 'x' }, { text: 'new', name: 'new.txt' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/unknown fields 'name', 'tags'/);
+    expect(await workingCopies(v1.id)).toEqual([copy.id]);
+    expect(await pendingUploads()).toBe(0);
+    expect((await cancel(copy.id)).status).toBe(204);
+  });
+
   it('refuses a check-in without a check-out (409) and leaves no pending upload', async () => {
     const v1 = await upload('never checked out');
     const before = await pendingUploads();
