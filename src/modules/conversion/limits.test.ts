@@ -33,6 +33,11 @@ const failed = (job: Record<string, any>) => {
 };
 
 describe('input file limits: repository limits, then conversion limits (spec Errors 4)', () => {
+  it('an empty file: its size is zero (the call that started the job had succeeded)', async () => {
+    const { job } = await convertBytes(service, Buffer.alloc(0), 'empty.pdf');
+    expect(failed(job)).toBe('the size of input resource empty.pdf (0) is either unknown, zero, above the job-based maximum 400000 or above the maximum 400000');
+  });
+
   it('a file above the repository maximum: single file too big', async () => {
     const base = await repositoryWithLimits(service, { maxInputFileSize: 1000 });
     const pdf = textPdf(2);

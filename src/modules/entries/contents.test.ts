@@ -105,12 +105,23 @@ describe('POST C/content (multipart upload)', () => {
     expect(body).not.toHaveProperty('typeName');
   });
 
-  it('rejects an empty file, a missing file part, bad fields and an unknown folder, leaving no bytes behind', async () => {
-    const before = await storedFiles(service);
+  it('stores an empty file (as CMIS repositories do): 0 bytes down, its md5 as ETag, every range unsatisfiable', async () => {
     const empty = await uploadContent(service, { name: 'empty.txt', bytes: '' });
-    expect(empty.status).toBe(400);
-    expect(empty.body).toMatchObject({ _type: 'svc.model.error.ErrorResponse', status: 400, reasonCode: 'illegalArguments' });
-    expect(empty.body.message).toContain('empty');
+    expect(empty.status).toBe(201);
+    expect(empty.body.resource).toMatchObject({ fileSize: 0, md5: 'd41d8cd98f00b204e9800998ecf8427e', mimeType: 'text/plain' });
+    const download = await fetch(contentUrl(service, `/content/${empty.body.id}/download`));
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-length')).toBe('0');
+    expect(download.headers.get('etag')).toBe('"d41d8cd98f00b204e9800998ecf8427e"');
+    expect((await download.arrayBuffer()).byteLength).toBe(0);
+    const range = await fetch(contentUrl(service, `/content/${empty.body.id}/download`), { headers: { range: 'bytes=0-0' } });
+    expect(range.status).toBe(416);
+    expect(range.headers.get('content-range')).toBe('bytes */0');
+    await range.arrayBuffer();
+  });
+
+  it('rejects a missing file part, bad fields and an unknown folder, leaving no bytes behind', async () => {
+    const before = await storedFiles(service);
 
     const missing = await uploadContent(service, { name: 'nothing.txt', file: false });
     expect(missing.status).toBe(400);

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../context.js';
 import { executePrepared } from '../../db/prepared.js';
-import { illegalArguments, notFound, ServiceError } from '../../errors.js';
+import { notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
 import { TooLargeError } from '../../storage/file-store.js';
 import { Resource } from './entry.entity.js';
@@ -75,10 +75,6 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
     staged = await contentStore.receive(input.source, { maxBytes, holdSmall: true });
   } catch (error) {
     throw error instanceof TooLargeError ? tooLarge(maxBytes) : error;
-  }
-  if (staged.size === 0) {
-    await staged.discard();
-    throw illegalArguments('file: the uploaded file is empty');
   }
   try {
     const resource = await insertPendingResource(scope, {
