@@ -17,9 +17,10 @@ const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
     .pipe(schema);
 
 export const nonEmptyText = single(z.string().min(1, 'must not be empty'));
-export const bool = single(z.enum(['true', 'false'], { message: "must be 'true' or 'false'" })).transform((v) => v === 'true');
+/** `true` or `false`, in either case (as the input types' booleans and enum values are read). */
+export const bool = single(z.string().toLowerCase().pipe(z.enum(['true', 'false'], { message: "must be 'true' or 'false'" }))).transform((v) => v === 'true');
 /** A count (limit, offset): digits only, at most 9 of them. */
-export const count = single(z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer')).transform(Number);
+export const count = single(z.string().regex(/^\d{1,9}$/, 'must be an integer from 0 to 999999999')).transform(Number);
 export const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 /** Property names, repeated or comma-separated (`a&…=b` or `a,b`: no property name holds a comma). */

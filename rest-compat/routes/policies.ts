@@ -45,7 +45,7 @@ async function policyForm(ctx: Context): Promise<TextSource> {
 }
 
 const jobReply = ({ result }: { result: { deleted: number; duration: number } }) => ({
-  body: { _type: 'svc.model.content.service.v1.request.async.status.AsyncJobResponse', state: 'COMPLETED', duration: result.duration, deleted: result.deleted },
+  body: { _type: 'svc.model.content.service.v1.request.async.status.AsyncJobResponse', state: 'Done', duration: result.duration, deleted: result.deleted },
 });
 const assignment = z.object({ policyId: nonEmptyText, repositoryId: nonEmptyText, folderId: nonEmptyText });
 

@@ -184,7 +184,7 @@ describe('policies take effect in the content operations', () => {
 });
 
 describe('policy deletion (spec endpoint 9)', () => {
-  const jobResponse = { _type: 'svc.model.content.service.v1.request.async.status.AsyncJobResponse', duration: expect.any(Number) };
+  const jobResponse = { _type: 'svc.model.content.service.v1.request.async.status.AsyncJobResponse', state: 'Done', duration: expect.any(Number) };
 
   it('deletes by id, by repeated policyIds, by technical name; an unknown one is a 404 and deletes nothing', async () => {
     const unknown = await call(admin('/policies', { policyIds: [await policyId('images'), 'unknown-id'] }), { method: 'DELETE' });
