@@ -6,20 +6,19 @@ import { holdsNonFiniteNumber } from '../http/body.js';
 export const acceptedCredentials =
   'send the session id as the header "Authorization: Bearer <session id>" (over graphql-ws: the connection_init payload {"authorization": "Bearer <session id>"})';
 
-/** Content types a browser may POST cross-site without a preflight: never a GraphQL request here (CSRF). */
-const simpleRequestTypes = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
-
 /**
- * Refuses POSTs a browser sends cross-site without a CORS preflight (form-encoded, multipart,
- * text/plain): with them a page elsewhere could run mutations. The same test as yoga's CSRF
- * prevention plugin, for POSTs only: GET cannot run mutations, and GET queries stay open to clients
- * that cannot set headers (yoga's plugin would require a custom header on every GET).
+ * A POST is a GraphQL request as `application/json` only. That refuses what a browser sends
+ * cross-site without a CORS preflight (form-encoded, multipart, text/plain), with which a page
+ * elsewhere could run mutations (yoga's CSRF prevention plugin tests those, and would require a
+ * custom header on every GET too: GET cannot run mutations, and GET queries stay open to clients that
+ * cannot set headers); and every other type, which yoga either took (application/graphql) or
+ * answered 415 with no body.
  */
 export const useJsonPostsOnly: GatewayPlugin = {
   onRequestParse({ request }) {
     if (request.method !== 'POST') return;
     const type = request.headers.get('content-type')?.toLowerCase() ?? '';
-    if (type === '' || simpleRequestTypes.some((simple) => type.startsWith(simple))) {
+    if (type.split(';')[0]!.trim() !== 'application/json') {
       throw new GraphQLError('POST a GraphQL request as application/json.', {
         extensions: { code: 'UNSUPPORTED_MEDIA_TYPE', reasonCode: 'unsupportedMediaType', status: 415, http: { status: 415 } },
       });
@@ -98,6 +97,35 @@ function reasonOf(error: GraphQLError, requestError: boolean): { reasonCode: str
   return { reasonCode: 'internal', status: 500 };
 }
 
+/** The reason code an HTTP status stands for (405 as the REST layer answers it). */
+const reasonOfStatus: Record<number, string> = {
+  400: 'illegalArguments',
+  401: 'notAuthenticated',
+  403: 'accessDenied',
+  404: 'notFound',
+  405: 'illegalArguments',
+  409: 'conflict',
+  413: 'tooLarge',
+  415: 'unsupportedMediaType',
+  429: 'tooManyRequests',
+  503: 'unavailable',
+};
+
+/** An error without a reason code, given the one its HTTP status (yoga's `extensions.http.status`) stands for. */
+function withReasonOfStatus(error: GraphQLError): GraphQLError {
+  if (error.extensions?.['reasonCode'] !== undefined) return error;
+  const http = error.extensions?.['http'] as { status?: number } | undefined;
+  const status = http?.status ?? 500;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, reasonCode: reasonOfStatus[status] ?? 'internal', status },
+  });
+}
+
 /**
  * The error contract of both APIs (REST maps from it): every error carries `extensions.reasonCode` and
  * `extensions.status`. Errors of the subgraphs have them; this adds them to what the runtime and its
@@ -168,6 +196,13 @@ export function useErrorContract(): GatewayPlugin {
           };
         },
       };
+    },
+    // what yoga refuses before any GraphQL runs (a method, a body, a missing query): its errors carry an HTTP status only
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+      const single = result as ExecutionResult;
+      if (!single.errors?.some((error) => error.extensions?.['reasonCode'] === undefined)) return;
+      setResult({ ...single, errors: single.errors.map(withReasonOfStatus) });
     },
     onResponse({ response }) {
       if (response.status === 401) response.headers.set('www-authenticate', 'Bearer');

@@ -152,6 +152,27 @@ describe('CORS and CSRF on /graphql', () => {
     const home = await service.graphql<{ home: { entries: { name: string }[] } }>('{ home(repository: "default") { entries { name } } }');
     expect(home.data!.home.entries.map((e) => e.name)).not.toContain('csrf');
   });
+
+  it('takes a POST as application/json only, and says so in the body of every refusal, with a reason code', async () => {
+    const mutation = 'mutation { createFolder(repository: "default", input: {name: "not-json"}) { id } }';
+    for (const type of ['application/graphql', 'application/jsonx', '*/*', 'application/graphql-response+json']) {
+      const refused = await call(`${service.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${service.adminSession}`, 'content-type': type },
+        body: type === 'application/graphql' ? mutation : JSON.stringify({ query: mutation }),
+      });
+      expect(refused.status, type).toBe(415);
+      expect(refused.body.errors[0], type).toMatchObject({ extensions: { reasonCode: 'unsupportedMediaType', status: 415 } });
+    }
+    // what yoga refuses before GraphQL runs carries a reason code too
+    const noQuery = await call(`${service.baseUrl}/graphql?variables=%7B%7D`);
+    expect(noQuery.body.errors[0]).toMatchObject({ message: 'Must provide query string.', extensions: { reasonCode: 'illegalArguments', status: 400 } });
+    const put = await call(`${service.baseUrl}/graphql`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+    expect(put.status).toBe(405);
+    expect(put.body.errors[0].extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 405 });
+    const home = await service.graphql<{ home: { entries: { name: string }[] } }>('{ home(repository: "default") { entries { name } } }');
+    expect(home.data!.home.entries.map((e) => e.name)).not.toContain('not-json');
+  });
 });
 
 describe('subscriptions end with their session', () => {
