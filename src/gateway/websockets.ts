@@ -2,7 +2,14 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ConnectionInitMessage, ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
+import { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
+
+/**
+ * Operations one connection may have under way at once: one socket took 500 subscriptions that each
+ * polled every 100 ms. Beyond, a subscribe is answered with an error (the others go on).
+ */
+export const maxOperationsPerConnection = 100;
 
 /**
  * graphql-ws on `path` of `server`; upgrades to other paths are left to other handlers. Answers the
@@ -14,7 +21,21 @@ export function attachGraphqlWs<P extends ConnectionInitMessage['payload'], E ex
   options: ServerOptions<P, Extra & Partial<E>>,
 ): () => Promise<void> {
   const wss = new WebSocketServer({ noServer: true });
-  const disposer = useServer<P, E>(options, wss);
+  const bounded: ServerOptions<P, Extra & Partial<E>> = {
+    ...options,
+    onSubscribe: (ctx, id, payload) => {
+      // graphql-ws has already entered this one in `subscriptions`
+      if (Object.keys(ctx.subscriptions).length > maxOperationsPerConnection) {
+        return [
+          new GraphQLError(`A connection may have at most ${maxOperationsPerConnection} operations under way: complete one first, or open another connection.`, {
+            extensions: { code: 'TOO_MANY_OPERATIONS', reasonCode: 'tooManyRequests', status: 429 },
+          }),
+        ];
+      }
+      return options.onSubscribe?.(ctx, id, payload);
+    },
+  };
+  const disposer = useServer<P, E>(bounded, wss);
   const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return;
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));

@@ -175,6 +175,41 @@ describe('CORS and CSRF on /graphql', () => {
   });
 });
 
+describe('operations per graphql-ws connection', () => {
+  it('takes at most 100 under way on one connection; the 101st is refused with 429 tooManyRequests, and taken once one completes', async () => {
+    const { createClient } = await import('graphql-ws');
+    const { default: WebSocket } = await import('ws');
+    const client = createClient({
+      url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${service.adminSession}` },
+      retryAttempts: 0,
+      lazy: false,
+    });
+    const subscribe = () => {
+      let settle: (outcome: { event?: unknown; error?: unknown }) => void = () => undefined;
+      const first = new Promise<{ event?: unknown; error?: unknown }>((resolve) => (settle = resolve));
+      const stop = client.subscribe({ query: 'subscription { healthChanges(intervalMs: 60000) { status } }' }, {
+        next: (event) => settle({ event }),
+        error: (error) => settle({ error }),
+        complete: () => undefined,
+      });
+      return { first, stop };
+    };
+    try {
+      const open = Array.from({ length: 100 }, subscribe);
+      for (const subscription of open) expect((await subscription.first).event).toBeDefined();
+      const refused = await subscribe().first;
+      expect((refused.error as { extensions?: unknown }[])[0]).toMatchObject({ extensions: { reasonCode: 'tooManyRequests', status: 429 } });
+      open[0]!.stop();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await subscribe().first).event).toBeDefined();
+    } finally {
+      await client.dispose();
+    }
+  }, 30_000);
+});
+
 describe('subscriptions end with their session', () => {
   const subscription = 'subscription { healthChanges(intervalMs: 100) { status } }';
 
