@@ -104,9 +104,12 @@ export async function createInheritancePolicy(em: EntityManager, actor: Principa
 
 /** Spec endpoint 8. */
 export async function createTypeRestrictionPolicy(em: EntityManager, actor: Principal, input: CreateTypeRestrictionPolicyInput): Promise<PolicyRecord> {
-  const allowedTypeNames = [...new Set(input.allowedTypeNames ?? [])];
-  const deniedTypeNames = [...new Set(input.deniedTypeNames ?? [])];
+  // an empty value (a form's `deniedTypeNames=`) names no type
+  const allowedTypeNames = [...new Set((input.allowedTypeNames ?? []).filter((name) => name !== ''))];
+  const deniedTypeNames = [...new Set((input.deniedTypeNames ?? []).filter((name) => name !== ''))];
   if (allowedTypeNames.length === 0 && deniedTypeNames.length === 0) throw illegalArguments('allowedTypeNames or deniedTypeNames: at least one type');
+  const both = allowedTypeNames.filter((name) => deniedTypeNames.includes(name));
+  if (both.length > 0) throw illegalArguments(`a type is either allowed or denied, not both: ${both.map((name) => `'${name}'`).join(', ')}`);
   await requireTypes(em, 'allowedTypeNames', allowedTypeNames);
   await requireTypes(em, 'deniedTypeNames', deniedTypeNames);
   return insertPolicy(em, actor, input, 'TYPE_RESTRICTION', {

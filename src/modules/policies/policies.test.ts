@@ -70,6 +70,13 @@ describe('policy creation (spec endpoints 6–8)', () => {
     const allowed = await call(admin('/policy/type-restriction'), multipart({ name: 'documents-only', allowedTypeNames: ['document', 'image'], includeSubTypes: 'false' }));
     expect(allowed.body.fields).toMatchObject({ allowedTypeNames: ['document', 'image'], includeSubTypes: false });
     expect((await call(admin('/policy/type-restriction'), form({ name: 'empty' }))).status).toBe(400);
+    // an empty field names no type
+    const emptyField = await call(admin('/policy/type-restriction'), form({ name: 'empty-denied', allowedTypeNames: ['document'], deniedTypeNames: [''] }));
+    expect(emptyField).toMatchObject({ status: 201, body: { fields: { allowedTypeNames: ['document'], deniedTypeNames: [] } } });
+    expect((await call(admin('/policy/by-technical-name', { technicalName: 'empty-denied' }), { method: 'DELETE' })).status).toBe(200);
+    // a type both allowed and denied contradicts itself
+    const both = await call(admin('/policy/type-restriction'), form({ name: 'contradiction', allowedTypeNames: ['document'], deniedTypeNames: ['document'] }));
+    expect(both.body).toMatchObject({ status: 400, reasonCode: 'illegalArguments', message: "a type is either allowed or denied, not both: 'document'" });
   });
 
   it('refuses a duplicate technical name (409), a non-administrator (403) and a missing session (401)', async () => {
