@@ -42,6 +42,9 @@ export type { InProcessSubgraph } from './transport.js';
 export type { QueryLimits } from './limits.js';
 export { acceptedCredentials } from './plugins.js';
 
+/** Operations one client's graphql-ws connection may have under way at once (docs/security.md). */
+const maxOperationsPerConnection = 100;
+
 export interface GatewayOptions {
   /** the supergraph SDL composed with @apollo/composition */
   supergraphSdl: string;
@@ -334,7 +337,7 @@ export function createGateway(options: GatewayOptions): Gateway {
             socket.once('close', untrack);
             return true;
           },
-        }),
+        }, maxOperationsPerConnection),
       );
     },
 

@@ -6,28 +6,28 @@ import { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
 
 /**
- * Operations one connection may have under way at once: one socket took 500 subscriptions that each
- * polled every 100 ms. Beyond, a subscribe is answered with an error (the others go on).
- */
-export const maxOperationsPerConnection = 100;
-
-/**
  * graphql-ws on `path` of `server`; upgrades to other paths are left to other handlers. Answers the
  * function that detaches it: stops taking upgrades, then closes the open sockets.
+ *
+ * `maxOperations`: how many operations one connection may have under way; beyond, a subscribe is
+ * answered with an error and the others go on (one client socket took 500 subscriptions that each
+ * polled every 100 ms). For clients' connections: the gateway's own connections to a subgraph (split
+ * mode) may carry many clients' subscriptions.
  */
 export function attachGraphqlWs<P extends ConnectionInitMessage['payload'], E extends Record<PropertyKey, unknown>>(
   server: Server,
   path: string,
   options: ServerOptions<P, Extra & Partial<E>>,
+  maxOperations = Infinity,
 ): () => Promise<void> {
   const wss = new WebSocketServer({ noServer: true });
   const bounded: ServerOptions<P, Extra & Partial<E>> = {
     ...options,
     onSubscribe: (ctx, id, payload) => {
       // graphql-ws has already entered this one in `subscriptions`
-      if (Object.keys(ctx.subscriptions).length > maxOperationsPerConnection) {
+      if (Object.keys(ctx.subscriptions).length > maxOperations) {
         return [
-          new GraphQLError(`A connection may have at most ${maxOperationsPerConnection} operations under way: complete one first, or open another connection.`, {
+          new GraphQLError(`A connection may have at most ${maxOperations} operations under way: complete one first, or open another connection.`, {
             extensions: { code: 'TOO_MANY_OPERATIONS', reasonCode: 'tooManyRequests', status: 429 },
           }),
         ];
