@@ -1,6 +1,7 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { holdsNonFiniteNumber } from '../http/body.js';
+import { missingSessionMessage } from '../modules/auth/operations.js';
 
 /** What /graphql accepts as a session, told with every 401 it answers. */
 export const acceptedCredentials =
@@ -140,8 +141,11 @@ export function useErrorContract(): GatewayPlugin {
       const { request: _request, response: _response, ...extensions } = error.extensions;
       return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...extensions, ...reasonOf(error, requestError) } });
     }
-    if (overHttp && reasonCode === 'notAuthenticated' && !error.message.includes('connection_init')) {
-      return new GraphQLError(`${error.message} (/graphql: ${acceptedCredentials})`, { path: error.path, extensions: error.extensions });
+    // a missing or unknown session: how /graphql takes one (not REST's `sessionId`); a wrong password is no such case
+    if (overHttp && reasonCode === 'notAuthenticated' && /session/.test(error.message) && !error.message.includes('connection_init')) {
+      // the domain's words name REST's `sessionId` too
+      const said = error.message === missingSessionMessage ? 'a session is required' : error.message;
+      return new GraphQLError(`${said} (/graphql: ${acceptedCredentials})`, { path: error.path, extensions: error.extensions });
     }
     return error;
   };

@@ -287,7 +287,16 @@ describe('switches and hints', () => {
     });
     expect(anonymous.body.errors[0].message).toMatch(/Authorization: Bearer <session id>/);
     expect(anonymous.body.errors[0].message).toMatch(/connection_init/);
+    // not REST's sessionId, which /graphql does not take
+    expect(anonymous.body.errors[0].message).not.toMatch(/sessionId/);
     expect(anonymous.body.errors[0].extensions).toMatchObject({ reasonCode: 'notAuthenticated', status: 401 });
+    // a wrong password is no question of sending a session
+    const login = await call(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation { authenticate(user: "admin", password: "wrong-password") }' }),
+    });
+    expect(login.body.errors[0].message).toBe('unknown user or wrong password');
     // REST answers keep their own message
     const rest = await call(`${service.contentBase}/home`);
     expect(JSON.stringify(rest.body)).not.toMatch(/connection_init/);

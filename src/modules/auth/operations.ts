@@ -68,9 +68,12 @@ export async function authenticate(
   return token;
 }
 
+/** What a call without a session hears (the GraphQL gateway says what /graphql takes instead). */
+export const missingSessionMessage = 'a session is required: pass sessionId or an Authorization: Bearer header';
+
 /** The principal of a session id, or a 401. Idle and absolute expiry end a session. */
 export async function resolveSession(em: EntityManager, services: Services, token: string | undefined): Promise<Principal> {
-  if (!token) throw notAuthenticated('a session is required: pass sessionId or an Authorization: Bearer header');
+  if (!token) throw notAuthenticated(missingSessionMessage);
   const { sessions } = services.auth;
   const tokenHash = hashToken(token);
   const cached = sessions.get(tokenHash);
