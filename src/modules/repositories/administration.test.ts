@@ -65,6 +65,9 @@ describe('repositories (DESIGN §4)', () => {
       const patched = await call(admin('/repository/limits', { repositoryId: 'svc.repository.default' }), json('PATCH', limits));
       expect(patched.status, JSON.stringify(limits)).toBe(400);
     }
+    // a whole number too large to be one exactly says it is above the limit
+    const huge = await call(admin('/repository/limits', { repositoryId: 'svc.repository.default' }), json('PATCH', { maxTotalInputFileSize: 1e20 }));
+    expect(huge.body).toMatchObject({ status: 400, message: expect.stringMatching(/^maxTotalInputFileSize: 100000000000000000000 is above the conversion limit CONV_MAX_TOTAL_INPUT_FILE_SIZE/) });
     expect((await call(admin('/repository/by-name', { repositoryName: 'odd' }))).status).toBe(404);
     const taken = await call(admin('/repository'), json('POST', { name: 'other', technicalName: 'archive_tech' }));
     expect(taken).toMatchObject({ status: 409, body: { message: expect.stringContaining("technical name 'archive_tech'") } });

@@ -59,8 +59,9 @@ export function checkLimits(config: Config, limits: RepositoryLimits): void {
   for (const [field, ceiling, setting] of ceilings) {
     const value = limits[field] as number | undefined;
     // a count of files or of bytes: zero, negative or fractional would refuse every conversion
-    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw illegalArguments(`${field}: ${value} is not a whole number above 0`);
+    // above the ceiling first: 1e20 is a whole number, only too large to be one exactly
     if (value !== undefined && value > ceiling) throw illegalArguments(`${field}: ${value} is above the conversion limit ${setting} (${ceiling})`);
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw illegalArguments(`${field}: ${value} is not a whole number above 0`);
   }
 }
 
