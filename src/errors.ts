@@ -16,6 +16,16 @@ export const reasonStatus = {
 export type ReasonCode = keyof typeof reasonStatus;
 
 /**
+ * The reason code an HTTP status stands for, for errors raised with a status only (a router's 405 or
+ * 501, Koa's body parsing, what yoga refuses): the reason of that status, `illegalArguments` for another
+ * the client caused (4xx, 501: a method nobody implements), else `internal`.
+ */
+export function reasonOfStatus(status: number): ReasonCode {
+  const reason = (Object.keys(reasonStatus) as ReasonCode[]).find((code) => reasonStatus[code] === status);
+  return reason ?? ((status >= 400 && status < 500) || status === 501 ? 'illegalArguments' : 'internal');
+}
+
+/**
  * The one error type of the domain: a reason code, its HTTP status and optional details. It knows
  * nothing of GraphQL; the GraphQL layer (src/graphql/errors.ts) turns it into a GraphQL error whose
  * extensions carry the same three, which is how REST clients get them back.

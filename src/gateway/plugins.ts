@@ -1,5 +1,6 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { GraphQLError, type ExecutionResult } from 'graphql';
+import { reasonOfStatus } from '../errors.js';
 import { holdsNonFiniteNumber } from '../http/body.js';
 import { missingSessionMessage } from '../modules/auth/operations.js';
 
@@ -98,20 +99,6 @@ function reasonOf(error: GraphQLError, requestError: boolean): { reasonCode: str
   return { reasonCode: 'internal', status: 500 };
 }
 
-/** The reason code an HTTP status stands for (405 as the REST layer answers it). */
-const reasonOfStatus: Record<number, string> = {
-  400: 'illegalArguments',
-  401: 'notAuthenticated',
-  403: 'accessDenied',
-  404: 'notFound',
-  405: 'illegalArguments',
-  409: 'conflict',
-  413: 'tooLarge',
-  415: 'unsupportedMediaType',
-  429: 'tooManyRequests',
-  503: 'unavailable',
-};
-
 /** An error without a reason code, given the one its HTTP status (yoga's `extensions.http.status`) stands for. */
 function withReasonOfStatus(error: GraphQLError): GraphQLError {
   if (error.extensions?.['reasonCode'] !== undefined) return error;
@@ -123,7 +110,7 @@ function withReasonOfStatus(error: GraphQLError): GraphQLError {
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...error.extensions, reasonCode: reasonOfStatus[status] ?? 'internal', status },
+    extensions: { ...error.extensions, reasonCode: reasonOfStatus(status), status },
   });
 }
 

@@ -3,7 +3,7 @@ import Koa from 'koa';
 import type { Services } from '../context.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { checkHealth } from '../modules/health/operations.js';
-import { errorBody } from '../errors.js';
+import { errorBody, reasonOfStatus } from '../errors.js';
 import { useErrorBody } from './middleware/errors.js';
 import { metricsRegistry, requireMetricsToken, useMetrics } from './middleware/metrics.js';
 import { useRequestId, type RequestState } from './middleware/request-id.js';
@@ -63,7 +63,7 @@ function withErrorBody(allowedMethods: ReturnType<Router['allowedMethods']>): Ko
   return async (ctx, next) => {
     await (allowedMethods as unknown as Koa.Middleware)(ctx, next);
     if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
-      ctx.body = errorBody(ctx.status, 'illegalArguments', ctx.status === 405 ? 'method not allowed on this path' : 'method not implemented');
+      ctx.body = errorBody(ctx.status, reasonOfStatus(ctx.status), ctx.status === 405 ? 'method not allowed on this path' : 'method not implemented');
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { errorBody, ServiceError } from '../../errors.js';
+import { errorBody, reasonOfStatus, ServiceError } from '../../errors.js';
 import { knownFailure } from '../../graphql/known-failures.js';
 import type { RequestState } from './request-id.js';
 
@@ -42,7 +42,7 @@ export function useErrorBody(): Middleware<RequestState> {
       const status = (error as { status?: number; expose?: boolean }).status;
       if (status && ((status >= 400 && status < 500) || status === 501)) {
         ctx.status = status;
-        ctx.body = errorBody(status, status === 413 ? 'tooLarge' : 'illegalArguments', (error as Error).message);
+        ctx.body = errorBody(status, reasonOfStatus(status), (error as Error).message);
         return;
       }
       ctx.state.log.error({ err: error }, 'unhandled error');
