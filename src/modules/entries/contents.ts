@@ -9,17 +9,17 @@ import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import type { CreateContentInput } from './inputs.js';
 import { optionalMediaType } from './media-types.js';
-import { isWellFormed, textProblem, validateEntryName, validateTypeName } from './names.js';
+import { isWellFormed, longerThan, textProblem, validateEntryName, validateTypeName } from './names.js';
 import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
 
-// characters, not UTF-16 units (zod's max counts units)
+// zod's max counts UTF-16 units
 const tagSchema = z
   .string()
   .min(1, 'a tag must not be empty')
-  .refine((tag) => tag.length <= 128 || [...tag].length <= 128, 'a tag is at most 128 characters');
+  .refine((tag) => !longerThan(tag, 128), 'a tag is at most 128 characters');
 const propertyName = /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/;
 
 export const maxTagsPerEntry = 256;

@@ -12,6 +12,12 @@ const loneSurrogate = /\p{Cs}/u;
 /** Whether `text` is Unicode: JavaScript strings may hold lone surrogates, which no database can store. */
 export const isWellFormed = (text: string) => !loneSurrogate.test(text);
 
+/**
+ * Whether `text` holds more than `max` characters: code points, as the database counts them, not
+ * UTF-16 units (255 emoji are 255 characters). Counted only when the units say it may be too long.
+ */
+export const longerThan = (text: string, max: number) => text.length > max && [...text].length > max;
+
 /** Why `text` cannot be stored as a name or tag, if it cannot: a lone surrogate (not Unicode) or a forbidden character. */
 export function textProblem(text: string): string | undefined {
   if (!isWellFormed(text)) return 'must be valid Unicode (it holds a lone surrogate)';
@@ -30,8 +36,7 @@ export function validateEntryName(name: string, field = 'name'): string {
   if (problem) throw illegalArguments(`${field} ${problem}`);
   const normalised = name.normalize('NFC').trim();
   if (normalised.length === 0) throw illegalArguments(`${field} must not be empty`);
-  // characters, not UTF-16 units: 255 emoji are 255 characters
-  if (normalised.length > 255 && [...normalised].length > 255) throw illegalArguments(`${field} is longer than 255 characters`);
+  if (longerThan(normalised, 255)) throw illegalArguments(`${field} is longer than 255 characters`);
   if (normalised === '.' || normalised === '..') throw illegalArguments(`${field} must not be '.' or '..'`);
   if (/[/\\]/.test(normalised)) throw illegalArguments(`${field} must not contain '/' or '\\'`);
   return normalised;
@@ -46,9 +51,10 @@ const maxTypeNameLength = 128;
  * answer). Empty or null means none; undefined, not given.
  */
 export function validateTypeName(typeName: string | null | undefined): string | null | undefined {
-  if (typeName === undefined || typeName === null || typeName === '') return typeName === undefined ? undefined : null;
+  if (typeName === undefined) return undefined;
+  if (typeName === null || typeName === '') return null;
   const problem = textProblem(typeName);
   if (problem) throw illegalArguments(`typeName ${problem}`);
-  if (typeName.length > maxTypeNameLength && [...typeName].length > maxTypeNameLength) throw illegalArguments(`typeName is longer than ${maxTypeNameLength} characters`);
+  if (longerThan(typeName, maxTypeNameLength)) throw illegalArguments(`typeName is longer than ${maxTypeNameLength} characters`);
   return typeName;
 }

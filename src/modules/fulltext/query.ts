@@ -1,4 +1,5 @@
 import { illegalArguments } from '../../errors.js';
+import { longerThan } from '../entries/names.js';
 
 interface Sql {
   sql: string;
@@ -66,10 +67,7 @@ function textAndNameForms(searchText: string): { text: string; names: string } {
  */
 export function textQuery(searchText: string): Sql {
   if (searchText.trim() === '') throw illegalArguments('search text: must not be empty');
-  // characters, not UTF-16 units: 501 emoji are 501 characters
-  if (searchText.length > maxSearchTextLength && [...searchText].length > maxSearchTextLength) {
-    throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
-  }
+  if (longerThan(searchText, maxSearchTextLength)) throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
   const prefixes: { word: string; excluded: boolean }[] = [];
   // quoted phrases keep their stars: only the parts outside quotes are looked at
   const rest = searchText
