@@ -4,6 +4,7 @@ import { receiveMultipartUpload, scopeOfHttpRequest } from '../../src/http/trans
 import { discardUpload } from '../../src/modules/entries/uploads.js';
 import { CreateContentDocument, GetContentDocument } from '../operations/documents.generated.js';
 import { byId } from '../params.js';
+import type { InputTypes, RestInputs, TextSource } from '../inputs.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
 import { createdEntryReply, entryReply } from './results.js';
 
@@ -22,10 +23,16 @@ export async function multipartUpload(ctx: Context, services: Services, reposito
   return { fields, uploadId: upload?.id, discard: async () => (upload ? discardUpload(scope, upload.id) : undefined) };
 }
 
-/** Reads fields that came with an upload: a bad one drops the staged bytes too. */
-export async function uploadFields<T>(upload: ReceivedUpload, read: () => T): Promise<T> {
+/**
+ * The input `name` from the text fields that came with an upload (and from `around`, read first: a
+ * field missing from the body may come as a query parameter); `uploadId` is the staged file's. A field
+ * the input has no place for is a 400 (it would be lost without a word), and a bad field drops the
+ * staged bytes too.
+ */
+export async function uploadInput<N extends keyof InputTypes>(upload: ReceivedUpload, inputs: RestInputs, name: N, around: TextSource = {}): Promise<InputTypes[N]> {
   try {
-    return read();
+    inputs.requireKnownFields(name, Object.keys(upload.fields));
+    return inputs.fromText(name, { ...around, ...upload.fields, uploadId: upload.uploadId }, 'field');
   } catch (error) {
     await upload.discard();
     throw error;
@@ -43,10 +50,7 @@ export const contentRoutes: RestRoute[] = [
     input: async (ctx, params, { services, inputs }) => {
       const upload = await multipartUpload(ctx, services, params.repository!, true);
       // the form fields are CreateContentInput's; `properties` is one JSON object text field
-      const input = await uploadFields(upload, () => {
-        inputs.requireKnownFields('CreateContentInput', Object.keys(upload.fields));
-        return inputs.fromText('CreateContentInput', { ...upload.fields, uploadId: upload.uploadId }, 'field');
-      });
+      const input = await uploadInput(upload, inputs, 'CreateContentInput');
       return { repository: params.repository!, upload, input };
     },
     variables: ({ repository, input }) => ({ repository, input }),

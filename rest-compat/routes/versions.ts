@@ -13,7 +13,7 @@ import {
 } from '../operations/documents.generated.js';
 import { byId, searchPage } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
-import { dropUpload, multipartUpload, uploadFields, type ReceivedUpload } from './contents.js';
+import { dropUpload, multipartUpload, uploadInput, type ReceivedUpload } from './contents.js';
 import { entryReply, noContentReply, pageReply } from './results.js';
 
 const hasBody = (ctx: Context) => ctx.req.headers['transfer-encoding'] !== undefined || Number(ctx.req.headers['content-length'] ?? 0) > 0;
@@ -38,12 +38,6 @@ async function checkInBody(ctx: Context, services: Services, repository: string)
   );
 }
 
-/**
- * The text fields of a body: a field missing from the body may come as a query parameter (the spec
- * sends parameters in the query unless marked form); `uploadId` is always the staged file's.
- */
-const fieldsWithQuery = (ctx: Context, upload: ReceivedUpload) => ({ ...ctx.query, ...upload.fields, uploadId: upload.uploadId });
-
 /** Versioning of the content domain (DESIGN §4, §5): every `{id}` may name any version of the content. */
 export const versionRoutes: RestRoute[] = [
   route({
@@ -60,10 +54,8 @@ export const versionRoutes: RestRoute[] = [
     document: CheckInDocument,
     input: async (ctx, params, { services, inputs }) => {
       const upload = await checkInBody(ctx, services, params.repository!);
-      const input = await uploadFields(upload, () => {
-        inputs.requireKnownFields('CheckInInput', Object.keys(upload.fields));
-        return inputs.fromText('CheckInInput', fieldsWithQuery(ctx, upload), 'field');
-      });
+      // the spec sends parameters in the query unless marked form
+      const input = await uploadInput(upload, inputs, 'CheckInInput', ctx.query);
       return { ...byId(ctx, params), upload, input };
     },
     variables: ({ repository, id, input }) => ({ repository, id, input }),
@@ -108,10 +100,8 @@ export const versionRoutes: RestRoute[] = [
     document: ReplaceResourceDocument,
     input: async (ctx, params, { services, inputs }) => {
       const upload = await multipartUpload(ctx, services, params.repository!, true);
-      const input = await uploadFields(upload, () => {
-        inputs.requireKnownFields('ReplaceResourceInput', Object.keys(upload.fields));
-        return inputs.fromText('ReplaceResourceInput', fieldsWithQuery(ctx, upload), 'field');
-      });
+      // the spec sends parameters in the query unless marked form
+      const input = await uploadInput(upload, inputs, 'ReplaceResourceInput', ctx.query);
       return { ...byId(ctx, params), upload, input };
     },
     variables: ({ repository, id, input }) => ({ repository, id, input }),
