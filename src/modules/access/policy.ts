@@ -74,6 +74,13 @@ const checkedOutOriginal = (entry: EntryFacts, workingCopy: EntryFacts | null) =
 
 type Rule = (principal: Principal, subject: Required<PolicySubject>, options: AuthorizeOptions) => ServiceError | undefined;
 
+/** A change of a version's metadata (PATCH, tags): not under another user's lock, not an earlier version, not while its chronicle is checked out. */
+const metadataChange: Rule[] = [
+  (principal, { entry }) => lockedByOther(principal, entry),
+  (_, { entry }) => earlierVersion(entry),
+  (_, { entry, workingCopy }) => checkedOutOriginal(entry, workingCopy),
+];
+
 /** Per action, its rules in the order they are checked: the first refusal is the answer. */
 const rules: Record<EntryAction, Rule[]> = {
   download: [
@@ -84,16 +91,8 @@ const rules: Record<EntryAction, Rule[]> = {
   ],
   // a lock on the original does not block copying
   copy: [],
-  update: [
-    (principal, { entry }) => lockedByOther(principal, entry),
-    (_, { entry }) => earlierVersion(entry),
-    (_, { entry, workingCopy }) => checkedOutOriginal(entry, workingCopy),
-  ],
-  tag: [
-    (principal, { entry }) => lockedByOther(principal, entry),
-    (_, { entry }) => earlierVersion(entry),
-    (_, { entry, workingCopy }) => checkedOutOriginal(entry, workingCopy),
-  ],
+  update: metadataChange,
+  tag: metadataChange,
   delete: [(principal, { entry }) => lockedByOther(principal, entry)],
   restore: [(principal, { entry }) => lockedByOther(principal, entry)],
   checkOut: [
