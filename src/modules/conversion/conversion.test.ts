@@ -126,6 +126,29 @@ describe('page images go with their content', () => {
     expect((await call(contentUrl(service, `/folder/${folder.id}`, { recursive: 'true' }), { method: 'DELETE' })).status).toBe(204);
     expect((await cachedFiles(service)).filter((file) => inFolder.files.includes(file))).toEqual([]);
   });
+
+  it("a working copy's page images go with it, whether the check-out is cancelled or the working copy deleted; the version keeps its own", async () => {
+    const content = await newContent(service, { name: 'checked-out.pdf', bytes: textPdf(1) });
+    const pageImagesOf = async (id: string) => {
+      expect((await finishedJob(service, (await convert(service, { contentId: id, targetFormat: 'png' })).body.jobId)).state).toBe('Done');
+      const pages = (await call(contentUrl(service, `/content/${id}/representations`))).body.entries as { id: string }[];
+      return (await cachedFiles(service)).filter((file) => pages.some((page) => file.includes(page.id)));
+    };
+    const versionImages = await pageImagesOf(content.id);
+    expect(versionImages).toHaveLength(1);
+    for (const discard of [
+      (copyId: string) => call(contentUrl(service, `/content/${copyId}/cancel-check-out`), { method: 'POST' }),
+      (copyId: string) => call(contentUrl(service, `/content/${copyId}`), { method: 'DELETE' }),
+    ]) {
+      const copy = (await call(contentUrl(service, `/content/${content.id}/check-out`), { method: 'POST' })).body;
+      const copyImages = await pageImagesOf(copy.id);
+      expect(copyImages).toHaveLength(1);
+      expect((await discard(copy.id)).status).toBe(204);
+      const left = await cachedFiles(service);
+      expect(left.filter((file) => copyImages.includes(file))).toEqual([]);
+      expect(left).toEqual(expect.arrayContaining(versionImages));
+    }
+  });
 });
 
 describe('NEW_CONTENT', () => {
