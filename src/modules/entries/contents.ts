@@ -9,7 +9,7 @@ import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import type { CreateContentInput } from './inputs.js';
 import { optionalMediaType } from './media-types.js';
-import { isWellFormed, longerThan, textProblem, validateEntryName, validateTypeName } from './names.js';
+import { asStoredTag, isWellFormed, longerThan, textProblem, validateEntryName, validateTypeName } from './names.js';
 import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
@@ -29,7 +29,7 @@ export function validateTags(tags: string[] | null | undefined): string[] {
   const list = (tags ?? []).map((tag) => {
     const problem = textProblem(tag);
     if (problem) throw illegalArguments(`tags: a tag ${problem}`);
-    const normalised = tag.normalize('NFC');
+    const normalised = asStoredTag(tag);
     const result = tagSchema.safeParse(normalised);
     if (!result.success) throw illegalArguments(`tags: ${result.error.issues[0]!.message}`);
     return normalised;

@@ -18,6 +18,15 @@ export const isWellFormed = (text: string) => !loneSurrogate.test(text);
  */
 export const longerThan = (text: string, max: number) => text.length > max && [...text].length > max;
 
+/**
+ * A name as stored: NFC-normalised and trimmed, so that names which look the same are the same (`é`
+ * typed as one character or as `e` + accent). Searches compare what they are given in this form too.
+ */
+export const asStoredName = (name: string) => name.normalize('NFC').trim();
+
+/** A tag as stored: NFC-normalised (look-alikes are one tag). */
+export const asStoredTag = (tag: string) => tag.normalize('NFC');
+
 /** Why `text` cannot be stored as a name or tag, if it cannot: a lone surrogate (not Unicode) or a forbidden character. */
 export function textProblem(text: string): string | undefined {
   if (!isWellFormed(text)) return 'must be valid Unicode (it holds a lone surrogate)';
@@ -34,7 +43,7 @@ export function textProblem(text: string): string | undefined {
 export function validateEntryName(name: string, field = 'name'): string {
   const problem = textProblem(name);
   if (problem) throw illegalArguments(`${field} ${problem}`);
-  const normalised = name.normalize('NFC').trim();
+  const normalised = asStoredName(name);
   if (normalised.length === 0) throw illegalArguments(`${field} must not be empty`);
   if (longerThan(normalised, 255)) throw illegalArguments(`${field} is longer than 255 characters`);
   if (normalised === '.' || normalised === '..') throw illegalArguments(`${field} must not be '.' or '..'`);

@@ -243,3 +243,15 @@ describe('a search that runs too long', () => {
     expect((await call(contentUrl(slow, '/content/search/by-text', { searchText: 'folder-7' }))).body).toMatchObject({ count: 1 });
   });
 });
+
+describe('values of names and tags as they are stored', () => {
+  it('finds a name or tag written in another Unicode form (NFD) with =, in, like and a dot path', async () => {
+    const folder = await newFolder(service, 'caf\u00e9 folder');
+    await newContent(service, { name: 'caf\u00e9.txt', parentId: folder.id, tags: ['gelb \u00fc'], bytes: 'forms' });
+    expect(await found("name = 'cafe\u0301.txt'")).toEqual(['café.txt']);
+    expect(await found("name in ('cafe\u0301.txt', 'nothing')")).toEqual(['café.txt']);
+    expect(await found("name like 'cafe\u0301*' and entryType = 'CONTENT'")).toEqual(['café.txt']);
+    expect(await found("'gelb u\u0308' in tags")).toEqual(['café.txt']);
+    expect(await found("parent.name = 'cafe\u0301 folder'")).toEqual(['café.txt']);
+  });
+});

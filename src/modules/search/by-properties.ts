@@ -1,3 +1,4 @@
+import { asStoredName, asStoredTag } from '../entries/names.js';
 import type { EntryScope } from '../entries/scope.js';
 import type { PropertyFilter } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions, type SqlPredicate } from './entry-query.js';
@@ -14,8 +15,8 @@ const equalityColumns: Partial<Record<keyof PropertyFilter, string>> = {
   version: 'e.version',
 };
 
-/** Names and tags are stored NFC-normalised (a name trimmed too): a value given otherwise must still find them. */
-const asStored: Partial<Record<keyof PropertyFilter, (value: string) => string>> = { name: (name) => name.normalize('NFC').trim() };
+/** Names and tags are stored normalised (`asStoredName`): a value given otherwise must still find them. */
+const asStored: Partial<Record<keyof PropertyFilter, (value: string) => string>> = { name: asStoredName };
 
 export function propertyPredicates(filter: PropertyFilter): SqlPredicate[] {
   const predicates: SqlPredicate[] = [];
@@ -26,7 +27,7 @@ export function propertyPredicates(filter: PropertyFilter): SqlPredicate[] {
   }
   if (filter.isLocked !== undefined) predicates.push({ sql: filter.isLocked ? 'e.locked_by is not null' : 'e.locked_by is null', params: [] });
   if (filter.tags && filter.tags.length > 0) {
-    const tags = filter.tags.map((tag) => tag.normalize('NFC'));
+    const tags = filter.tags.map(asStoredTag);
     const tagFormula = { sql: tags.map(() => 'bool_or(v.tag = ?)').join(' and '), params: tags, tags, anyOf: tags.length === 1 };
     predicates.push({ sql: 'e.tags @> ?::text[]', params: [tags], tagFormula });
   }

@@ -25,8 +25,11 @@ type Sql = { sql: string; params: unknown[] };
 const at = (literal: Literal) => `at position ${literal.position}`;
 const shown = (literal: Literal) => (literal.kind === 'string' ? `'${literal.value}'` : String(literal.kind === 'number' ? literal.text : literal.value));
 
+/** A condition's text as the property's values are stored: `é` typed as `e` + accent finds a name with `é`. */
+const asStored = (property: ResolvedProperty, text: string) => (property.nfc ? text.normalize('NFC') : text);
+
 function textOf(property: ResolvedProperty, literal: Literal): string {
-  if (literal.kind === 'string') return literal.value;
+  if (literal.kind === 'string') return asStored(property, literal.value);
   if (literal.kind === 'number') return literal.text;
   throw illegalArguments(`condition: ${property.name} is a text; ${shown(literal)} ${at(literal)} is not (quote it)`);
 }
@@ -172,7 +175,7 @@ class Compiler {
     const property = this.resolver.resolve(node.property.text, node.property.position);
     if (node.type === 'like') {
       const operator = node.caseInsensitive ? 'ilike' : 'like';
-      const pattern = likePattern((node.pattern as Extract<Literal, { kind: 'string' }>).value);
+      const pattern = likePattern(asStored(property, (node.pattern as Extract<Literal, { kind: 'string' }>).value));
       if (property.kind === 'text' || property.kind === 'version') return { sql: `${property.sql} ${operator} ?::text`, params: [pattern] };
       if (property.kind === 'json') return { sql: `(${property.sql} ->> ?::text) ${operator} ?::text`, params: [property.jsonKey, pattern] };
       throw illegalArguments(`condition: ${operator} needs a text property; ${property.name} at position ${node.property.position} is a ${property.kind === 'tags' ? 'collection' : property.kind}`);

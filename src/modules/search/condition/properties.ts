@@ -10,6 +10,8 @@ export type PropertyKind = 'text' | 'number' | 'date' | 'boolean' | 'version' | 
 interface Column {
   column: string;
   kind: PropertyKind;
+  /** its values are stored NFC-normalised (names, tags): a condition's values are compared so too */
+  nfc?: true;
 }
 
 /** Fields of a folder or content (the entry table). */
@@ -18,7 +20,7 @@ const entryColumns = new Map<string, Column>(Object.entries({
   chronicalId: { column: 'chronical_id', kind: 'text' },
   active: { column: 'active', kind: 'boolean' },
   entryType: { column: 'entry_type', kind: 'text' },
-  name: { column: 'name', kind: 'text' },
+  name: { column: 'name', kind: 'text', nfc: true },
   owner: { column: 'owner', kind: 'text' },
   createdAt: { column: 'created_at', kind: 'date' },
   createdBy: { column: 'created_by', kind: 'text' },
@@ -31,7 +33,7 @@ const entryColumns = new Map<string, Column>(Object.entries({
   typeName: { column: 'type_name', kind: 'text' },
   parentId: { column: 'parent_id', kind: 'text' },
   comment: { column: 'comment', kind: 'text' },
-  tags: { column: 'tags', kind: 'tags' },
+  tags: { column: 'tags', kind: 'tags', nfc: true },
 } satisfies Record<string, Column>));
 
 /** Fields of a Resource (the file data description). */
@@ -78,6 +80,8 @@ export interface ResolvedProperty {
   jsonKey?: string;
   /** for `version`: the numeric columns it compares and orders by */
   versionColumns?: [string, string];
+  /** values stored NFC-normalised (see Column) */
+  nfc?: boolean;
 }
 
 const hint = `known: ${[...entryColumns.keys(), 'mimeType', 'fileSize', 'properties.<name>'].join(', ')}; dot paths through parent., predecessor., resource. (${[...resourceColumns.keys()].join(', ')})`;
@@ -130,7 +134,7 @@ export class PropertyResolver {
 
   private resolveIn(at: { alias: string }, table: 'entry' | 'resource', name: string, path: string): ResolvedProperty {
     const column = (table === 'entry' ? entryColumns : resourceColumns).get(name)!;
-    const resolved: ResolvedProperty = { name: path, kind: column.kind, sql: `${at.alias}.${column.column}` };
+    const resolved: ResolvedProperty = { name: path, kind: column.kind, sql: `${at.alias}.${column.column}`, nfc: column.nfc === true };
     if (column.kind === 'version') resolved.versionColumns = [`${at.alias}.version_major`, `${at.alias}.version_minor`];
     return resolved;
   }
