@@ -105,6 +105,20 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
     expect(await found('version = 1.1')).toEqual(['a.txt']);
   });
 
+  it('searches deactivated contents when the condition names active (what can be restored), else never', async () => {
+    const { id } = await newContent(service, { name: 'binned.txt', bytes: 'binned' });
+    expect((await call(contentUrl(service, `/content/${id}`), { method: 'DELETE' })).status).toBe(204);
+    try {
+      expect(await found("name = 'binned.txt'")).toEqual([]);
+      expect(await found('active = false')).toEqual(['binned.txt']);
+      expect(await found("active = false and name like 'bin*'")).toEqual(['binned.txt']);
+      expect(await found("name = 'binned.txt' and active = true")).toEqual([]);
+      expect((await search('active = false', { limit: 0 })).body.count).toBe(1);
+    } finally {
+      await call(contentUrl(service, `/content/${id}`, { permanent: true }), { method: 'DELETE' });
+    }
+  });
+
   it('compares dates as dates: a day, or a moment in REST form', async () => {
     const contents = ['a.txt', 'b.pdf', 'c.txt', 'deep.md', "it's 50%_off.txt"];
     expect(await found(`createdAt = '${today}' and entryType = 'CONTENT'`)).toEqual(contents);
@@ -114,6 +128,19 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
     expect(await found("createdAt > '2026-01-01T00:00:00.000+0000' and lastModifiedAt < '9998-12-31' and entryType = 'CONTENT'")).toEqual(contents);
     expect(await found(`lockedAt >= '${today}'`)).toEqual(['a.txt']);
     expect(await found(`resource.created < '2000-01-01T12:00:00Z'`)).toEqual([]);
+  });
+
+  it('finds an entry by the createdAt a search shows (a moment names its millisecond; stored to the microsecond)', async () => {
+    const { body } = await call(contentUrl(service, '/content/search', { name: 'b.pdf' }));
+    const shown: string = body.entries[0].createdAt;
+    expect(shown).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/);
+    expect(await found(`createdAt = '${shown}'`)).toEqual(['b.pdf']);
+    expect(await found(`name = 'b.pdf' and createdAt > '${shown}'`)).toEqual([]);
+    expect(await found(`name = 'b.pdf' and createdAt <= '${shown}'`)).toEqual(['b.pdf']);
+    expect(await found(`name = 'b.pdf' and createdAt >= '${shown}' and createdAt < '${shown}'`)).toEqual([]);
+    // to the second and the minute: the whole second, the whole minute
+    expect(await found(`name = 'b.pdf' and createdAt = '${shown.slice(0, 19)}Z'`)).toEqual(['b.pdf']);
+    expect(await found(`name = 'b.pdf' and createdAt = '${shown.slice(0, 16)}Z'`)).toEqual(['b.pdf']);
   });
 
   it('follows dot paths through parent, resource and predecessor, nested', async () => {
@@ -134,6 +161,28 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
     expect(await found('properties.draft = true')).toEqual(['a.txt']);
     expect(await found("properties.color like 'bl*'")).toEqual(['b.pdf']);
     expect(await found("properties.missing = 'x'")).toEqual([]);
+  });
+
+  it('compares a quoted number with a numeric custom property as a number (as text with a text)', async () => {
+    // size: 10 (a.txt) and 200 (b.pdf); as text '10' < '5' and '200' < '50'
+    expect(await found("properties.size < '50'")).toEqual(['a.txt']);
+    expect(await found("properties.size >= '100'")).toEqual(['b.pdf']);
+    expect(await found("properties.size = '200.0'")).toEqual(['b.pdf']);
+    expect(await found("properties.color > 'b' and properties.color < 'c'")).toEqual(['b.pdf']);
+  });
+
+  it('orders by a custom property with a JSON null as missing: last in both directions', async () => {
+    const { id } = await newContent(service, { name: 'null-size.txt', bytes: 'n', properties: { size: null } });
+    try {
+      for (const orderingDirection of ['asc', 'desc']) {
+        const { body } = await search("entryType = 'CONTENT'", { orderBy: 'properties.size', orderingDirection });
+        const order = body.entries.map((e: { name: string }) => e.name);
+        expect(order.slice(0, 2), orderingDirection).toEqual(orderingDirection === 'asc' ? ['a.txt', 'b.pdf'] : ['b.pdf', 'a.txt']);
+        expect(order.indexOf('null-size.txt'), orderingDirection).toBeGreaterThan(1);
+      }
+    } finally {
+      await call(contentUrl(service, `/content/${id}`, { permanent: true }), { method: 'DELETE' });
+    }
   });
 
   it("matches fullText('…') on the words of the name until the full-text index lands, combined with other terms", async () => {
@@ -174,6 +223,19 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
     expect((await search(undefined)).body).toMatchObject({ status: 400, message: expect.stringContaining('condition is required') });
     expect((await search('')).body).toMatchObject({ status: 400, message: expect.stringContaining('condition must not be empty') });
     expect((await search("name = 'a'", { orderBy: 'tags' })).body).toMatchObject({ status: 400, message: expect.stringContaining('orderBy') });
+  });
+
+  it('follows at most 16 different dot paths, those of orderBy counted with the condition\'s', async () => {
+    const link = { p: 'parent', v: 'predecessor' } as const;
+    const path = (codes: string) => [...codes].map((c) => link[c as keyof typeof link]).join('.');
+    const sixteen = ['p', 'pp', 'ppp', 'pppp', 'ppppp', 'v', 'vv', 'vvv', 'vvvv', 'vvvvv', 'pv', 'pvv', 'pvvv', 'pvvvv', 'vp', 'vpp'];
+    const condition = sixteen.map((codes) => `${path(codes)}.name = 'x'`).join(' or ');
+    expect(await search(condition)).toMatchObject({ status: 200, body: { count: 0 } });
+    expect(await search(condition, { orderBy: 'parent.parent.name' })).toMatchObject({ status: 200 });
+    expect(await search(condition, { orderBy: `${path('vppp')}.name` })).toMatchObject({
+      status: 400,
+      body: { reasonCode: 'illegalArguments', message: expect.stringContaining('at most 16 different dot paths') },
+    });
   });
 
   it('answers the documented bounds with 4xx and the error body, never a 500', async () => {
@@ -253,5 +315,7 @@ describe('values of names and tags as they are stored', () => {
     expect(await found("name like 'cafe\u0301*' and entryType = 'CONTENT'")).toEqual(['café.txt']);
     expect(await found("'gelb u\u0308' in tags")).toEqual(['café.txt']);
     expect(await found("parent.name = 'cafe\u0301 folder'")).toEqual(['café.txt']);
+    expect(await found("name = ' cafe\u0301.txt '")).toEqual(['café.txt']);
+    expect(await found("name in (' café.txt')")).toEqual(['café.txt']);
   });
 });

@@ -8,8 +8,14 @@ import { searchVisibleWords, visibleWordsAnswer } from './visible-words.js';
 /** Spec endpoint 2: the entries a condition (DESIGN §6, docs/search.md) matches. */
 export async function searchByCondition(scope: EntryScope, condition: string, givenOptions: SearchOptions): Promise<EntriesPage> {
   const parsed = parseCondition(condition);
-  // DESIGN §5: working copies appear when asked for; a condition asks by naming `versionStatus`
-  const options = namedProperties(parsed).includes('versionStatus') ? { ...givenOptions, includeWorkingCopies: true } : givenOptions;
+  // DESIGN §5: working copies appear when asked for; a condition asks by naming `versionStatus`, and
+  // for deactivated entries (to find what to restore) by naming `active`
+  const named = namedProperties(parsed);
+  const options = {
+    ...givenOptions,
+    ...(named.includes('versionStatus') && { includeWorkingCopies: true }),
+    ...(named.includes('active') && { includeInactive: true }),
+  };
   if (parsed.type === 'fullText' && scope.repository.fullTextEnabled && visibleWordsAnswer(scope, options)) {
     return searchVisibleWords(scope, parsed.text, options, 'created');
   }

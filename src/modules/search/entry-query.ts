@@ -41,7 +41,7 @@ export interface TagFormula {
 
 /** The search parameters the spec's three searches share, and what the operations add to them. */
 export interface SearchOptions extends SearchOptionsInput {
-  /** deactivated entries too (a content's version history); searches never set it */
+  /** deactivated entries too (a content's version history; a condition naming `active`): their metadata is anyone's, as GET's is, their bytes are not */
   includeInactive?: boolean;
   versionStatus?: VersionStatus;
   /** working copies beside the versions (a condition naming `versionStatus` decides between them) */
@@ -95,7 +95,8 @@ export function orderClause(
   if (property.kind === 'tags') throw illegalArguments(`orderBy: '${orderBy}' is a collection and cannot order`);
   const tail = `${dir} nulls last, e.id ${dir}`;
   if (property.versionColumns) return { sql: `${property.versionColumns[0]} ${dir} nulls last, ${property.versionColumns[1]} ${tail}`, params: [] };
-  if (property.jsonKey !== undefined) return { sql: `${property.sql} -> ?::text ${tail}`, params: [property.jsonKey] };
+  // a JSON null is a missing value (last); set values order by kind (text, numbers, booleans, arrays, objects), then value
+  if (property.jsonKey !== undefined) return { sql: `nullif(${property.sql} -> ?::text, 'null'::jsonb) ${tail}`, params: [property.jsonKey] };
   return { sql: `${property.sql} ${tail}`, params: [] };
 }
 
@@ -224,17 +225,17 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
   const all = [visibility(scope, options), ...predicates];
   const where = all.map((p) => `(${p.sql})`).join(' and ');
   const params = all.flatMap((p) => p.params);
-  const resolver = new PropertyResolver();
-  const order = orderClause(resolver, options.orderBy, options.orderingDirection, defaultOrder);
   const predicateJoins = all.flatMap((p) => [...(p.joins ?? [])]);
-  const fromWith = (joins: [string, string][]) =>
-    ['from entry e', ...new Map(joins).values()].join(' ');
-  const ids = `select e.id ${fromWith([...predicateJoins, ...resolver.joins])} where ${where} order by ${order.sql} limit ? offset ?`;
+  // orderBy's dot path shares the condition's joins, and counts with them
+  const resolver = new PropertyResolver(predicateJoins);
+  const order = orderClause(resolver, options.orderBy, options.orderingDirection, defaultOrder);
+  const fromWith = (joins: Iterable<string>) => ['from entry e', ...joins].join(' ');
+  const ids = `select e.id ${fromWith(resolver.joins.values())} where ${where} order by ${order.sql} limit ? offset ?`;
   return {
     limit,
     offset,
     page: { sql: numbered(pageOf(scope, `array(${ids})`)), params: [...params, ...order.params, limit, offset] },
-    count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(predicateJoins)} where ${where}`), params },
+    count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(new Map(predicateJoins).values())} where ${where}`), params },
   };
 }
 

@@ -25,8 +25,8 @@ type Sql = { sql: string; params: unknown[] };
 const at = (literal: Literal) => `at position ${literal.position}`;
 const shown = (literal: Literal) => (literal.kind === 'string' ? `'${literal.value}'` : String(literal.kind === 'number' ? literal.text : literal.value));
 
-/** A condition's text as the property's values are stored: `é` typed as `e` + accent finds a name with `é`. */
-const asStored = (property: ResolvedProperty, text: string) => (property.nfc ? text.normalize('NFC') : text);
+/** A condition's text as the property's values are stored: `é` typed as `e` + accent, or ` a.txt `, finds the name `a.txt` with `é`. */
+const asStored = (property: ResolvedProperty, text: string) => property.asStored?.(text) ?? text;
 
 function textOf(property: ResolvedProperty, literal: Literal): string {
   if (literal.kind === 'string') return asStored(property, literal.value);
@@ -35,11 +35,13 @@ function textOf(property: ResolvedProperty, literal: Literal): string {
 }
 
 const bigintRange = 9223372036854775807n;
+/** A number as a condition writes it, bare or quoted. */
+const numberPattern = /^-?\d{1,1000}(\.\d{1,1000})?$/;
 
 /** A number for a numeric property: bare or quoted; bigint when it is a whole number in range (index use). */
 function numberOf(property: ResolvedProperty, literal: Literal): { value: string; cast: 'bigint' | 'numeric' } {
   const text = literal.kind === 'number' ? literal.text : literal.kind === 'string' ? literal.value.trim() : '';
-  if (!/^-?\d{1,1000}(\.\d{1,1000})?$/.test(text)) {
+  if (!numberPattern.test(text)) {
     throw illegalArguments(`condition: ${property.name} is a number; ${shown(literal)} ${at(literal)} is not one`);
   }
   const whole = !text.includes('.') && BigInt(text) <= bigintRange && BigInt(text) >= -bigintRange;
@@ -48,8 +50,13 @@ function numberOf(property: ResolvedProperty, literal: Literal): { value: string
 
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/** A moment, or a whole day when only the date is given. Zoneless times are UTC (as REST dates are). */
-function dateOf(property: ResolvedProperty, literal: Literal): { start: string; end?: string } {
+/**
+ * The span a date names: a day when only the date is given, else the minute, the second or (with a
+ * fraction) the millisecond of the time given — the precision in which dates are shown, while they
+ * are stored to the microsecond: the `createdAt` a search returns finds that entry with `=`.
+ * Zoneless times are UTC (as REST dates are).
+ */
+function dateOf(property: ResolvedProperty, literal: Literal): { start: string; end: string } {
   const bad = () =>
     illegalArguments(`condition: ${property.name} is a date; ${shown(literal)} ${at(literal)} is not one (yyyy-MM-dd, or yyyy-MM-ddTHH:mm:ss.SSS+0000)`);
   if (literal.kind !== 'string') throw bad();
@@ -74,8 +81,8 @@ function dateOf(property: ResolvedProperty, literal: Literal): { start: string; 
   // the offset may move the instant out of the years Postgres and toISOString read alike
   // ('0001-01-01T00:00+01:00' is in year 0: a 500 from Postgres)
   if (start.getUTCFullYear() < 1 || start.getUTCFullYear() > 9998) throw bad();
-  if (match[4] !== undefined) return { start: start.toISOString() };
-  return { start: start.toISOString(), end: new Date(start.getTime() + 86_400_000).toISOString() };
+  const spanMs = match[4] === undefined ? 86_400_000 : match[6] === undefined ? 60_000 : match[7] === undefined ? 1_000 : 1;
+  return { start: start.toISOString(), end: new Date(start.getTime() + spanMs).toISOString() };
 }
 
 function booleanOf(property: ResolvedProperty, literal: Literal): boolean {
@@ -103,8 +110,7 @@ function comparison(property: ResolvedProperty, operator: Exclude<ComparisonOper
     }
     case 'date': {
       const { start, end } = dateOf(property, literal);
-      if (end === undefined) return { sql: `${column} ${operator} ?::timestamptz`, params: [start] };
-      // a day: = means within it; < before it; <= up to its end; > after it; >= from its start
+      // a span (a day, a millisecond…): = means within it; < before it; <= up to its end; > after it; >= from its start
       if (operator === '=') return { sql: `(${column} >= ?::timestamptz and ${column} < ?::timestamptz)`, params: [start, end] };
       const bound = { '<': ['<', start], '<=': ['<', end], '>': ['>=', end], '>=': ['>=', start] }[operator] as [string, string];
       return { sql: `${column} ${bound[0]} ?::timestamptz`, params: [bound[1]] };
@@ -127,13 +133,18 @@ function comparison(property: ResolvedProperty, operator: Exclude<ComparisonOper
 /** `properties.<key>`: the value's kind decides whether the key is compared as text, number or boolean. */
 function jsonComparison(property: ResolvedProperty, operator: Exclude<ComparisonOperator, '!='>, literal: Literal): Sql {
   const [json, key] = [property.sql, property.jsonKey!];
-  if (literal.kind === 'string') return { sql: `(${json} ->> ?::text) ${operator} ?::text`, params: [key, literal.value] };
-  if (literal.kind === 'number') {
-    return {
-      sql: `(case when jsonb_typeof(${json} -> ?::text) = 'number' then (${json} ->> ?::text)::numeric end) ${operator} ?::numeric`,
-      params: [key, key, literal.text],
-    };
+  const asNumber = `(case when jsonb_typeof(${json} -> ?::text) = 'number' then (${json} ->> ?::text)::numeric end) ${operator} ?::numeric`;
+  if (literal.kind === 'string') {
+    // a quoted number compares as a number with a number, as text with a text ('1000' > '200' as text)
+    if (numberPattern.test(literal.value.trim())) {
+      return {
+        sql: `(case when jsonb_typeof(${json} -> ?::text) = 'number' then ${asNumber} else (${json} ->> ?::text) ${operator} ?::text end)`,
+        params: [key, key, key, literal.value.trim(), key, literal.value],
+      };
+    }
+    return { sql: `(${json} ->> ?::text) ${operator} ?::text`, params: [key, literal.value] };
   }
+  if (literal.kind === 'number') return { sql: asNumber, params: [key, key, literal.text] };
   if (operator !== '=') throw illegalArguments(`condition: true and false compare with = or != only (${at(literal)})`);
   return { sql: `(${json} -> ?::text) = ?::jsonb`, params: [key, JSON.stringify(literal.value)] };
 }
@@ -175,7 +186,9 @@ class Compiler {
     const property = this.resolver.resolve(node.property.text, node.property.position);
     if (node.type === 'like') {
       const operator = node.caseInsensitive ? 'ilike' : 'like';
-      const pattern = likePattern(asStored(property, (node.pattern as Extract<Literal, { kind: 'string' }>).value));
+      // normalised, not trimmed: a pattern's spaces are part of what it asks for
+      const text = (node.pattern as Extract<Literal, { kind: 'string' }>).value;
+      const pattern = likePattern(property.asStored ? text.normalize('NFC') : text);
       if (property.kind === 'text' || property.kind === 'version') return { sql: `${property.sql} ${operator} ?::text`, params: [pattern] };
       if (property.kind === 'json') return { sql: `(${property.sql} ->> ?::text) ${operator} ?::text`, params: [property.jsonKey, pattern] };
       throw illegalArguments(`condition: ${operator} needs a text property; ${property.name} at position ${node.property.position} is a ${property.kind === 'tags' ? 'collection' : property.kind}`);

@@ -1,4 +1,5 @@
 import { illegalArguments } from '../../../errors.js';
+import { asStoredName, asStoredTag } from '../../entries/names.js';
 
 /**
  * The properties a condition or `orderBy` may name, and the SQL each one means. Identifiers in the SQL
@@ -10,8 +11,8 @@ export type PropertyKind = 'text' | 'number' | 'date' | 'boolean' | 'version' | 
 interface Column {
   column: string;
   kind: PropertyKind;
-  /** its values are stored NFC-normalised (names, tags): a condition's values are compared so too */
-  nfc?: true;
+  /** how its values are stored (names, tags: normalised): a condition's values are compared in that form too */
+  asStored?: (text: string) => string;
 }
 
 /** Fields of a folder or content (the entry table). */
@@ -20,7 +21,7 @@ const entryColumns = new Map<string, Column>(Object.entries({
   chronicalId: { column: 'chronical_id', kind: 'text' },
   active: { column: 'active', kind: 'boolean' },
   entryType: { column: 'entry_type', kind: 'text' },
-  name: { column: 'name', kind: 'text', nfc: true },
+  name: { column: 'name', kind: 'text', asStored: asStoredName },
   owner: { column: 'owner', kind: 'text' },
   createdAt: { column: 'created_at', kind: 'date' },
   createdBy: { column: 'created_by', kind: 'text' },
@@ -33,7 +34,7 @@ const entryColumns = new Map<string, Column>(Object.entries({
   typeName: { column: 'type_name', kind: 'text' },
   parentId: { column: 'parent_id', kind: 'text' },
   comment: { column: 'comment', kind: 'text' },
-  tags: { column: 'tags', kind: 'tags', nfc: true },
+  tags: { column: 'tags', kind: 'tags', asStored: asStoredTag },
 } satisfies Record<string, Column>));
 
 /** Fields of a Resource (the file data description). */
@@ -80,8 +81,8 @@ export interface ResolvedProperty {
   jsonKey?: string;
   /** for `version`: the numeric columns it compares and orders by */
   versionColumns?: [string, string];
-  /** values stored NFC-normalised (see Column) */
-  nfc?: boolean;
+  /** how its values are stored (see Column) */
+  asStored?: (text: string) => string;
 }
 
 const hint = `known: ${[...entryColumns.keys(), 'mimeType', 'fileSize', 'properties.<name>'].join(', ')}; dot paths through parent., predecessor., resource. (${[...resourceColumns.keys()].join(', ')})`;
@@ -92,7 +93,12 @@ const hint = `known: ${[...entryColumns.keys(), 'mimeType', 'fileSize', 'propert
  * equal prefixes share one join.
  */
 export class PropertyResolver {
-  private readonly joinSql = new Map<string, string>();
+  private readonly joinSql: Map<string, string>;
+
+  /** `joins`: those a search holds already (its condition's), counted with the new ones against `maxJoins`. */
+  constructor(joins: Iterable<[string, string]> = []) {
+    this.joinSql = new Map(joins);
+  }
 
   get joins(): ReadonlyMap<string, string> {
     return this.joinSql;
@@ -134,7 +140,7 @@ export class PropertyResolver {
 
   private resolveIn(at: { alias: string }, table: 'entry' | 'resource', name: string, path: string): ResolvedProperty {
     const column = (table === 'entry' ? entryColumns : resourceColumns).get(name)!;
-    const resolved: ResolvedProperty = { name: path, kind: column.kind, sql: `${at.alias}.${column.column}`, nfc: column.nfc === true };
+    const resolved: ResolvedProperty = { name: path, kind: column.kind, sql: `${at.alias}.${column.column}`, asStored: column.asStored };
     if (column.kind === 'version') resolved.versionColumns = [`${at.alias}.version_major`, `${at.alias}.version_minor`];
     return resolved;
   }
