@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { decodeHTML, decodeXML } from 'entities';
 
 /** How the text of a resource is read: in this process (plain text, markup) or in a bounded child (pdf, docx). */
 export type TextKind = 'plain' | 'html' | 'xml' | 'pdf' | 'docx';
@@ -32,21 +33,15 @@ export async function readHead(file: string, bytes: number): Promise<Buffer> {
   }
 }
 
-const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-/** The text of markup: elements dropped (with the content of script and style in HTML), entities decoded. Linear in the input. */
+/** The text of markup: elements dropped (with the content of script and style in HTML), entities decoded (all of HTML's named ones: `&eacute;`). Linear in the input. */
 export function markupText(source: string, kind: 'html' | 'xml'): string {
   const withoutCode = kind === 'html' ? source.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ') : source;
-  return withoutCode
+  const text = withoutCode
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, ' $1 ')
     // only what opens like a tag is one: a bare '<' in text ("1 < 2 and 3 > 2") would swallow the words up to the next '>'
-    .replace(/<[a-zA-Z\/!?][^>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,6});/gi, (match, name: string) => {
-      if (name[0] !== '#') return entities[name.toLowerCase()] ?? match;
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
-    });
+    .replace(/<[a-zA-Z\/!?][^>]*>/g, ' ');
+  return kind === 'html' ? decodeHTML(text) : decodeXML(text);
 }
 
 /**
@@ -64,10 +59,15 @@ export async function inProcessText(
   const factor = kind === 'plain' ? 4 : 16;
   const head = whole && whole.length <= maxChars * factor + 1 ? whole : await readHead(file, maxChars * factor + 1);
   const readAll = head.length <= maxChars * factor;
-  const decoded = head.subarray(0, Math.min(head.length, maxChars * factor)).toString('utf8');
+  // a byte order mark is no character of the text (else it sticks to the first word)
+  const decoded = head.subarray(0, Math.min(head.length, maxChars * factor)).toString('utf8').replace(/^\uFEFF/, '');
   const text = kind === 'plain' ? decoded : markupText(decoded, kind);
   return { text: text.slice(0, maxChars), truncated: !readAll || text.length > maxChars };
 }
 
-/** Postgres text holds no NUL; a tsvector has no use for other control characters either. */
-export const storableText = (text: string) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ');
+/**
+ * Text as the index keeps it: NFC-normalised, as searches are (`café` typed as `e` + accent is the
+ * same word); control characters as spaces (Postgres text holds no NUL, a tsvector has no use for the
+ * others), and so the replacement character, which stands for bytes or code points that could not be read.
+ */
+export const storableText = (text: string) => text.normalize('NFC').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/g, ' ');

@@ -95,6 +95,17 @@ describe('text extraction (a background job per new version)', () => {
     expect((await byCondition(`fullText('x* y* ${Array.from({ length: 20 }, (_, i) => `w${i}*`).join(' ')}')`)).status).toBe(400);
   });
 
+  it('finds words whatever their Unicode form, HTML entity or byte order mark', async () => {
+    await indexed('nfd.txt', 're\u0301sume\u0301word here', 'text/plain');
+    await indexed('entities.html', '<p>caf&eacute;word na&iuml;veword</p>', 'text/html');
+    await indexed('bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('bomword rest')]), 'text/plain');
+    expect(await namesFound(`fullText('r\u00e9sum\u00e9word')`)).toEqual(['nfd.txt']);
+    expect(await namesFound(`fullText('re\u0301sume\u0301word')`)).toEqual(['nfd.txt']);
+    expect(await namesFound(`fullText('cafe\u0301word') and fullText('na\u00efveword')`)).toEqual(['entities.html']);
+    expect(await namesFound(`fullText('bomword')`)).toEqual(['bom.txt']);
+    expect((await byText({ searchText: 'cafe\u0301word' })).body.entries.map((e: { name: string }) => e.name)).toEqual(['entities.html']);
+  });
+
   it("a new version replaces the old version's text (replace resource and check-in)", async () => {
     const content = await indexed('versioned.txt', 'firstversionword');
     const form = new FormData();

@@ -65,7 +65,9 @@ function textAndNameForms(searchText: string): { text: string; names: string } {
  * whatever characters it holds; the rest as the text reads it OR-ed with it as names read it (`textAndNameForms`).
  * Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
-export function textQuery(searchText: string): Sql {
+export function textQuery(text: string): Sql {
+  // as names and extracted texts are stored (`storableText`): `é` typed as `e` + accent finds `é`
+  const searchText = text.normalize('NFC');
   if (searchText.trim() === '') throw illegalArguments('search text: must not be empty');
   if (longerThan(searchText, maxSearchTextLength)) throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
   const prefixes: { word: string; excluded: boolean }[] = [];
