@@ -147,11 +147,11 @@ export class RestInputs {
    * must not be lost without a word (a check-in with `name` and `tags` fields answered 200 and kept
    * neither).
    */
-  requireKnownFields(name: keyof InputTypes, given: Iterable<string>, where = 'field'): void {
-    const known = this.inputType(name).getFields();
-    const unknown = [...given].filter((field) => !(field in known));
+  requireKnownFields(name: keyof InputTypes, given: Iterable<string>, where = 'field', except: string[] = []): void {
+    const known = Object.keys(this.inputType(name).getFields()).filter((field) => !except.includes(field));
+    const unknown = [...given].filter((field) => !known.includes(field));
     if (unknown.length > 0) {
-      throw illegalArguments(`unknown ${where}${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `'${f}'`).join(', ')} (known: ${Object.keys(known).join(', ')})`);
+      throw illegalArguments(`unknown ${where}${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `'${f}'`).join(', ')} (known: ${known.join(', ')})`);
     }
   }
 

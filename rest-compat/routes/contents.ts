@@ -31,7 +31,8 @@ export async function multipartUpload(ctx: Context, services: Services, reposito
  */
 export async function uploadInput<N extends keyof InputTypes>(upload: ReceivedUpload, inputs: RestInputs, name: N, around: TextSource = {}): Promise<InputTypes[N]> {
   try {
-    inputs.requireKnownFields(name, Object.keys(upload.fields));
+    // the file part is the upload: an `uploadId` field (GraphQL's way) has no place beside it
+    inputs.requireKnownFields(name, Object.keys(upload.fields), 'field', ['uploadId']);
     return inputs.fromText(name, { ...around, ...upload.fields, uploadId: upload.uploadId }, 'field');
   } catch (error) {
     await upload.discard();

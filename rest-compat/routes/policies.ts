@@ -27,8 +27,11 @@ import { createdRecordReply, noContentReply, recordReply } from './results.js';
 async function policyForm(ctx: Context): Promise<TextSource> {
   const fields: TextSource = ctx.request.is('multipart/form-data')
     ? (
-        await readMultipart(ctx, async () => {
-          throw illegalArguments('a policy form has no file part');
+        await readMultipart(ctx, {
+          receive: async () => {
+            throw illegalArguments('a policy form has no file part');
+          },
+          discard: async () => undefined,
         })
       ).fields
     : await readForm(ctx);

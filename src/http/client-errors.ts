@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errorBody } from '../errors.js';
 
@@ -31,5 +31,18 @@ export function answerClientErrors(server: Server): void {
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
+  });
+}
+
+/**
+ * `Expect: 100-continue`: the client waits before sending the body. Node answers 100 Continue to any
+ * such request; here a body declared larger than `maxBodyBytes` gets no invitation, only the
+ * application's answer (413 for an upload), so that it is never sent.
+ */
+export function continueUnlessLargerThan(server: Server, maxBodyBytes: number): void {
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    const declared = Number(request.headers['content-length']);
+    if (!(declared > maxBodyBytes)) response.writeContinue();
+    server.emit('request', request, response);
   });
 }

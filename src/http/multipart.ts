@@ -9,14 +9,18 @@ export interface MultipartResult<T> {
   file?: T;
 }
 
+/** What becomes of the part named `file`: `receive` reads it as it arrives; `discard` drops what it made when the request fails after all. */
+export interface FilePartHandler<T> {
+  receive(stream: Readable, info: { fileName: string; mimeType: string }, fieldsSoFar: Record<string, string[]>): Promise<T>;
+  discard(received: T): Promise<void>;
+}
+
 /**
  * Reads a multipart/form-data request as a stream: text fields are collected (1 MiB at most), the one
- * part named `file` goes to `onFile` as it arrives (never buffered). Any other file part is a 400.
+ * part named `file` goes to `onFile` as it arrives (never buffered). Any other file part is a 400, and
+ * a request refused after its file was received (a second file part, a cut body) discards that file.
  */
-export async function readMultipart<T>(
-  ctx: Context,
-  onFile: (stream: Readable, info: { fileName: string; mimeType: string }, fieldsSoFar: Record<string, string[]>) => Promise<T>,
-): Promise<MultipartResult<T>> {
+export async function readMultipart<T>(ctx: Context, onFile: FilePartHandler<T>): Promise<MultipartResult<T>> {
   if (!ctx.request.is('multipart/form-data')) {
     throw new ServiceError('unsupportedMediaType', `expected multipart/form-data, got '${ctx.request.type || 'no content type'}'`);
   }
@@ -47,7 +51,7 @@ export async function readMultipart<T>(
     }
     // a cut body errors the part stream again after its consumer let go; the parser reports it already
     stream.on('error', () => undefined);
-    file = onFile(stream, { fileName: info.filename ?? '', mimeType: info.mimeType }, fields);
+    file = onFile.receive(stream, { fileName: info.filename ?? '', mimeType: info.mimeType }, fields);
     // a failed file (too large, disk full) ends the request at once, not after the rest has arrived
     file.catch((error: unknown) => stop(error));
   });
@@ -62,6 +66,11 @@ export async function readMultipart<T>(
       if (!ctx.req.complete) reject(illegalArguments('the client went away during the upload'));
     });
   });
+  /** The file, when it was received whole before the request failed: dropped. */
+  const discardReceived = async () => {
+    const received = await file?.then((value) => ({ value }), () => undefined);
+    if (received) await onFile.discard(received.value);
+  };
   ctx.req.pipe(parser);
   try {
     await finished;
@@ -72,11 +81,14 @@ export async function readMultipart<T>(
     parser.destroy(error as Error);
     // the rest of the body is not read: close the connection after answering
     ctx.set('connection', 'close');
-    await file?.catch(() => undefined);
+    await discardReceived();
     throw error;
   }
   const received = file ? await file : undefined;
-  if (failure) throw failure;
+  if (failure) {
+    await discardReceived();
+    throw failure;
+  }
   return { fields, file: received };
 }
 

@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.js';
 import { contentForDownload } from '../modules/entries/contents.js';
 import { entryScope } from '../modules/entries/scope-of-request.js';
 import type { EntryScope } from '../modules/entries/scope.js';
-import { stageUpload } from '../modules/entries/uploads.js';
+import { discardUpload, refuseDeclaredLength, stageUpload } from '../modules/entries/uploads.js';
 import { contentDisposition, contentRange, notModified, parseRange } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import type { RequestState } from './middleware/request-id.js';
@@ -25,15 +25,27 @@ const declaredLength = (ctx: Context) => (ctx.request.length === undefined ? und
  * back with it. `requireFile` false: a request without a file part (check-in without new bytes).
  */
 export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, requireFile: boolean) {
-  const { fields, file } = await readMultipart(ctx, (stream, info, fieldsSoFar) =>
-    stageUpload(scope, {
-      source: stream,
-      // the resource keeps the file's name; the content's name may differ (the `name` field)
-      fileName: info.fileName || singleField(fieldsSoFar, 'name') || 'upload',
-      declaredLength: declaredLength(ctx),
-    }),
-  );
-  if (!file && requireFile) throw new ServiceError('illegalArguments', "file: a part named 'file' is required");
+  try {
+    refuseDeclaredLength(scope.services.config, declaredLength(ctx));
+  } catch (error) {
+    // the body is not read: the connection closes after the answer
+    ctx.set('connection', 'close');
+    throw error;
+  }
+  const { fields, file } = await readMultipart(ctx, {
+    receive: (stream, info, fieldsSoFar) =>
+      stageUpload(scope, {
+        source: stream,
+        // the resource keeps the file's name; the content's name may differ (the `name` field)
+        fileName: info.fileName || singleField(fieldsSoFar, 'name') || 'upload',
+        declaredLength: declaredLength(ctx),
+      }),
+    discard: (upload) => discardUpload(scope, upload.id),
+  });
+  if (!file && requireFile) {
+    const hint = fields.file ? ": the part named 'file' came as a text field (give it a filename, as `curl -F file=@path` does)" : '';
+    throw new ServiceError('illegalArguments', `file: a file part named 'file' is required${hint}`);
+  }
   return { fields, upload: file };
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, uploadContent } from '../helpers/entries.js';
+import { contentUrl, newContent, storedFiles, uploadContent } from '../helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../helpers/service.js';
 
 let service: TestService;
@@ -38,6 +38,50 @@ describe('hostile input gets a 4xx with the error body', () => {
     expectErrorBody(noBoundary, 400);
     const cut = await call(contentUrl(service, '/content'), { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=zzz' }, body: '--zzz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc' });
     expectErrorBody(cut, 400);
+  });
+
+  it('a multipart request refused after its file part arrived leaves no bytes behind', async () => {
+    const content = await newContent(service, { name: 'two-parts-target.txt' });
+    const before = await storedFiles(service);
+    const twoFiles = () => {
+      const form = new FormData();
+      form.append('file', new Blob([Buffer.from('first')]), 'a.txt');
+      form.append('file', new Blob([Buffer.from('second')]), 'b.txt');
+      return form;
+    };
+    const otherFile = new FormData();
+    otherFile.append('file', new Blob([Buffer.from('first')]), 'a.txt');
+    otherFile.append('other', new Blob([Buffer.from('other')]), 'o.txt');
+    for (const [label, answer] of [
+      ['create, two files', await call(contentUrl(service, '/content'), { method: 'POST', body: twoFiles() })],
+      ['replace, two files', await call(contentUrl(service, `/content/${content.id}/resource`), { method: 'PUT', body: twoFiles() })],
+      ['create, another file part', await call(contentUrl(service, '/content'), { method: 'POST', body: otherFile })],
+      [
+        'create, cut after the file',
+        await call(contentUrl(service, '/content'), {
+          method: 'POST',
+          headers: { 'content-type': 'multipart/form-data; boundary=XX' },
+          body: '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabcdef\r\n--XX\r\nContent-Disposition: form-data; name="name"\r\n\r\nzz',
+        }),
+      ],
+    ] as const) {
+      expect({ label, status: answer.status }).toEqual({ label, status: 400 });
+    }
+    expect(await storedFiles(service)).toEqual(before);
+  });
+
+  it("a part named 'file' without a file name, and an uploadId field beside the file, are 400s that say so", async () => {
+    const textField = new FormData();
+    textField.append('file', 'just text');
+    const asText = await call(contentUrl(service, '/content'), { method: 'POST', body: textField });
+    expectErrorBody(asText, 400);
+    expect(asText.body.message).toContain('came as a text field');
+    const withUploadId = new FormData();
+    withUploadId.append('file', new Blob([Buffer.from('bytes')]), 'u.txt');
+    withUploadId.append('uploadId', 'some-upload');
+    const refused = await call(contentUrl(service, '/content'), { method: 'POST', body: withUploadId });
+    expectErrorBody(refused, 400);
+    expect(refused.body.message).toContain("unknown field 'uploadId'");
   });
 
   it('a client that hangs up in the middle of a multipart upload', async () => {

@@ -286,4 +286,33 @@ describe('uploads over MAX_UPLOAD_BYTES', () => {
     const search = await call(contentUrl(small, '/content/search', { name: 'too-big.bin' }));
     expect(search.body.count).toBe(0);
   });
+
+  it('refuses a body declared too large at once, before any part arrives, and never invites it with 100 Continue', async () => {
+    const http = await import('node:http');
+    for (const expectContinue of [false, true]) {
+      const request = http.request(new URL(contentUrl(small, '/content')), {
+        method: 'POST',
+        headers: {
+          'content-type': 'multipart/form-data; boundary=XX',
+          'content-length': String(100_000_000_000),
+          ...(expectContinue && { expect: '100-continue' }),
+        },
+      });
+      request.on('error', () => undefined);
+      let invited = false;
+      request.on('continue', () => (invited = true));
+      const answer = new Promise<{ status: number; body: string }>((resolve) =>
+        request.on('response', (response) => {
+          let body = '';
+          response.on('data', (chunk) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body }));
+        }),
+      );
+      if (!expectContinue) request.write('--XX\r\n');
+      else request.flushHeaders();
+      const { status, body } = await answer;
+      request.destroy();
+      expect({ expectContinue, status, invited, reasonCode: JSON.parse(body).reasonCode }).toEqual({ expectContinue, status: 413, invited: false, reasonCode: 'tooLarge' });
+    }
+  });
 });

@@ -23,6 +23,21 @@ export type StagedUpload = Pick<Resource, 'id' | 'repositoryId' | 'name' | 'mime
 
 const tooLarge = (maxBytes: number) => new ServiceError('tooLarge', `the upload is larger than the maximum of ${maxBytes} bytes`);
 
+/** Room for a multipart body's boundaries, part headers and text fields around the file. */
+const multipartOverheadBytes = 64 * 1024;
+
+/** The longest body an upload may send: the largest file and its multipart envelope. */
+export const maxUploadBodyBytes = (config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>) => config.MAX_UPLOAD_BYTES + multipartOverheadBytes;
+
+/** Whether a body that says it is `declaredLength` bytes long is larger than any upload may be. */
+const declaredTooLarge = (config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>, declaredLength: number | undefined) =>
+  declaredLength !== undefined && declaredLength > maxUploadBodyBytes(config);
+
+/** An upload whose declared length is too large, refused before a byte of it is read. */
+export function refuseDeclaredLength(config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>, declaredLength: number | undefined): void {
+  if (declaredTooLarge(config, declaredLength)) throw tooLarge(config.MAX_UPLOAD_BYTES);
+}
+
 /**
  * Records bytes about to be placed in the content store as a *pending* resource of the caller (one
  * insert, no unit of work). The row comes first: bytes in place without a row could never be found
@@ -68,7 +83,7 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   } catch (error) {
     throw refuse(error);
   }
-  if (input.declaredLength !== undefined && input.declaredLength > maxBytes + 64 * 1024) throw refuse(tooLarge(maxBytes));
+  if (declaredTooLarge(config, input.declaredLength)) throw refuse(tooLarge(maxBytes));
   let staged;
   try {
     // a small upload's bytes wait in memory for the row below: then written and placed in one worker call
