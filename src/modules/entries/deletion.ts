@@ -96,7 +96,7 @@ async function setChronicleActive(tx: EntryScope, chronicalId: string, active: b
 
 /**
  * Deletes a folder permanently, with its subtree. Without `recursive` the folder must be empty: it may
- * hold no active entry (409 otherwise); deactivated contents inside it go with it. With `recursive`
+ * hold no entry, active or deactivated (restorable), 409 otherwise. With `recursive`
  * every subfolder goes and every content below is purged (all versions; bytes once unreferenced). A
  * content below that another user has locked (or checked out) blocks the whole deletion (409).
  */
@@ -125,6 +125,13 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
         // counted as the folder's children list counts them: its own children, latest versions, no working copies
         const listed = visible.filter((row) => row.parentId === folder.id && row.isLatest && row.versionStatus !== 'WORKING_COPY').length;
         throw conflict(`folder '${folder.name}' is not empty (${listed} ${listed === 1 ? 'entry' : 'entries'}): delete it with recursive=true`);
+      }
+      // deactivated contents can still be restored: only an explicit recursive deletion purges them
+      const restorable = inside.filter((row) => !row.active && row.isLatest).length;
+      if (restorable > 0) {
+        throw conflict(
+          `folder '${folder.name}' holds ${restorable} deactivated ${restorable === 1 ? 'content' : 'contents'} that can still be restored (a search for active = false finds them): restore them, or delete the folder with recursive=true to purge them`,
+        );
       }
     }
     for (const entry of inside) authorize(tx.principal, 'delete', { entry });

@@ -342,12 +342,15 @@ describe('DELETE C/folder/{id}', () => {
     expect(rows).toEqual([]);
   });
 
-  it('deletes a folder holding only deactivated contents without recursive; they go with it', async () => {
+  it('keeps a folder holding deactivated contents (restorable) without recursive (409); recursive purges them', async () => {
     const folder = await newFolder(service, 'Trash only');
     const content = await newContent(service, { name: 'gone.txt', parentId: folder.id });
     expect((await call(contentUrl(service, `/content/${content.id}`), { method: 'DELETE' })).status).toBe(204);
     expect((await call(folderUrl(`${folder.id}/children`))).body.count).toBe(0);
-    expect((await call(folderUrl(folder.id), { method: 'DELETE' })).status).toBe(204);
+    const refused = await call(folderUrl(folder.id), { method: 'DELETE' });
+    expect(refused).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: expect.stringContaining('1 deactivated content that can still be restored') } });
+    expect((await call(contentUrl(service, `/content/${content.id}`))).body.active).toBe(false);
+    expect((await call(folderUrl(folder.id, { recursive: true }), { method: 'DELETE' })).status).toBe(204);
     expect((await call(contentUrl(service, `/content/${content.id}`))).status).toBe(404);
     expect((await call(contentUrl(service, `/content/${content.id}/restore`), { method: 'POST' })).status).toBe(404);
     expect(await storedFiles(service)).not.toContain(content.resource.resourceSource.path);
