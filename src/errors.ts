@@ -5,6 +5,7 @@ export const reasonStatus = {
   accessDenied: 403,
   notFound: 404,
   conflict: 409,
+  preconditionFailed: 412,
   tooLarge: 413,
   rangeNotSatisfiable: 416,
   unsupportedMediaType: 415,

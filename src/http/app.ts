@@ -4,6 +4,7 @@ import type { Services } from '../context.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { checkHealth } from '../modules/health/operations.js';
 import { errorBody, reasonOfStatus } from '../errors.js';
+import { useAuthenticationChallenge } from './middleware/authentication-challenge.js';
 import { useErrorBody } from './middleware/errors.js';
 import { metricsRegistry, requireMetricsToken, useMetrics } from './middleware/metrics.js';
 import { useRequestId, type RequestState } from './middleware/request-id.js';
@@ -25,6 +26,7 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
   app.silent = true;
   app.use(useRequestId(services.logger, { behindGateway: parts.subgraphMiddleware !== undefined }));
   app.use(useMetrics());
+  app.use(useAuthenticationChallenge());
   app.use(useErrorBody());
 
   const operations = new Router<RequestState>({ prefix: base });

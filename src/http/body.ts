@@ -15,6 +15,10 @@ export class BodyTooLargeError extends Error {
  * Content-Length over the limit is refused before anything is read.
  */
 export async function readBoundedText(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readBoundedBytes(req, limit)).toString('utf8');
+}
+
+async function readBoundedBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   if (Number(req.headers['content-length']) > limit) throw new BodyTooLargeError(limit);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -23,14 +27,23 @@ export async function readBoundedText(req: IncomingMessage, limit: number): Prom
     if (size > limit) throw new BodyTooLargeError(limit);
     chunks.push(chunk as Buffer);
   }
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
+/** Refuses bytes that are not UTF-8 (they would be stored as U+FFFD, the name or text lost). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 async function readText(ctx: Context): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readBoundedText(ctx.req, maxBodyBytes);
+    bytes = await readBoundedBytes(ctx.req, maxBodyBytes);
   } catch (error) {
     throw error instanceof BodyTooLargeError ? new ServiceError('tooLarge', error.message) : error;
+  }
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw illegalArguments('the request body is not valid UTF-8');
   }
 }
 
@@ -62,7 +75,8 @@ export function parseJson(text: string, what: string): unknown {
 
 /** A JSON object body (empty body = {}); malformed JSON is a 400 that says so. */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
-  const type = ctx.request.type;
+  // media types are case-insensitive (RFC 9110 §8.3.1)
+  const type = ctx.request.type.toLowerCase();
   const text = await readText(ctx);
   if (text.trim() === '') return {};
   // checked after reading: an empty body of any type is an empty object

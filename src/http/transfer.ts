@@ -7,7 +7,7 @@ import { contentForDownload } from '../modules/entries/contents.js';
 import { entryScope } from '../modules/entries/scope-of-request.js';
 import type { EntryScope } from '../modules/entries/scope.js';
 import { discardUpload, refuseDeclaredLength, stageUpload } from '../modules/entries/uploads.js';
-import { contentDisposition, contentRange, notModified, parseRange } from '../storage/range.js';
+import { contentDisposition, contentRange, notModified, parseRange, preconditionFailed } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import type { RequestState } from './middleware/request-id.js';
 import { readMultipart, singleField } from './multipart.js';
@@ -120,6 +120,9 @@ export function transferRouter(services: Services): Router {
       ctx.set('last-modified', resource.createdAt.toUTCString());
       setProtectiveHeaders(ctx, resource.mimeType, resource.name || content.name);
       ctx.type = resource.mimeType;
+      if (preconditionFailed(ctx.get('if-match') || undefined, ctx.get('if-unmodified-since') || undefined, etag, resource.createdAt)) {
+        throw new ServiceError('preconditionFailed', `content '${content.id}' is not the version the request's If-Match or If-Unmodified-Since asks for (its ETag is ${etag})`);
+      }
       if (notModified(ctx.get('if-none-match') || undefined, ctx.get('if-modified-since') || undefined, etag, resource.createdAt)) {
         ctx.status = 304;
         return;

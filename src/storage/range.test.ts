@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentDisposition, contentRange, notModified, parseRange } from './range.js';
+import { contentDisposition, contentRange, notModified, parseRange, preconditionFailed } from './range.js';
 
 describe('parseRange', () => {
   it.each([
@@ -137,5 +137,21 @@ describe('notModified', () => {
     expect(notModified(undefined, 'Mon, 23 Nov 2026 05:59:59 GMT', etag, modified)).toBe(false);
     expect(notModified(undefined, 'not a date', etag, modified)).toBe(false);
     expect(notModified('"x"', 'Mon, 23 Nov 2026 07:00:00 GMT', etag, modified)).toBe(false);
+  });
+});
+
+describe('preconditionFailed', () => {
+  const etag = '"abc"';
+  const modified = new Date('2026-11-23T06:00:00.500Z');
+  it('compares If-Match strongly, in a list, and `*`', () => {
+    for (const header of ['"abc"', '"x", "abc"', ' "x" ,"abc" ', '*']) expect(preconditionFailed(header, undefined, etag, modified), header).toBe(false);
+    for (const header of ['W/"abc"', '"abcd"', '"x"', 'abc']) expect(preconditionFailed(header, undefined, etag, modified), header).toBe(true);
+  });
+  it('reads If-Unmodified-Since only without If-Match, to the second; an unreadable date is ignored', () => {
+    expect(preconditionFailed(undefined, 'Mon, 23 Nov 2026 06:00:00 GMT', etag, modified)).toBe(false);
+    expect(preconditionFailed(undefined, 'Mon, 23 Nov 2026 05:59:59 GMT', etag, modified)).toBe(true);
+    expect(preconditionFailed(undefined, 'not a date', etag, modified)).toBe(false);
+    expect(preconditionFailed('"abc"', 'Mon, 23 Nov 2026 05:59:59 GMT', etag, modified)).toBe(false);
+    expect(preconditionFailed(undefined, undefined, etag, modified)).toBe(false);
   });
 });

@@ -75,6 +75,18 @@ function cleanFileName(input: string): string {
 }
 
 /**
+ * Whether a request's preconditions fail, so that it is answered 412 (RFC 9110 §13.1.1, §13.1.4, in the
+ * order of §13.2.2): If-Match, compared strongly (`*`, or a listed tag equal to `etag`; a `W/` tag never
+ * matches), else If-Unmodified-Since against `lastModified` to the second (an unreadable date is ignored).
+ */
+export function preconditionFailed(ifMatch: string | undefined, ifUnmodifiedSince: string | undefined, etag: string, lastModified: Date): boolean {
+  if (ifMatch) return ifMatch.trim() !== '*' && !ifMatch.split(',').some((tag) => tag.trim() === etag);
+  if (!ifUnmodifiedSince) return false;
+  const since = Date.parse(ifUnmodifiedSince);
+  return !Number.isNaN(since) && Math.floor(lastModified.getTime() / 1000) * 1000 > since;
+}
+
+/**
  * Whether a GET or HEAD may be answered 304 (RFC 9110 §13.1.2–3): If-None-Match against `etag` (a
  * list of tags, `W/` tags, `*`), If-Modified-Since against `lastModified`, as the `fresh` package
  * compares them. It is given the two conditions alone: `fresh` (and Koa's `ctx.fresh`) answer "stale"

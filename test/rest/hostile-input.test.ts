@@ -25,6 +25,15 @@ describe('hostile input gets a 4xx with the error body', () => {
     expectErrorBody(await call(contentUrl(service, `/content/${content.id}`), json('PATCH', { properties: { note: 'a\u0000b' } })), 400);
   });
 
+  it('a JSON body that is not UTF-8 is a 400; a media type in capitals is still JSON', async () => {
+    const notUtf8 = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const refused = await call(contentUrl(service, '/folder'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: notUtf8 });
+    expectErrorBody(refused, 400);
+    expect(refused.body.message).toContain('not valid UTF-8');
+    const capitals = await call(contentUrl(service, '/folder'), { method: 'POST', headers: { 'content-type': 'Application/JSON; charset=UTF-8' }, body: JSON.stringify({ name: 'capital-type' }) });
+    expect(capitals.status).toBe(201);
+  });
+
   it('properties nested thousands of levels deep', async () => {
     const content = await newContent(service, { name: 'deep.txt' });
     const deep = `{"properties":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`;

@@ -73,6 +73,8 @@ describe('where the session of a plain HTTP call comes from (REST, download, upl
     const answer = await send({});
     expect(answer.status).toBe(401);
     expect(answer.body).toMatchObject({ reasonCode: 'notAuthenticated', message: expect.stringMatching(/sessionId.*Authorization: Bearer/) });
+    // RFC 9110 §11.6.1: a 401 names the scheme
+    expect(answer.headers.get('www-authenticate')).toBe('Bearer');
   });
 
   it.each(Object.entries(calls))('%s: a sessionId no session could have (non-ASCII, control characters) is a 401, not a 500', async (_name, send) => {

@@ -234,6 +234,21 @@ describe('GET C/content/{id}/download', () => {
     await since.arrayBuffer();
   });
 
+  it('answers 412 when If-Match names another version or If-Unmodified-Since is older, the bytes otherwise', async () => {
+    const etag = `"${md5(text)}"`;
+    const download = (headers: Record<string, string>) => call(contentUrl(service, `/content/${content.id}/download`), { headers });
+    const failing: Record<string, string>[] = [{ 'if-match': '"0123"' }, { 'if-match': `W/${etag}` }, { 'if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' }];
+    for (const headers of failing) {
+      expect(await download(headers), JSON.stringify(headers)).toMatchObject({ status: 412, body: { reasonCode: 'preconditionFailed', message: expect.stringContaining(etag) } });
+    }
+    const holding: Record<string, string>[] = [{ 'if-match': etag }, { 'if-match': '*' }, { 'if-unmodified-since': new Date(Date.now() + 60_000).toUTCString() }];
+    for (const headers of holding) {
+      const answer = await fetch(contentUrl(service, `/content/${content.id}/download`), { headers });
+      expect(answer.status, JSON.stringify(headers)).toBe(200);
+      expect(await answer.text()).toBe(text);
+    }
+  });
+
   it('answers 404 for an unknown content, for a folder id and in an unknown repository', async () => {
     const unknown = await call(contentUrl(service, '/content/no-such-id/download'));
     expect(unknown.status).toBe(404);
