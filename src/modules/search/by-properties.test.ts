@@ -262,6 +262,8 @@ describe('GET C/content/search: locks, working copies, the version history and e
     expect((await inHistory({ orderBy: 'tags' })).body).toMatchObject({ status: 400, message: expect.stringContaining('orderBy') });
     expect((await inHistory({ orderBy: 'parent.password' })).body).toMatchObject({ status: 400, message: expect.stringContaining("unknown property 'parent.password'") });
     expect((await inHistory({ orderBy: 'properties.' })).body).toMatchObject({ status: 400, message: expect.stringContaining("unknown property 'properties.'") });
+    // a custom property's name as a condition may write it
+    expect((await inHistory({ orderBy: 'properties.x y' })).body).toMatchObject({ status: 400, message: expect.stringContaining("unknown property 'properties.x y'") });
   });
 });
 

@@ -49,6 +49,9 @@ describe('condition parser', () => {
       ["name = 'a')", "at position 11: expected 'and', 'or' or the end of the condition, found ')'"],
       ["name ! 'a'", "at position 6: expected '!='"],
       ["name = 'a' ; drop table entry", "at position 12: unexpected character ';'"],
+      ['fileSize > 1e3', "at position 12: malformed number '1e3' (a number is digits with an optional fraction: 1000, -2.5)"],
+      ["name = 1.2.3", "at position 8: malformed number '1.2.3'"],
+      ['\u0000', 'at position 1: unexpected character U+0000'],
       ["name like 5", "at position 11: expected a quoted pattern after 'like'"],
       ["name in 'a'", "at position 9: expected '(' to start the set of values after 'in'"],
       ["name in ('a' 'b')", "at position 14: expected ',' or ')' in the set of values, found 'b'"],
@@ -101,11 +104,14 @@ describe('condition parser', () => {
     expect([...joins!.values()]).toEqual(['left join entry j_p on j_p.id = e.parent_id']);
   });
 
-  it('reads dates in UTC unless a zone is given; a date alone means its whole day', () => {
-    expect(compile("createdAt > '2026-11-22T10:00:00.000+0100'").params).toEqual(['2026-11-22T09:00:00.000Z']);
-    expect(compile("createdAt > '2026-11-22T10:00:00.000+0000'").params).toEqual(['2026-11-22T10:00:00.000Z']);
+  it('reads dates in UTC unless a zone is given; a date alone means its whole day, a time its minute, second or millisecond', () => {
+    expect(compile("createdAt > '2026-11-22T10:00:00.000+0100'")).toMatchObject({ sql: 'e.created_at >= ?::timestamptz', params: ['2026-11-22T09:00:00.001Z'] });
+    expect(compile("createdAt > '2026-11-22T10:00:00.000+0000'").params).toEqual(['2026-11-22T10:00:00.001Z']);
+    expect(compile("createdAt = '2026-11-22T10:00:00.123456Z'").params).toEqual(['2026-11-22T10:00:00.123Z', '2026-11-22T10:00:00.124Z']);
     expect(compile("createdAt < '2026-11-22T10:00-02:30'").params).toEqual(['2026-11-22T12:30:00.000Z']);
+    expect(compile("createdAt <= '2026-11-22T10:00-02:30'").params).toEqual(['2026-11-22T12:31:00.000Z']);
     expect(compile("createdAt >= '2026-11-22 10:00:05'").params).toEqual(['2026-11-22T10:00:05.000Z']);
+    expect(compile("createdAt > '2026-11-22 10:00:05'").params).toEqual(['2026-11-22T10:00:06.000Z']);
     const day = compile("lockedAt = '2026-11-22'");
     expect(day.sql).toBe('(e.locked_at >= ?::timestamptz and e.locked_at < ?::timestamptz)');
     expect(day.params).toEqual(['2026-11-22T00:00:00.000Z', '2026-11-23T00:00:00.000Z']);

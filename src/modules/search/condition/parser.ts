@@ -60,7 +60,9 @@ const syntaxError = (position: number, problem: string) => illegalArguments(`con
 const expected = (what: string, token: Token) => syntaxError(token.position, `expected ${what}, found ${describe(token)}`);
 
 /** A path segment: a letter or `_`, then letters, digits, `_` or `-`. */
-const segment = /[A-Za-z_][A-Za-z0-9_-]*/y;
+/** A name in a property path: a letter or _, then letters, digits, _ or - (docs/search.md). */
+export const propertyNameSyntax = '[A-Za-z_][A-Za-z0-9_-]*';
+const segment = new RegExp(propertyNameSyntax, 'y');
 const number = /-?\d+(?:\.\d+)?(?![A-Za-z0-9_.])/y;
 
 function tokenize(source: string): Token[] {
@@ -114,7 +116,15 @@ function tokenize(source: string): Token[] {
       }
       segment.lastIndex = i;
       const word = segment.exec(source);
-      if (!word) throw syntaxError(position, `unexpected character '${c}'`);
+      if (!word) {
+        // a number followed by more (1e3, 1.2.3, 12abc) is a malformed number, not a stray character
+        if (/[-\d]/.test(c!) && /^-?\d/.test(source.slice(i, i + 2))) {
+          throw syntaxError(position, `malformed number '${/^[-\w.]*/.exec(source.slice(i))![0].slice(0, 40)}' (a number is digits with an optional fraction: 1000, -2.5)`);
+        }
+        // a control or invisible character is named by its code point: printed, it looks like a space
+        const shown = /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(c!) ? `'${c}'` : `U+${c!.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+        throw syntaxError(position, `unexpected character ${shown}`);
+      }
       let text = word[0];
       i += text.length;
       // dot paths: parent.name, predecessor.parent.name, properties.color

@@ -1,5 +1,6 @@
 import { illegalArguments } from '../../../errors.js';
 import { asStoredName, asStoredTag } from '../../entries/names.js';
+import { propertyNameSyntax } from './parser.js';
 
 /**
  * The properties a condition or `orderBy` may name, and the SQL each one means. Identifiers in the SQL
@@ -66,6 +67,9 @@ const relations = {
 } as const;
 type Relation = keyof typeof relations;
 
+/** A name in a property path, as the condition language writes it. */
+const propertyName = new RegExp(`^${propertyNameSyntax}$`);
+
 export const maxPathDepth = 5;
 /** Different dot-path prefixes one search may join (each is a join). */
 export const maxJoins = 16;
@@ -118,8 +122,8 @@ export class PropertyResolver {
       const last = i === segments.length - 1;
       if (table === 'entry' && name === 'properties' && i === segments.length - 2) {
         const key = segments[i + 1]!;
-        // the condition's lexer never gives an empty key; orderBy's text could
-        if (key === '') throw unknown();
+        // the condition's lexer gives only such names; orderBy's text could hold any (`x y`, empty)
+        if (!propertyName.test(key)) throw unknown();
         return { name: path, kind: 'json', sql: `${alias}.properties`, jsonKey: key };
       }
       if (last) {
