@@ -118,7 +118,8 @@ export function transferRouter(services: Services): Router {
       ctx.set('etag', etag);
       ctx.set('accept-ranges', 'bytes');
       ctx.set('last-modified', resource.createdAt.toUTCString());
-      setProtectiveHeaders(ctx, resource.mimeType, resource.name || content.name);
+      // the name the content has now (a rename renames its download), not the name its file was uploaded with
+      setProtectiveHeaders(ctx, resource.mimeType, content.name);
       ctx.type = resource.mimeType;
       if (preconditionFailed(ctx.get('if-match') || undefined, ctx.get('if-unmodified-since') || undefined, etag, resource.createdAt)) {
         throw new ServiceError('preconditionFailed', `content '${content.id}' is not the version the request's If-Match or If-Unmodified-Since asks for (its ETag is ${etag})`);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, newContent, newFolder, sql, storedFiles, uploadContent } from '../../../test/helpers/entries.js';
-import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 const restDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -181,7 +181,7 @@ describe('GET C/content/{id}/download', () => {
   const text = 'The quick brown fox jumps over the lazy dog';
   let content: Record<string, any>;
   beforeAll(async () => {
-    content = await newContent(service, { name: 'fox story.txt', bytes: text, mimeType: 'text/plain; charset=utf-8', fileName: 'fox “story”.txt' });
+    content = await newContent(service, { name: 'fox “story”.txt', bytes: text, mimeType: 'text/plain; charset=utf-8', fileName: 'uploaded as.txt' });
   });
 
   it('answers the bytes with Content-Type, Content-Length, Content-Disposition and ETag = md5', async () => {
@@ -194,6 +194,18 @@ describe('GET C/content/{id}/download', () => {
     expect(response.headers.get('accept-ranges')).toBe('bytes');
     const disposition = response.headers.get('content-disposition')!;
     expect(disposition).toMatch(/^attachment; filename="fox [^"]*story[^"]*\.txt"; filename\*=UTF-8''fox%20%E2%80%9Cstory%E2%80%9D\.txt$/);
+  });
+
+  it("names the download after the content's name, not the file it was uploaded as: a rename renames it", async () => {
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('renamed bytes')]), 'upload-name.txt');
+    form.append('name', 'shown-name.txt');
+    const created = await call(contentUrl(service, '/content'), { method: 'POST', body: form });
+    expect(created.status).toBe(201);
+    const disposition = async () => (await fetch(contentUrl(service, `/content/${created.body.id}/download`), { method: 'HEAD' })).headers.get('content-disposition');
+    expect(await disposition()).toBe('attachment; filename=shown-name.txt');
+    expect((await call(contentUrl(service, `/content/${created.body.id}`), json('PATCH', { name: 'renamed.txt' }))).status).toBe(200);
+    expect(await disposition()).toBe('attachment; filename=renamed.txt');
   });
 
   it('serves a Range as 206 with Content-Range, and an unsatisfiable one as 416', async () => {
