@@ -58,8 +58,11 @@ async function extractText(config: Config, file: string, resource: ResourceToInd
   return extracted ?? { skipped: 'the extraction process sent no text' };
 }
 
-/** What became of one resource's extraction: its text (empty when none is read), or why it failed. */
-type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string } };
+/**
+ * What became of one resource's extraction: its text (empty when none is read), why it failed, or
+ * that it is gone (its content was purged while the job ran: nothing to index, nothing failed).
+ */
+type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string; fileMissing: boolean } } | { resource: R; gone: true };
 
 /** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's. */
 async function extractOne<R extends ResourceToIndex>(services: Services, resource: R): Promise<Outcome<R>> {
@@ -69,14 +72,25 @@ async function extractOne<R extends ResourceToIndex>(services: Services, resourc
     if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false } };
     return { resource, text: { resourceId: resource.id, text: storableText(extracted.text), truncated: extracted.truncated } };
   } catch (error) {
-    return { resource, failure: { reasonCode: error instanceof JobFailure ? error.reasonCode : 'internal', message: (error as Error).message } };
+    const fileMissing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return { resource, failure: { reasonCode: error instanceof JobFailure ? error.reasonCode : 'internal', message: (error as Error).message, fileMissing } };
   }
 }
 
-/** Extracts a batch, one resource after another, and stores its texts in one statement; answers the outcomes. */
-async function indexBatch<R extends ResourceToIndex>(services: Services, em: EntityManager, repositoryId: string, resources: R[]): Promise<Outcome<R>[]> {
-  const outcomes: Outcome<R>[] = [];
-  for (const resource of resources) outcomes.push(await extractOne(services, resource));
+/** Resources among `ids` whose rows are gone (purged). */
+async function purged(em: EntityManager, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const left = await em.getConnection().execute<{ id: string }[]>('select id from resource where id = any(array[?]::text[])', [ids]);
+  return new Set(ids.filter((id) => !left.some((row) => row.id === id)));
+}
+
+/** Extracts a batch, one resource after another, and stores its texts in one statement; answers the outcomes (exported for its test). */
+export async function indexBatch<R extends ResourceToIndex>(services: Services, em: EntityManager, repositoryId: string, resources: R[]): Promise<Outcome<R>[]> {
+  const extracted: Outcome<R>[] = [];
+  for (const resource of resources) extracted.push(await extractOne(services, resource));
+  // a file missing because its content was purged meanwhile is no failure (a missing file of a resource still there is)
+  const gone = await purged(em, extracted.flatMap((outcome) => ('failure' in outcome && outcome.failure.fileMissing ? [outcome.resource.id] : [])));
+  const outcomes = extracted.map((outcome): Outcome<R> => (gone.has(outcome.resource.id) ? { resource: outcome.resource, gone: true } : outcome));
   await textIndexOf(services.config).save(em, repositoryId, outcomes.flatMap((outcome) => ('text' in outcome ? [outcome.text] : [])));
   return outcomes;
 }
@@ -102,6 +116,7 @@ export const extractTextHandler =
       return { result: { skipped: 'full text is disabled', dropped: await dropQueued(em, record) } };
     }
     let extracted = 0;
+    let purgedMeanwhile = 0;
     const failed: { resourceId: string; contentIds: string[]; reasonCode: string; message: string }[] = [];
     for (;;) {
       const { queued, resources } = await takeQueuedResources(em, record, extractionBatch);
@@ -109,12 +124,16 @@ export const extractTextHandler =
       await addJobContents(em, record.id, resources.flatMap((r) => r.contentIds), resources.map((r) => r.name));
       for (const outcome of await indexBatch(services, em, record.repositoryId, resources)) {
         if ('text' in outcome) extracted++;
-        else if (failed.length < listedFailures) failed.push({ resourceId: outcome.resource.id, contentIds: outcome.resource.contentIds, ...outcome.failure });
+        else if ('gone' in outcome) purgedMeanwhile++;
+        else if (failed.length < listedFailures) {
+          const { reasonCode, message } = outcome.failure;
+          failed.push({ resourceId: outcome.resource.id, contentIds: outcome.resource.contentIds, reasonCode, message });
+        }
       }
       await dequeue(em, record.id, queued);
     }
     if (extracted === 0 && failed.length > 0) throw new JobFailure(failed[0]!.reasonCode, failed[0]!.message);
-    return { result: { extracted, failed } };
+    return { result: { extracted, failed, ...(purgedMeanwhile > 0 && { purgedMeanwhile }) } };
   };
 
 const reindexBatch = 100;
@@ -139,7 +158,9 @@ export const reindexHandler =
       if (batch.length === 0) break;
       for (const outcome of await indexBatch(services, em, record.repositoryId, batch)) {
         if ('text' in outcome) indexed++;
-        else if (failed.length < listedFailures) failed.push({ resourceId: outcome.resource.id, ...outcome.failure });
+        else if ('failure' in outcome && failed.length < listedFailures) {
+          failed.push({ resourceId: outcome.resource.id, reasonCode: outcome.failure.reasonCode, message: outcome.failure.message });
+        }
       }
       afterId = batch.at(-1)!.id;
       done += batch.length;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
@@ -77,6 +78,26 @@ describe('sessions', () => {
     await connection.execute(`update user_session set expires_at = now() - interval '1 second' where token_hash = ?`, [await hash(old)]);
     expect((await call(`${service.contentBase}/home?sessionId=${idle}`)).status).toBe(401);
     expect((await call(`${service.contentBase}/home?sessionId=${old}`)).status).toBe(401);
+  });
+
+  it('keeps a busy session alive whatever the idle time: each call within it moves its idle clock', async () => {
+    const short = await startTestService({ SESSION_IDLE_MINUTES: '1' });
+    try {
+      const session = await short.login('admin', 'admin-password-for-tests');
+      const hash = createHash('sha256').update(session).digest('base64url');
+      const connection = short.services.orm.em.getConnection();
+      const idleSeconds = async () =>
+        Number((await connection.execute<{ s: string }[]>('select extract(epoch from now() - last_seen_at) as s from user_session where token_hash = ?', [hash]))[0]!.s);
+      // 50 of its 60 seconds idle, then a call: the clock restarts, so the next 50 seconds are fine too
+      for (let round = 0; round < 2; round++) {
+        await connection.execute(`update user_session set last_seen_at = now() - interval '50 seconds' where token_hash = ?`, [hash]);
+        short.services.auth.sessions.forget(hash);
+        expect((await call(`${short.contentBase}/home?sessionId=${session}`)).status).toBe(200);
+        expect(await idleSeconds()).toBeLessThan(5);
+      }
+    } finally {
+      await short.stop();
+    }
   });
 
   it('stores only a SHA-256 of the session id', async () => {

@@ -92,8 +92,9 @@ export async function resolveSession(em: EntityManager, services: Services, toke
     await em.getConnection().execute('delete from user_session where token_hash = ?', [tokenHash]);
     throw notAuthenticated('unknown or expired session');
   }
-  // refresh the idle clock at most once a minute, not on every call
-  if (now - lastSeen > 60_000) {
+  // refresh the idle clock at most once a minute (not on every call), and well within the idle time
+  // (with SESSION_IDLE_MINUTES=1, once a minute let a busy session expire)
+  if (now - lastSeen > Math.min(60_000, idleLimit / 10)) {
     await em.getConnection().execute('update user_session set last_seen_at = now() where token_hash = ?', [tokenHash]);
   }
   const principal: Principal = { userName: session.user_name, roles: session.roles };

@@ -124,6 +124,30 @@ describe('GET A/repository/statistics (spec endpoint 13)', () => {
     }
   });
 
+  it('counts a checked-out content once (its working copy is no content of its own), and failed conversions only as failed conversions', async () => {
+    const before = (await statistics('svc.repository.default')).body.contentStatistics;
+    const content = await newContent(service, { name: 'checked-out.txt', bytes: 'x'.repeat(10) });
+    expect((await call(contentUrl(service, `/content/${content.id}/check-out`), { method: 'POST' })).status).toBe(200);
+    // a text extraction that failed is not a failed conversion
+    await sql(
+      service,
+      `insert into service_job (id, repository_id, job_name, conversion_type, client_username, partition, state)
+       values ('statistics-test-failed-extraction', 'svc.repository.default', 'extractText', 'TEXT', 'admin', 'access.svc.content.default', 'panic')`,
+    );
+    try {
+      const { body } = await statistics('svc.repository.default');
+      expect(body.contentStatistics).toMatchObject({
+        numberOfContents: before.numberOfContents + 1,
+        numberOfActiveContents: before.numberOfActiveContents + 1,
+        size: before.size + 10,
+      });
+      expect(body.notifications).not.toContainEqual(expect.objectContaining({ command: expect.stringContaining('conversion job(s) failed') }));
+    } finally {
+      await sql(service, `delete from service_job where id = 'statistics-test-failed-extraction'`);
+      await call(contentUrl(service, `/content/${content.id}`, { permanent: true }), { method: 'DELETE' });
+    }
+  });
+
   it('tells how many contents wait for their text to be extracted (the extraction queue)', async () => {
     // a queued text no job has taken yet (queued after every job's start: only the next job or the sweep takes it)
     await sql(service, `insert into text_extraction_queue (resource_id, repository_id) values ('statistics-test-waiting', 'svc.repository.default')`);

@@ -1,12 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { convertJobName } from '../conversion/operations.js';
 import { partitionOf, type RepositoryRecord } from './operations.js';
 
 const MiB = 1024 * 1024;
 
 /**
  * Spec "Repository statistics", computed by aggregate SQL over the latest version of each chronicle
- * (never by walking files). `residuals` counts contents without a resource or with an unknown size;
+ * (a working copy is not one more content; never by walking files). `residuals` counts contents without a resource or with an unknown size;
  * sizes of 1 GiB and more count in `size_1GB_10GB` (the spec has no larger bucket).
  */
 export async function repositoryStatistics(em: EntityManager, repository: RepositoryRecord) {
@@ -28,7 +29,7 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
               count(*) filter (where e.size >= ${100 * MiB} and e.size < ${1024 * MiB}) as b3,
               count(*) filter (where e.size >= ${1024 * MiB}) as b4
          from (select entry_type, active, case when entry_type = 'CONTENT' then resource_file_size end as size
-                 from entry where repository_id = ? and is_latest) e`,
+                 from entry where repository_id = ? and is_latest and version_status is distinct from 'WORKING_COPY') e`,
       [repository.id],
     ),
     connection.execute<{ last_modified_at: Date | null; last_modified_by: string | null }[]>(
@@ -52,8 +53,8 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
     // what the notifications below count besides the residuals: failed conversions, texts waiting for extraction
     connection.execute<{ failed: string; waiting_for_text: string }[]>(
       `select count(*) as failed, (select count(*) from text_extraction_queue where repository_id = ?) as waiting_for_text
-         from service_job where partition = ? and state = 'panic'`,
-      [repository.id, partitionOf(repository.id)],
+         from service_job where partition = ? and state = 'panic' and job_name = ?`,
+      [repository.id, partitionOf(repository.id), convertJobName],
     ),
   ]);
   const n = (value: string | null | undefined) => (value === null || value === undefined ? 0 : Number(value));
