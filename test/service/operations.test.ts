@@ -25,6 +25,16 @@ describe('operations endpoints', () => {
     expect(text).not.toContain(service.adminSession);
   });
 
+  it('never makes a label of a path a client made up (one group for every unmatched path)', async () => {
+    for (const made of ['made-up-1', 'made-up-2']) {
+      await call(`${service.baseUrl}/api/v1/access.svc.admin/v1/${made}`);
+      await call(`${service.contentBase}/${made}`);
+    }
+    const text = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    expect(text).not.toContain('made-up');
+    expect(text).toMatch(/http_request_duration_seconds_count\{group="unmatched",method="GET",status="\d+"\} \d+/);
+  });
+
   it('gives every call a request id, keeping a sane one the client sent', async () => {
     const generated = await fetch(`${service.baseUrl}/healthz`);
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);

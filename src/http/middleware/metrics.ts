@@ -15,22 +15,27 @@ const requestDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Route groups keep label cardinality bounded (ids never become labels). */
-function groupOf(path: string): string {
+/**
+ * Route groups keep label cardinality bounded: read from the route that answered (its pattern, never
+ * the path: ids and whatever a client makes up never become labels), `unmatched` when none did.
+ */
+function groupOf(path: string, matchedRoute: unknown): string {
   if (path.includes('/graphql')) return 'graphql';
-  const match = /\/api\/v1\/([^/]+)\/v1\/([^/]+)/.exec(path);
+  if (typeof matchedRoute !== 'string') return 'unmatched';
+  const match = /\/api\/v1\/([^/]+)\/v1\/([^/]+)/.exec(matchedRoute);
   if (match) return `${match[1]!.startsWith('access.svc.admin') ? 'admin' : 'content'}:${match[2]}`;
-  if (path.includes('/api/v1/')) return 'session';
+  if (matchedRoute.includes('/api/v1/')) return 'session';
   return 'other';
 }
 
 export function useMetrics(): Middleware {
   return async (ctx, next) => {
-    const end = requestDuration.startTimer({ group: groupOf(ctx.path), method: ctx.method });
+    const end = requestDuration.startTimer();
     try {
       await next();
     } finally {
-      end({ status: String(ctx.status) });
+      // @koa/router names the pattern it matched
+      end({ group: groupOf(ctx.path, (ctx as { _matchedRoute?: unknown })._matchedRoute), method: ctx.method, status: String(ctx.status) });
     }
   };
 }
