@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
+import { illegalArguments } from '../../errors.js';
 import { JSONObject } from '../../graphql/scalars.js';
 import { CreateContentTypeInput, CreateDefaultTypePolicyInput, CreateInheritancePolicyInput, CreateTypeRestrictionPolicyInput } from './inputs.js';
 import {
@@ -70,7 +71,10 @@ export class PoliciesResolver {
     @Ctx() context: RequestContext,
   ) {
     const started = performance.now();
-    const deleted = await deletePolicies(context.em, technicalNames !== undefined && technicalNames !== null ? { technicalNames } : { ids: ids ?? [] });
+    const given = (list: string[] | null | undefined): list is string[] => list !== undefined && list !== null;
+    // both would be a guess at which one was meant (an unknown id was ignored, the named policies deleted)
+    if (given(ids) && given(technicalNames)) throw illegalArguments('deletePolicies: give ids or technicalNames, not both');
+    const deleted = await deletePolicies(context.em, given(technicalNames) ? { technicalNames } : { ids: ids ?? [] });
     return { deleted, duration: Math.round(performance.now() - started) };
   }
 

@@ -209,6 +209,11 @@ describe('policy deletion (spec endpoint 9)', () => {
     const several = await call(admin('/policies/by-technical-names', { technicalNames: ['no-invoices'] }), { method: 'DELETE' });
     expect(several.body).toMatchObject({ deleted: 1 });
     expect((await call(admin('/policy', { policyId: 'x' }, userSession), { method: 'DELETE' })).status).toBe(403);
+    // GraphQL: ids and technical names together are a 400, and nothing is deleted
+    const before = (await call(admin('/policies'))).body.length;
+    const both = await service.graphql('mutation { deletePolicies(ids: ["unknown-id"], technicalNames: ["inherit-all"]) { deleted } }');
+    expect(both.errors?.[0]).toMatchObject({ message: expect.stringContaining('not both'), extensions: { reasonCode: 'illegalArguments', status: 400 } });
+    expect((await call(admin('/policies'))).body).toHaveLength(before);
   });
 
   it('an empty technicalNames deletes every custom policy', async () => {
