@@ -32,7 +32,7 @@ import { requestIdPattern } from '../http/middleware/request-id.js';
 import { useCompressedGraphiQL } from './graphiql.js';
 import { useHttpFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
 import { useOperationLimits, type QueryLimits } from './limits.js';
-import { subscriptionNeedsSession, useErrorContract, useFiniteVariables, useJsonPostsOnly, useWellFormedGetParameters } from './plugins.js';
+import { asRequestError, subscriptionNeedsSession, useErrorContract, useFiniteVariables, useJsonPostsOnly, useWellFormedGetParameters } from './plugins.js';
 import { SessionConnections } from './session-connections.js';
 import { useSingleSubgraphShortcut } from './single-subgraph.js';
 import { forwardedHeaders, inProcessKind, inProcessTransport, internalError, type InProcessSubgraph } from './transport.js';
@@ -227,7 +227,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const detachers: (() => Promise<void>)[] = [];
 
   const unexpected = (error: unknown) => log.error({ err: error }, 'unexpected error while serving a GraphQL request');
-  const requestError = (message: string): OperationOutcome => ({ result: { errors: [new GraphQLError(message)] }, requestError: true });
+  const requestError = (message: string): OperationOutcome => ({
+    result: { errors: [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', reasonCode: 'illegalArguments', status: 400 } })] },
+    requestError: true,
+  });
 
   /**
    * One query or mutation through the runtime's envelop pipeline without its HTTP layer: the same
@@ -243,7 +246,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       document = enveloped.parse(params.query);
     } catch (error) {
-      return { result: { errors: [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message)] }, requestError: true };
+      // a syntax error, or one of yoga's checks after parsing (no operation to pick): thrown past the error contract's hooks
+      return { result: { errors: [asRequestError(error instanceof GraphQLError ? error : new GraphQLError((error as Error).message))] }, requestError: true };
     }
     const errors = enveloped.validate(enveloped.schema, document);
     if (errors.length > 0) return { result: { errors }, requestError: true };

@@ -1,3 +1,4 @@
+import { reasonOfStatus } from '../errors.js';
 import { BodyTooLargeError, readBoundedText } from '../http/body.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
@@ -154,7 +155,9 @@ async function serveFastPath(
   } catch (error) {
     const status = error instanceof HttpError ? error.status : 400;
     const message = error instanceof HttpError ? error.message : 'The request body could not be read.';
-    if (!res.headersSent && !res.destroyed) send(res, status, mediaType, { errors: [{ message }] }, requestId);
+    // the error contract of both APIs: a reason code and the status (useErrorContract adds them on the runtime's path)
+    const extensions = { code: 'BAD_REQUEST', reasonCode: reasonOfStatus(status), status };
+    if (!res.headersSent && !res.destroyed) send(res, status, mediaType, { errors: [{ message, extensions }] }, requestId);
     return;
   }
   try {

@@ -83,6 +83,9 @@ export const subscriptionNeedsSession = (): ExecutionResult => ({
   ],
 });
 
+/** Codes of errors in what the client sent (a subgraph's Apollo Server names an operation it cannot pick OPERATION_RESOLUTION_FAILURE). */
+const requestErrorCodes = new Set(['GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE']);
+
 /** Codes of Hive's transports and timeouts for a subgraph that cannot be reached, fails over HTTP, or does not answer in time. */
 const unavailableCodes = new Set(['SUBREQUEST_HTTP_ERROR', 'DOWNSTREAM_SERVICE_ERROR', 'GATEWAY_TIMEOUT', 'TIMEOUT_ERROR', 'SERVICE_UNAVAILABLE']);
 
@@ -93,10 +96,16 @@ const unavailableCodes = new Set(['SUBREQUEST_HTTP_ERROR', 'DOWNSTREAM_SERVICE_E
 function reasonOf(error: GraphQLError, requestError: boolean): { reasonCode: string; status: number } {
   const code = error.extensions['code'];
   if (requestError && code === undefined) return { reasonCode: 'illegalArguments', status: 400 };
-  if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED' || code === 'BAD_USER_INPUT') return { reasonCode: 'illegalArguments', status: 400 };
+  if (typeof code === 'string' && requestErrorCodes.has(code)) return { reasonCode: 'illegalArguments', status: 400 };
   // a subgraph that cannot be reached, refuses, or does not answer in time (upstreamTimeout)
   if (typeof code === 'string' && unavailableCodes.has(code)) return { reasonCode: 'unavailable', status: 503 };
   return { reasonCode: 'internal', status: 500 };
+}
+
+/** An error in what the client sent (the operation did not run), given the reason code it lacks. */
+export function asRequestError(error: GraphQLError): GraphQLError {
+  if (error.extensions['reasonCode'] !== undefined) return error;
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, ...reasonOf(error, true) } });
 }
 
 /** An error without a reason code, given the one its HTTP status (yoga's `extensions.http.status`) stands for. */

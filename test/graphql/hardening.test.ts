@@ -173,6 +173,28 @@ describe('CORS and CSRF on /graphql', () => {
     const home = await service.graphql<{ home: { entries: { name: string }[] } }>('{ home(repository: "default") { entries { name } } }');
     expect(home.data!.home.entries.map((e) => e.name)).not.toContain('not-json');
   });
+
+  it('gives a reason code and status to every refusal of a JSON POST: a batch, bad JSON, a query that is no string, bad variables, no operation to run', async () => {
+    const bodies = [
+      '[{"query":"{ __typename }"}]',
+      '{"query":',
+      '{}',
+      '{"query":5}',
+      '{"query":"{ __typename }","variables":[1]}',
+      '{"query":"{ __typename }","extensions":[1]}',
+      '{"query":"query A { __typename } query B { __typename }"}',
+      '{"query":"{ __typename }","operationName":"C"}',
+      '{"query":"subscription { health { status } }"}',
+    ];
+    for (const body of bodies) {
+      const answer = await call(`${service.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${service.adminSession}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(answer.body.errors?.[0]?.extensions, body).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+    }
+  });
 });
 
 describe('operations per graphql-ws connection', () => {
