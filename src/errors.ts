@@ -26,6 +26,9 @@ export function reasonOfStatus(status: number): ReasonCode {
   return reason ?? ((status >= 400 && status < 500) || status === 501 ? 'illegalArguments' : 'internal');
 }
 
+/** The longest message an error carries. */
+const maxMessageLength = 2_000;
+
 /**
  * The one error type of the domain: a reason code, its HTTP status and optional details. It knows
  * nothing of GraphQL; the GraphQL layer (src/graphql/errors.ts) turns it into a GraphQL error whose
@@ -42,7 +45,8 @@ export class ServiceError extends Error {
     /** seconds a refused client should wait (429, 503): the `Retry-After` header of HTTP answers */
     readonly retryAfter?: number,
   ) {
-    super(message);
+    // a message quotes what the client sent (an id, a name): a huge one is not sent back whole
+    super(message.length > maxMessageLength ? `${message.slice(0, maxMessageLength)}… (message cut at ${maxMessageLength} characters)` : message);
     this.status = reasonStatus[reasonCode];
   }
 }

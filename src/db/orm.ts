@@ -21,6 +21,7 @@ import { Migration20261123040000SearchPageIndexes } from './migrations/Migration
 import { Migration20261123040001EntryVisibleTags } from './migrations/Migration20261123040001EntryVisibleTags.js';
 import { Migration20261123050000EntryVisibleWords } from './migrations/Migration20261123050000EntryVisibleWords.js';
 import { Migration20261123060000HiddenEntryWords } from './migrations/Migration20261123060000HiddenEntryWords.js';
+import { Migration20261123070000RepositoryNamesIgnoreCase } from './migrations/Migration20261123070000RepositoryNamesIgnoreCase.js';
 
 export type Orm = MikroORM;
 
@@ -45,6 +46,7 @@ export const migrationsList = [
   { name: 'Migration20261123040001EntryVisibleTags', class: Migration20261123040001EntryVisibleTags },
   { name: 'Migration20261123050000EntryVisibleWords', class: Migration20261123050000EntryVisibleWords },
   { name: 'Migration20261123060000HiddenEntryWords', class: Migration20261123060000HiddenEntryWords },
+  { name: 'Migration20261123070000RepositoryNamesIgnoreCase', class: Migration20261123070000RepositoryNamesIgnoreCase },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -34,6 +34,11 @@ describe('POST /api/v1/authenticate (spec endpoint 14)', () => {
     expect(status).toBe(400);
     expect(body.reasonCode).toBe('illegalArguments');
     expect(body.message).toContain('password');
+    // GraphQL alike: an empty user or password is a malformed request, not a failed login
+    for (const [user, password] of [['', 'x'], ['admin', '']]) {
+      const answer = await service.graphql('mutation($u: String!, $p: String!) { authenticate(user: $u, password: $p) }', { u: user, p: password }, '');
+      expect(answer.errors?.[0]?.extensions, `${user}/${password}`).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+    }
   });
 
   it('rate-limits repeated failures for one user with 429', async () => {

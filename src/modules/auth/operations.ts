@@ -34,6 +34,9 @@ export async function authenticate(
   services: Services,
   input: { user: string; password: string; address: string },
 ): Promise<string> {
+  // an empty field is a malformed request, not a failed login (REST and GraphQL answer it alike: 400)
+  if (input.user.trim() === '') throw illegalArguments('user must not be empty');
+  if (input.password === '') throw illegalArguments('password must not be empty');
   const { loginLimits, passwords } = services.auth;
   const name = normalizeUserName(input.user);
   const user = await loginLimits.oneAtATime(name, async () => {

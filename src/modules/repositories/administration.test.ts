@@ -49,6 +49,9 @@ describe('repositories (DESIGN §4)', () => {
 
   it('refuses a duplicate name (409), a bad name (400) and a limit above the conversion limit (400)', async () => {
     expect((await call(admin('/repository'), json('POST', { name: 'archive' }))).status).toBe(409);
+    // whatever their case: r1 and R1 would be two content domains told apart by case only
+    expect(await call(admin('/repository'), json('POST', { name: 'ARCHIVE' }))).toMatchObject({ status: 409, body: { message: expect.stringContaining('whatever their case') } });
+    expect((await call(admin('/repository'), json('POST', { name: 'other-case', technicalName: 'Archive_Tech' }))).status).toBe(409);
     const badName = await call(admin('/repository'), json('POST', { name: 'no spaces' }));
     expect(badName).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments' } });
     const above = await call(admin('/repository'), json('POST', { name: 'big', limits: { maxInputFileSize: 1000001 } }));

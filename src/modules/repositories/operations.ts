@@ -92,7 +92,7 @@ export async function createRepository(
   try {
     await em.flush();
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`a repository named '${input.name}' or with the technical name '${repository.technicalName}' exists`);
+    if (isUniqueViolation(error)) throw conflict(`a repository named '${input.name}' or with the technical name '${repository.technicalName}' exists (names are unique whatever their case)`);
     throw error;
   }
   return repository;
