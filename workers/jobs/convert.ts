@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../src/context.js';
 import { isUniqueViolation } from '../../src/errors.js';
-import { checkInputFiles, decidePdf } from '../../src/modules/conversion/limits.js';
+import { checkInputFiles, decidePdf, type PdfDecision } from '../../src/modules/conversion/limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
-import { completeRepresentations, recordRepresentation, representationId } from '../../src/modules/conversion/representations.js';
+import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from '../../src/modules/conversion/representations.js';
 import { authorize } from '../../src/modules/access/policy.js';
 import { createContent } from '../../src/modules/entries/contents.js';
 import { Entry, Resource } from '../../src/modules/entries/entry.entity.js';
@@ -55,7 +55,17 @@ interface ConversionResult {
   reused?: boolean;
 }
 
-/** Places a page image in the cache store and records it as a representation of the source version. */
+/**
+ * The pages stored before (by an earlier conversion, or this job's previous try) that need no new
+ * render: real renders of a document of this page count that the current limits leave rendered.
+ * Placeholders are drawn again: under the current limits their page may render for real, or their
+ * text name other limits.
+ */
+function reusablePages(stored: RepresentationRecord[], pages: number, placeholders: number[]): number[] {
+  return stored.filter((r) => r.status === 'READY' && r.pageCount === pages && !placeholders.includes(r.page)).map((r) => r.page);
+}
+
+/** Places a page image in the cache store and records it as the representation of that page of the source version. */
 async function storeRepresentation(em: EntityManager, services: Services, source: Entry, format: TargetFormat, page: PageFile, pageCount: number, jobId: string) {
   const id = representationId(source.id, format, page.page);
   const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
@@ -76,7 +86,6 @@ async function storeRepresentation(em: EntityManager, services: Services, source
     storagePath,
     jobId,
   });
-  return id;
 }
 
 /**
@@ -147,10 +156,7 @@ export function convertHandler(services: Services, renderProcesses: ChildPool): 
     // image conversion takes one input; several (MERGE) come with their own job
     const source = sources[0]!;
     const resource = resources[0]!;
-    if (request.resultAction === 'CONTENT_REPRESENTATION') {
-      const existing = await completeRepresentations(em, source.id, format);
-      if (existing) return { result: { pages: existing.length, placeholders: [], representationIds: existing.map((r) => r.id), reused: true } };
-    }
+    const stored = request.resultAction === 'CONTENT_REPRESENTATION' ? await representationsOf(em, source.id, format) : [];
     const inputPath = services.contentStore.absolutePath(resource.storagePath);
     const kind = await kindOf(inputPath, resource.mimeType, resource.name);
     const specification = parseSpecification(request.newContentSpecification);
@@ -178,19 +184,25 @@ export function convertHandler(services: Services, renderProcesses: ChildPool): 
         {
           inspected: async (pages, objects) => {
             result.pages = pages;
-            if (kind !== 'pdf') return { type: 'render', placeholders: [] };
-            const decision = decidePdf({ file: resource.name, objects }, limits, services.config, lowered);
+            // the limits are checked on every conversion, also when every page is stored already
+            const decision: PdfDecision = kind === 'pdf' ? decidePdf({ file: resource.name, objects }, limits, services.config, lowered) : { action: 'render', placeholders: [] };
             if (decision.action === 'lowerPriority') {
               requeue = { requeue: { priority: jobPriority.lowest, note: { lowered: true, reason: decision.reason } } };
               return { type: 'stop' };
             }
             result.placeholders = decision.placeholders.map((p) => p.page);
+            const skip = reusablePages(stored, pages, result.placeholders);
+            if (request.resultAction === 'CONTENT_REPRESENTATION') result.representationIds = Array.from({ length: pages }, (_, index) => representationId(source.id, format, index + 1));
+            if (skip.length === pages) {
+              result.reused = true;
+              return { type: 'stop' };
+            }
             await run.progress(5);
-            return { type: 'render', placeholders: decision.placeholders };
+            return { type: 'render', placeholders: decision.placeholders, skip };
           },
           page: async (page) => {
             if (request.resultAction === 'CONTENT_REPRESENTATION') {
-              (result.representationIds ??= []).push(await storeRepresentation(em, services, source, format, page, result.pages, record.id));
+              await storeRepresentation(em, services, source, format, page, result.pages, record.id);
             } else {
               result.contentIds ??= {};
               if (!result.contentIds[page.page]) {

@@ -213,6 +213,7 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   const decision = await nextMessage<DecisionMessage>();
   if (decision.type === 'stop') return;
   const placeholders = new Map(decision.placeholders.map((p) => [p.page, p.text]));
+  const skip = new Set(decision.skip);
   const scale = start.dpi / 72;
   // a page is encoded (sharp, in libuv threads) while the next one renders; one page at a time, in order
   let writing = Promise.resolve();
@@ -220,6 +221,7 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   // page's surface cost more than drawing a text page (profiled on the conversion benchmark)
   let surface: Canvas | undefined;
   for (let number = 1; number <= pages; number++) {
+    if (skip.has(number)) continue;
     let page;
     let width = Math.round(8.5 * start.dpi);
     let height = Math.round(11 * start.dpi);

@@ -41,12 +41,17 @@ const toRecord = (row: Record<string, any>): RepresentationRecord => ({
 /** The storage id of a page image: derived from what it is, so a retried job writes the same file. */
 export const representationId = (sourceEntryId: string, format: string, page: number) => `${sourceEntryId}_${format}_${page}`;
 
-/** Records a page image; a page recorded before (a retried job, a concurrent one) is kept as it is. */
+/**
+ * Records a page image. A page recorded before is rendered again only when it must change (a
+ * placeholder, see the convert job), so the row then takes the new render (its file was replaced
+ * under the same path).
+ */
 export async function recordRepresentation(em: EntityManager, row: Omit<RepresentationRecord, 'createdAt'>): Promise<void> {
   await em.execute(
     `insert into representation (id, repository_id, source_entry_id, format, page, page_count, status, mime_type, file_size, width, height, storage_path, job_id)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (source_entry_id, format, page) do nothing`,
+     on conflict (source_entry_id, format, page) do update set page_count = excluded.page_count, status = excluded.status, file_size = excluded.file_size,
+       width = excluded.width, height = excluded.height, storage_path = excluded.storage_path, job_id = excluded.job_id, created_at = now()`,
     [row.id, row.repositoryId, row.sourceEntryId, row.format, row.page, row.pageCount, row.status, row.mimeType, row.fileSize, row.width, row.height, row.storagePath, row.jobId],
   );
 }
@@ -57,12 +62,6 @@ export async function representationsOf(em: EntityManager, sourceEntryId: string
     [sourceEntryId, format ?? null, format ?? null],
   );
   return rows.map(toRecord);
-}
-
-/** Every page of a version in one format, when all of them are there (a conversion reuses them). */
-export async function completeRepresentations(em: EntityManager, sourceEntryId: string, format: string): Promise<RepresentationRecord[] | undefined> {
-  const pages = await representationsOf(em, sourceEntryId, format);
-  return pages.length > 0 && pages.length === pages[0]!.pageCount ? pages : undefined;
 }
 
 /** GET C/content/{id}/representations: the page images of that version of the content. */
