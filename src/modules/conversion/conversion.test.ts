@@ -151,6 +151,38 @@ describe('page images go with their content', () => {
   });
 });
 
+describe('a content deleted while its conversion runs', () => {
+  const deletedDuringConversion = async (content: Record<string, any>, jobId: string) => {
+    const job = await finishedJob(service, jobId);
+    expect(job.state).toBe('panic');
+    expect(job.serviceRequestJob).toMatchObject({ reasonCode: 'notFound', errorMessage: `content '${content.id}' was deleted during the conversion` });
+    // no page file of it is left in the cache store, also not the page being stored when it went
+    expect((await cachedFiles(service)).filter((file) => file.includes(content.id))).toEqual([]);
+  };
+
+  it('purged, or its folder deleted, while pages are being stored: the job fails with notFound saying so and leaves no page file', async () => {
+    const removals = [
+      (content: Record<string, any>) => call(contentUrl(service, `/content/${content.id}`, { permanent: 'true' }), { method: 'DELETE' }),
+      (_: Record<string, any>, folder: Record<string, any>) => call(contentUrl(service, `/folder/${folder.id}`, { recursive: 'true' }), { method: 'DELETE' }),
+    ];
+    for (const [index, remove] of removals.entries()) {
+      const folder = await newFolder(service, `deleted-mid-run-${index}`);
+      const content = await newContent(service, { name: 'long.pdf', parentId: folder.id, bytes: textPdf(60) });
+      const jobId = (await convert(service, { contentId: content.id })).body.jobId;
+      while ((await jobStatus(service, jobId)).body.serviceRequestJob.percentage < 15) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await remove(content, folder)).status).toBe(204);
+      await deletedDuringConversion(content, jobId);
+    }
+  });
+
+  it('purged right after the job was submitted: the same failure', async () => {
+    const content = await newContent(service, { name: 'purged-at-once.pdf', bytes: textPdf(3) });
+    const jobId = (await convert(service, { contentId: content.id })).body.jobId;
+    expect((await call(contentUrl(service, `/content/${content.id}`, { permanent: 'true' }), { method: 'DELETE' })).status).toBe(204);
+    await deletedDuringConversion(content, jobId);
+  });
+});
+
 describe('NEW_CONTENT', () => {
   it('creates one content per page named <name>-<page>.<ext> in the folder, with the specification’s properties', async () => {
     const folder = await newFolder(service, 'scans');
