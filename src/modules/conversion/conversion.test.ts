@@ -151,6 +151,34 @@ describe('page images go with their content', () => {
   });
 });
 
+describe("a deactivated content's page images", () => {
+  it('are served as its bytes are: to its owner and administrators asking with includeInactive=true, to no one else', async () => {
+    const owner = await service.createUserSession('dora');
+    const other = await service.createUserSession('eve');
+    const content = await newContent(service, { name: 'deactivated.pdf', bytes: textPdf(1), session: owner });
+    expect((await finishedJob(service, (await convert(service, { contentId: content.id }, { session: owner })).body.jobId, { session: owner })).state).toBe('Done');
+    const list = (session: string, query: Record<string, string> = {}) => call(contentUrl(service, `/content/${content.id}/representations`, query, session));
+    const [page] = (await list(other)).body.entries;
+    const download = (session: string, query: Record<string, string> = {}) => fetch(contentUrl(service, `/representations/${page.id}/download`, query, session));
+    expect((await download(other)).status).toBe(200);
+
+    expect((await call(contentUrl(service, `/content/${content.id}`, {}, owner), { method: 'DELETE' })).status).toBe(204);
+    const asked = { includeInactive: 'true' };
+    for (const query of [{}, asked]) {
+      const listed = await list(other, query);
+      expect(listed.status).toBe(404);
+      expect(listed.body.message).toContain('is deactivated');
+      expect((await download(other, query)).status).toBe(404);
+    }
+    for (const session of [owner, service.adminSession]) {
+      expect((await list(session)).status).toBe(404);
+      expect((await download(session)).status).toBe(404);
+      expect((await list(session, asked)).body.count).toBe(1);
+      expect((await download(session, asked)).status).toBe(200);
+    }
+  });
+});
+
 describe('a content deleted while its conversion runs', () => {
   const deletedDuringConversion = async (content: Record<string, any>, jobId: string) => {
     const job = await finishedJob(service, jobId);

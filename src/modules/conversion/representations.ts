@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../errors.js';
 import type { EntryScope } from '../entries/scope.js';
 import { requireEntry } from '../entries/queries.js';
+import { authorize, type AuthorizeOptions } from '../access/policy.js';
+import type { Entry } from '../entries/entry.entity.js';
 
 /** A page image of a content version in the cache store (DESIGN §4 representations). */
 export interface RepresentationRecord {
@@ -64,15 +66,28 @@ export async function representationsOf(em: EntityManager, sourceEntryId: string
   return rows.map(toRecord);
 }
 
-/** GET C/content/{id}/representations: the page images of that version of the content. */
-export async function listRepresentations(scope: EntryScope, contentId: string): Promise<{ count: number; entries: RepresentationRecord[] }> {
+/**
+ * The content whose page images are asked for: they show its bytes, so the rules of its download apply
+ * (a deactivated content's pages only to its owner and administrators, with includeInactive).
+ */
+async function readableSource(scope: EntryScope, contentId: string, options: AuthorizeOptions): Promise<Entry> {
   const content = await requireEntry(scope, contentId, 'CONTENT');
+  authorize(scope.principal, 'download', { entry: content }, options);
+  return content;
+}
+
+/** GET C/content/{id}/representations: the page images of that version of the content. */
+export async function listRepresentations(scope: EntryScope, contentId: string, options: AuthorizeOptions = {}): Promise<{ count: number; entries: RepresentationRecord[] }> {
+  const content = await readableSource(scope, contentId, options);
   const entries = await representationsOf(scope.em, content.id);
   return { count: entries.length, entries };
 }
 
-export async function requireRepresentation(scope: EntryScope, id: string): Promise<RepresentationRecord> {
+/** GET C/representations/{id}/download: a page image, under the rules of its content's download. */
+export async function representationForDownload(scope: EntryScope, id: string, options: AuthorizeOptions = {}): Promise<RepresentationRecord> {
   const rows: Record<string, any>[] = await scope.em.execute(`select * from representation where id = ? and repository_id = ?`, [id, scope.repository.id]);
   if (!rows[0]) throw notFound(`representation '${id}' not found in repository '${scope.repository.name}'`);
-  return toRecord(rows[0]);
+  const representation = toRecord(rows[0]);
+  await readableSource(scope, representation.sourceEntryId, options);
+  return representation;
 }
