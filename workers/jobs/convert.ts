@@ -3,11 +3,12 @@ import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../src/context.js';
-import { isUniqueViolation } from '../../src/errors.js';
+import { conflict, isUniqueViolation } from '../../src/errors.js';
 import { checkInputFiles, decidePdf, type PdfDecision } from '../../src/modules/conversion/limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
 import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from '../../src/modules/conversion/representations.js';
 import { authorize } from '../../src/modules/access/policy.js';
+import { nameClash, nameTaken } from '../../src/modules/entries/chronicles.js';
 import { createContent } from '../../src/modules/entries/contents.js';
 import { Entry, Resource } from '../../src/modules/entries/entry.entity.js';
 import { requireEntry } from '../../src/modules/entries/queries.js';
@@ -140,6 +141,27 @@ async function createPageContent(
 }
 
 /**
+ * NEW_CONTENT: every page's name is free in the folder before any page is rendered, so that a clash
+ * does not leave the pages before it behind. Pages this job created (or was creating) on a previous
+ * try are its own. A content of such a name created while the job runs still fails that page.
+ */
+async function checkNewContentNames(
+  scope: EntryScope,
+  specification: ReturnType<typeof parseSpecification>,
+  sourceName: string,
+  format: TargetFormat,
+  pages: number,
+  created: Record<string, string>,
+  creatingPage: number | undefined,
+) {
+  for (let page = 1; page <= pages; page++) {
+    if (created[page] || page === creatingPage) continue;
+    const name = resultName(specification.name, sourceName, format, { page, pages });
+    if (await nameTaken(scope, specification.parentId ?? null, name)) throw conflict(nameClash(name));
+  }
+}
+
+/**
  * The `convert` job (POST C/convert/image): limits first (files, then the PDF's pages and painting
  * operations with the repository's strategy), then rendering in a bounded child process, then the
  * results — representations in the cache store, or new contents — each page as it comes.
@@ -235,6 +257,7 @@ async function convert(
             return { type: 'stop' };
           }
           result.placeholders = decision.placeholders.map((p) => p.page);
+          if (request.resultAction === 'NEW_CONTENT') await checkNewContentNames(scope, specification, source.name, format, pages, result.contentIds ?? {}, previousTry.creatingPage);
           const skip = reusablePages(stored, pages, result.placeholders);
           if (request.resultAction === 'CONTENT_REPRESENTATION') result.representationIds = Array.from({ length: pages }, (_, index) => representationId(source.id, format, index + 1));
           if (skip.length === pages) {

@@ -253,6 +253,20 @@ describe('NEW_CONTENT', () => {
     expect(children.body.entries.filter((e: any) => e.name === 'same.png').map((e: any) => e.id)).toEqual(made);
   });
 
+  it('a name taken in the folder by any page fails the job before a page is created, so that a retry after removing it succeeds', async () => {
+    const folder = await newFolder(service, 'clash-at-page-2');
+    const blocker = await newContent(service, { name: 'doc-2.png', parentId: folder.id, bytes: Buffer.from('taken') });
+    const content = await newContent(service, { name: 'doc.pdf', bytes: textPdf(3) });
+    const request = { contentId: content.id, resultAction: 'NEW_CONTENT', newContentSpecification: { parentId: folder.id } };
+    const clashed = await finishedJob(service, (await convert(service, request)).body.jobId);
+    expect(clashed.serviceRequestJob).toMatchObject({ state: 'panic', reasonCode: 'conflict', errorMessage: "an active entry named 'doc-2.png' exists in that folder" });
+    const names = async () => (await call(contentUrl(service, `/folder/${folder.id}/children`))).body.entries.map((e: any) => e.name).sort();
+    expect(await names()).toEqual(['doc-2.png']);
+    expect((await call(contentUrl(service, `/content/${blocker.id}`), { method: 'DELETE' })).status).toBe(204);
+    expect((await finishedJob(service, (await convert(service, request)).body.jobId)).state).toBe('Done');
+    expect(await names()).toEqual(['doc-1.png', 'doc-2.png', 'doc-3.png']);
+  });
+
   it('keeps the specification’s name as given when its extension is one of the format’s (scan.jpg for jpeg), else gives the format’s', async () => {
     const folder = await newFolder(service, 'named');
     for (const [name, format, expected] of [['y-conv.jpg', 'jpeg', 'y-conv.jpg'], ['Page.TIF', 'tiff', 'Page.TIF'], ['other.jpg', 'png', 'other.png']] as const) {
