@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertBytes, finishedJob, jobStatus } from '../../../test/helpers/conversion.js';
 import { cachedFiles, contentUrl, newContent, newFolder, restDatePattern as restDate } from '../../../test/helpers/entries.js';
-import { textPdf } from '../../../test/helpers/pdf.js';
+import { buildPdf, textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -300,6 +300,20 @@ describe('images convert with sharp', () => {
       expect((await sharp(bytes).metadata()).format).toBe(to === 'tiff' ? 'tiff' : to);
     });
   }
+
+  it('to WebP (16383 pixels a side at most), a wider image or PDF page is scaled to fit', async () => {
+    const wide = await sharp({ create: { width: 17000, height: 50, channels: 3, background: { r: 0, g: 90, b: 200 } } }).png().toBuffer();
+    // 14400 × 10 points: 30000 × 20 pixels at 150 DPI
+    const banner = buildPdf([{ width: 14400, height: 10, content: '0 0 1 rg 0 0 14400 10 re f' }]);
+    for (const [bytes, name, height] of [[wide, 'wide.png', 48], [banner, 'banner.pdf', 11]] as const) {
+      const { content, job } = await convertBytes(service, bytes, name, { targetFormat: 'webp' });
+      expect(job.state, job.serviceRequestJob.errorMessage).toBe('Done');
+      const [page] = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries;
+      expect(page).toMatchObject({ width: 16383, height });
+      const stored = await sharp(Buffer.from(await (await fetch(contentUrl(service, `/representations/${page.id}/download`))).arrayBuffer())).metadata();
+      expect([stored.format, stored.width, stored.height]).toEqual(['webp', 16383, height]);
+    }
+  });
 
   it('a content that is neither a PDF nor an image ends in panic (unsupportedMediaType)', async () => {
     const { job } = await convertBytes(service, Buffer.from('just some text'), 'notes.txt');
