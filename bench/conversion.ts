@@ -74,7 +74,7 @@ async function renderOwn(file: string, outputDir: string, warm: boolean): Promis
         inspected: async (count, _objects, ms) => {
           pages = count;
           countMs = ms;
-          return { type: 'render', placeholders: [] };
+          return { type: 'render', placeholders: [], skip: [] };
         },
         page: async (page) => fs.rm(page.path),
       },

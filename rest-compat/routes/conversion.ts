@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
 import { ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
-import { count, nonEmptyText, parse } from '../params.js';
+import { bool, count, nonEmptyText, parse } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
 import { asyncJobResponseShape, representationShape, serviceRequestJobShape } from '../shapes/jobs.js';
 
 const statusQuery = z.object({ jobId: nonEmptyText });
+const representationsQuery = z.object({ includeInactive: bool.optional() });
 const jobsQuery = z.object({
   state: z.enum(['pending', 'running', 'Done', 'panic', 'cancelled'], { message: "must be one of 'pending', 'running', 'Done', 'panic', 'cancelled'" }).optional(),
   limit: count.optional(),
@@ -42,7 +43,7 @@ export const conversionRoutes: RestRoute[] = [
     method: 'GET',
     path: `${contentDomain}/content/:id/representations`,
     document: RepresentationsDocument,
-    input: (_ctx, params) => ({ repository: params.repository!, contentId: params.id! }),
+    input: (ctx, params) => ({ repository: params.repository!, contentId: params.id!, ...parse(representationsQuery, ctx.query) }),
     variables: (input) => input,
     reply: ({ result }) => ({
       body: {

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.js';
 import { ServiceError } from '../errors.js';
-import { requireRepresentation } from '../modules/conversion/representations.js';
+import { representationForDownload } from '../modules/conversion/representations.js';
 import { contentDisposition } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import { contentDomain } from './session.js';
@@ -12,7 +12,7 @@ import { scopeOfHttpRequest, setSandboxHeaders } from './transfer.js';
 export function addRepresentationDownload(router: Router, services: Services): Router {
   router.get(`${contentDomain}/representations/:id/download`, async (ctx: Context) => {
     const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
-    const representation = await requireRepresentation(scope, ctx.params.id!);
+    const representation = await representationForDownload(scope, ctx.params.id!, { includeInactive: ctx.query.includeInactive === 'true' });
     const file = await openStoredFile(services.cacheStore.absolutePath(representation.storagePath), representation.fileSize).catch((error: unknown) => {
       if (error instanceof StoredFileUnavailableError) throw new ServiceError('unavailable', `representation '${representation.id}' is not in the cache store as stored (${error.message})`);
       throw error;

@@ -74,3 +74,11 @@ export async function repositoryWithLimits(service: TestService, limits: Record<
   await sql(service, 'update repository set limits = ?::jsonb where name = ?', [JSON.stringify(limits), name]);
   return `${service.baseUrl}/api/v1/access.svc.content.${name}/v1`;
 }
+
+/** PATCH A/repository/limits of the repository whose `C` is `base` (as an administrator changes them). */
+export async function changeLimits(service: TestService, base: string, limits: Record<string, unknown>): Promise<void> {
+  const name = base.match(/access\.svc\.content\.([^/]+)\//)![1];
+  const params = new URLSearchParams({ repositoryId: `svc.repository.${name}`, sessionId: service.adminSession });
+  const patched = await call(`${service.adminBase}/repository/limits?${params}`, json('PATCH', limits));
+  if (patched.status !== 200) throw new Error(`limits: ${patched.status} ${JSON.stringify(patched.body)}`);
+}

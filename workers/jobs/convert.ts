@@ -3,17 +3,18 @@ import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../src/context.js';
-import { isUniqueViolation } from '../../src/errors.js';
-import { checkInputFiles, decidePdf } from '../../src/modules/conversion/limits.js';
+import { conflict, isUniqueViolation } from '../../src/errors.js';
+import { checkInputFiles, decidePdf, type PdfDecision } from '../../src/modules/conversion/limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
-import { completeRepresentations, recordRepresentation, representationId } from '../../src/modules/conversion/representations.js';
+import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from '../../src/modules/conversion/representations.js';
 import { authorize } from '../../src/modules/access/policy.js';
+import { nameClash, nameTaken } from '../../src/modules/entries/chronicles.js';
 import { createContent } from '../../src/modules/entries/contents.js';
 import { Entry, Resource } from '../../src/modules/entries/entry.entity.js';
 import { requireEntry } from '../../src/modules/entries/queries.js';
 import type { EntryScope } from '../../src/modules/entries/scope.js';
 import { stageUpload } from '../../src/modules/entries/uploads.js';
-import { JobFailure, jobPriority, type JobHandler, type JobOutcome } from '../../src/modules/jobs/queue.js';
+import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../../src/modules/jobs/queue.js';
 import { saveJobResult, saveLowlevelRequest } from '../../src/modules/jobs/records.js';
 import type { InputKind } from '../render/protocol.js';
 import type { ChildPool } from '../child/bounded-child.js';
@@ -44,6 +45,13 @@ interface PageFile {
   placeholder: boolean;
 }
 
+/** The job's request (serializedRequest). */
+interface ConversionRequest {
+  targetFormat: TargetFormat;
+  resultAction: ResultAction;
+  newContentSpecification: Record<string, unknown> | null;
+}
+
 /** What the job produced, kept in the job record (`serializedResult`) page by page so that a retry goes on from there. */
 interface ConversionResult {
   pages: number;
@@ -55,7 +63,17 @@ interface ConversionResult {
   reused?: boolean;
 }
 
-/** Places a page image in the cache store and records it as a representation of the source version. */
+/**
+ * The pages stored before (by an earlier conversion, or this job's previous try) that need no new
+ * render: real renders of a document of this page count that the current limits leave rendered.
+ * Placeholders are drawn again: under the current limits their page may render for real, or their
+ * text name other limits.
+ */
+function reusablePages(stored: RepresentationRecord[], pages: number, placeholders: number[]): number[] {
+  return stored.filter((r) => r.status === 'READY' && r.pageCount === pages && !placeholders.includes(r.page)).map((r) => r.page);
+}
+
+/** Places a page image in the cache store and records it as the representation of that page of the source version. */
 async function storeRepresentation(em: EntityManager, services: Services, source: Entry, format: TargetFormat, page: PageFile, pageCount: number, jobId: string) {
   const id = representationId(source.id, format, page.page);
   const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
@@ -76,7 +94,6 @@ async function storeRepresentation(em: EntityManager, services: Services, source
     storagePath,
     jobId,
   });
-  return id;
 }
 
 /**
@@ -124,6 +141,27 @@ async function createPageContent(
 }
 
 /**
+ * NEW_CONTENT: every page's name is free in the folder before any page is rendered, so that a clash
+ * does not leave the pages before it behind. Pages this job created (or was creating) on a previous
+ * try are its own. A content of such a name created while the job runs still fails that page.
+ */
+async function checkNewContentNames(
+  scope: EntryScope,
+  specification: ReturnType<typeof parseSpecification>,
+  sourceName: string,
+  format: TargetFormat,
+  pages: number,
+  created: Record<string, string>,
+  creatingPage: number | undefined,
+) {
+  for (let page = 1; page <= pages; page++) {
+    if (created[page] || page === creatingPage) continue;
+    const name = resultName(specification.name, sourceName, format, { page, pages });
+    if (await nameTaken(scope, specification.parentId ?? null, name)) throw conflict(nameClash(name));
+  }
+}
+
+/**
  * The `convert` job (POST C/convert/image): limits first (files, then the PDF's pages and painting
  * operations with the repository's strategy), then rendering in a bounded child process, then the
  * results — representations in the cache store, or new contents — each page as it comes.
@@ -131,84 +169,124 @@ async function createPageContent(
 export function convertHandler(services: Services, renderProcesses: ChildPool): JobHandler {
   return async (run): Promise<JobOutcome> => {
     const { record, em } = run;
-    const scope = await jobScope(run, services);
-    const request = record.serializedRequest as { targetFormat: TargetFormat; resultAction: ResultAction; newContentSpecification: Record<string, unknown> | null };
-    const format = request.targetFormat;
-    const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));
-    // deactivated since the job was started: not converted
-    for (const source of sources) authorize(scope.principal, 'download', { entry: source });
-    const resources = await Promise.all(sources.map((source) => (source.resourceId ? em.findOne(Resource, { id: source.resourceId }) : null)));
-    const limits = scope.repository.limits ?? {};
-    checkInputFiles(
-      resources.map((resource, index) => ({ name: resource?.name ?? record.inputFilenames[index] ?? sources[index]!.name, size: resource?.fileSize ?? 0 })),
-      limits,
-      services.config,
-    );
-    // image conversion takes one input; several (MERGE) come with their own job
-    const source = sources[0]!;
-    const resource = resources[0]!;
-    if (request.resultAction === 'CONTENT_REPRESENTATION') {
-      const existing = await completeRepresentations(em, source.id, format);
-      if (existing) return { result: { pages: existing.length, placeholders: [], representationIds: existing.map((r) => r.id), reused: true } };
-    }
-    const inputPath = services.contentStore.absolutePath(resource.storagePath);
-    const kind = await kindOf(inputPath, resource.mimeType, resource.name);
-    const specification = parseSpecification(request.newContentSpecification);
-    const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
+    const request = record.serializedRequest as unknown as ConversionRequest;
     const previousTry: Partial<ConversionResult> = (record.serializedResult as ConversionResult | null) ?? {};
     const result: ConversionResult = { pages: 0, placeholders: [], ...previousTry, creatingPage: undefined };
-    const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
-    const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
-    // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
-    await saveLowlevelRequest(em, record.id, {
-      engine: kind === 'pdf' ? 'pdfjs-dist' : 'sharp',
-      inputResourceId: resource.id,
-      inputMimeType: resource.mimeType,
-      inputKind: kind,
-      targetFormat: format,
-      dpi,
-      maxPixels,
-    });
-    let requeue: JobOutcome | undefined;
     try {
-      await renderInChild(
-        renderProcesses,
-        { type: 'start', inputPath, fileName: resource.name, kind, format, dpi, maxPixels, outputDir },
-        services.config.CONV_RENDER_TIMEOUT_MS,
-        {
-          inspected: async (pages, objects) => {
-            result.pages = pages;
-            if (kind !== 'pdf') return { type: 'render', placeholders: [] };
-            const decision = decidePdf({ file: resource.name, objects }, limits, services.config, lowered);
-            if (decision.action === 'lowerPriority') {
-              requeue = { requeue: { priority: jobPriority.lowest, note: { lowered: true, reason: decision.reason } } };
-              return { type: 'stop' };
-            }
-            result.placeholders = decision.placeholders.map((p) => p.page);
-            await run.progress(5);
-            return { type: 'render', placeholders: decision.placeholders };
-          },
-          page: async (page) => {
-            if (request.resultAction === 'CONTENT_REPRESENTATION') {
-              (result.representationIds ??= []).push(await storeRepresentation(em, services, source, format, page, result.pages, record.id));
-            } else {
-              result.contentIds ??= {};
-              if (!result.contentIds[page.page]) {
-                const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
-                const retried = previousTry.creatingPage === page.page;
-                await saveJobResult(em, record.id, { ...result, creatingPage: page.page });
-                result.contentIds[page.page] = await createPageContent(scope, page, name, specification, format, retried);
-                await saveJobResult(em, record.id, { ...result });
-              }
-            }
-            await rm(page.path, { force: true });
-            await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
-          },
-        },
-      );
-    } finally {
-      await rm(outputDir, { recursive: true, force: true });
+      return await convert(run, services, renderProcesses, request, previousTry, result);
+    } catch (error) {
+      // purged (or its folder deleted) after the job was submitted: whatever failed then (its bytes, a page's row), that is the reason
+      const deleted = await deletedSource(em, record.contentIds);
+      if (!deleted) throw error;
+      if (request.resultAction === 'CONTENT_REPRESENTATION') await removePageFiles(services, deleted, request.targetFormat, result.pages);
+      throw new JobFailure('notFound', `content '${deleted}' was deleted during the conversion`);
     }
-    return requeue ?? { result: { ...result } };
   };
+}
+
+/** The first of the job's sources that no longer exists. */
+async function deletedSource(em: EntityManager, contentIds: string[]): Promise<string | undefined> {
+  const rows: { id: string }[] = await em.execute('select id from entry where id = any(array[?]::text[])', [contentIds]);
+  return contentIds.find((id) => !rows.some((row) => row.id === id));
+}
+
+/**
+ * The page files a job stored for a source that was deleted meanwhile: the deletion took the rows it
+ * found, but a page stored after that has no row (its insert failed) and its file would stay in the
+ * cache store. The paths derive from (source, format, page).
+ */
+async function removePageFiles(services: Services, sourceId: string, format: TargetFormat, pages: number) {
+  for (let page = 1; page <= pages; page++) await services.cacheStore.remove(services.cacheStore.pathFor(representationId(sourceId, format, page)));
+}
+
+/** The job's work; `result` is filled as it goes (the handler reads its page count when the job fails). */
+async function convert(
+  run: JobRun,
+  services: Services,
+  renderProcesses: ChildPool,
+  request: ConversionRequest,
+  previousTry: Partial<ConversionResult>,
+  result: ConversionResult,
+): Promise<JobOutcome> {
+  const { record, em } = run;
+  const scope = await jobScope(run, services);
+  const format = request.targetFormat;
+  const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));
+  // deactivated since the job was started: not converted
+  for (const source of sources) authorize(scope.principal, 'download', { entry: source });
+  const resources = await Promise.all(sources.map((source) => (source.resourceId ? em.findOne(Resource, { id: source.resourceId }) : null)));
+  const limits = scope.repository.limits ?? {};
+  checkInputFiles(
+    resources.map((resource, index) => ({ name: resource?.name ?? record.inputFilenames[index] ?? sources[index]!.name, size: resource?.fileSize ?? 0 })),
+    limits,
+    services.config,
+  );
+  // image conversion takes one input; several (MERGE) come with their own job
+  const source = sources[0]!;
+  const resource = resources[0]!;
+  const stored = request.resultAction === 'CONTENT_REPRESENTATION' ? await representationsOf(em, source.id, format) : [];
+  const inputPath = services.contentStore.absolutePath(resource.storagePath);
+  const kind = await kindOf(inputPath, resource.mimeType, resource.name);
+  const specification = parseSpecification(request.newContentSpecification);
+  const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
+  const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
+  const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
+  // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
+  await saveLowlevelRequest(em, record.id, {
+    engine: kind === 'pdf' ? 'pdfjs-dist' : 'sharp',
+    inputResourceId: resource.id,
+    inputMimeType: resource.mimeType,
+    inputKind: kind,
+    targetFormat: format,
+    dpi,
+    maxPixels,
+  });
+  let requeue: JobOutcome | undefined;
+  try {
+    await renderInChild(
+      renderProcesses,
+      { type: 'start', inputPath, fileName: resource.name, kind, format, dpi, maxPixels, outputDir },
+      services.config.CONV_RENDER_TIMEOUT_MS,
+      {
+        inspected: async (pages, objects) => {
+          result.pages = pages;
+          // the limits are checked on every conversion, also when every page is stored already
+          const decision: PdfDecision = kind === 'pdf' ? decidePdf({ file: resource.name, objects }, limits, services.config, lowered) : { action: 'render', placeholders: [] };
+          if (decision.action === 'lowerPriority') {
+            requeue = { requeue: { priority: jobPriority.lowest, note: { lowered: true, reason: decision.reason } } };
+            return { type: 'stop' };
+          }
+          result.placeholders = decision.placeholders.map((p) => p.page);
+          if (request.resultAction === 'NEW_CONTENT') await checkNewContentNames(scope, specification, source.name, format, pages, result.contentIds ?? {}, previousTry.creatingPage);
+          const skip = reusablePages(stored, pages, result.placeholders);
+          if (request.resultAction === 'CONTENT_REPRESENTATION') result.representationIds = Array.from({ length: pages }, (_, index) => representationId(source.id, format, index + 1));
+          if (skip.length === pages) {
+            result.reused = true;
+            return { type: 'stop' };
+          }
+          await run.progress(5);
+          return { type: 'render', placeholders: decision.placeholders, skip };
+        },
+        page: async (page) => {
+          if (request.resultAction === 'CONTENT_REPRESENTATION') {
+            await storeRepresentation(em, services, source, format, page, result.pages, record.id);
+          } else {
+            result.contentIds ??= {};
+            if (!result.contentIds[page.page]) {
+              const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
+              const retried = previousTry.creatingPage === page.page;
+              await saveJobResult(em, record.id, { ...result, creatingPage: page.page });
+              result.contentIds[page.page] = await createPageContent(scope, page, name, specification, format, retried);
+              await saveJobResult(em, record.id, { ...result });
+            }
+          }
+          await rm(page.path, { force: true });
+          await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
+        },
+      },
+    );
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
+  }
+  return requeue ?? { result: { ...result } };
 }

@@ -16,8 +16,11 @@ export interface StartMessage {
   outputDir: string;
 }
 
-/** After the prescan: render (placeholders in place of the pages named) or stop. */
-export type DecisionMessage = { type: 'render'; placeholders: { page: number; text: string }[] } | { type: 'stop' };
+/**
+ * After the prescan: render (placeholders in place of the pages named; the pages in `skip` are not
+ * rendered: the job has them stored already) or stop.
+ */
+export type DecisionMessage = { type: 'render'; placeholders: { page: number; text: string }[]; skip: number[] } | { type: 'stop' };
 
 export type ChildMessage =
   | ReadyMessage

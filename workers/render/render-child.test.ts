@@ -35,7 +35,7 @@ async function renderPages(name: string, pdf: Buffer, from = pool, { dpi = 72, m
     { type: 'start', inputPath, fileName: `${name}.pdf`, kind: 'pdf', format: 'png', dpi, maxPixels, outputDir: path.join(dir, name) },
     timeoutMs,
     {
-      inspected: async () => ({ type: 'render', placeholders: [] }),
+      inspected: async () => ({ type: 'render', placeholders: [], skip: [] }),
       page: async (page) => {
         const { channels } = await sharp(page.path).metadata();
         pages.push({ page: page.page, pixels: (await rgbPixels(page.path)).data, channels });
@@ -171,7 +171,7 @@ describe('a render process that dies', () => {
           inspected: async () => {
             // killed once the decision is on its way, while it renders (as the kernel's OOM killer or a crash would)
             setTimeout(() => process.kill(crashing!, 'SIGKILL'), 0);
-            return { type: 'render', placeholders: [] };
+            return { type: 'render', placeholders: [], skip: [] };
           },
           page: async () => undefined,
         },

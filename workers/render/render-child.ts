@@ -71,6 +71,10 @@ function encoder(format: TargetFormat, image: Image): Image {
   }
 }
 
+/** WebP holds at most 16383 pixels a side: a larger page or image is scaled to fit, as for the pixel limit. */
+const webpMaxSide = 16383;
+const maxSide = (format: TargetFormat) => (format === 'webp' ? webpMaxSide : Infinity);
+
 const outputPath = (start: StartMessage, page: number) => path.join(start.outputDir, `page-${page}.${start.format}`);
 
 /** Whether every pixel of `rgba` has equal red, green and blue (text pages: black text, grey edges, on white). */
@@ -139,7 +143,9 @@ async function convertImage(start: StartMessage) {
   if (decision.type === 'stop') return;
   const file = outputPath(start, 1);
   try {
-    const info = await encoder(start.format, sharp(start.inputPath, { limitInputPixels: start.maxPixels }).rotate()).toFile(file);
+    const side = maxSide(start.format);
+    const image = sharp(start.inputPath, { limitInputPixels: start.maxPixels }).rotate();
+    const info = await encoder(start.format, side < Infinity ? image.resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }) : image).toFile(file);
     await send({ type: 'page', page: 1, path: file, width: info.width, height: info.height, placeholder: false });
   } catch (error) {
     throw new RenderFailure('illegalArguments', `input resource ${start.fileName} could not be converted (${(error as Error).message})`);
@@ -213,6 +219,7 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   const decision = await nextMessage<DecisionMessage>();
   if (decision.type === 'stop') return;
   const placeholders = new Map(decision.placeholders.map((p) => [p.page, p.text]));
+  const skip = new Set(decision.skip);
   const scale = start.dpi / 72;
   // a page is encoded (sharp, in libuv threads) while the next one renders; one page at a time, in order
   let writing = Promise.resolve();
@@ -220,6 +227,7 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   // page's surface cost more than drawing a text page (profiled on the conversion benchmark)
   let surface: Canvas | undefined;
   for (let number = 1; number <= pages; number++) {
+    if (skip.has(number)) continue;
     let page;
     let width = Math.round(8.5 * start.dpi);
     let height = Math.round(11 * start.dpi);
@@ -228,8 +236,9 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
     try {
       page = await document.getPage(number);
       let viewport = page.getViewport({ scale });
-      // a huge page is rendered at the resolution that fits the pixel limit
-      const fit = Math.sqrt(start.maxPixels / (viewport.width * viewport.height));
+      // a huge page is rendered at the resolution that fits the pixel limit (and the format's largest side)
+      const side = maxSide(start.format);
+      const fit = Math.min(Math.sqrt(start.maxPixels / (viewport.width * viewport.height)), side / viewport.width, side / viewport.height);
       if (fit < 1) viewport = page.getViewport({ scale: scale * fit });
       width = Math.max(1, Math.floor(viewport.width));
       height = Math.max(1, Math.floor(viewport.height));

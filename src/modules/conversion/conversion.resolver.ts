@@ -154,8 +154,13 @@ export class ConversionResolver {
   }
 
   @Query(() => RepresentationsPageNode, { description: 'the page images of a version of a content' })
-  async representations(@Arg('repository', () => String) repository: string, @Arg('contentId', () => ID) contentId: string, @Ctx() context: RequestContext) {
-    const page = await listRepresentations(await entryScope(context, repository), contentId);
+  async representations(
+    @Arg('repository', () => String) repository: string,
+    @Arg('contentId', () => ID) contentId: string,
+    @Arg('includeInactive', () => Boolean, { defaultValue: false, description: "a deactivated content's pages: for its owner and administrators" }) includeInactive: boolean,
+    @Ctx() context: RequestContext,
+  ) {
+    const page = await listRepresentations(await entryScope(context, repository), contentId, { includeInactive });
     return { count: page.count, entries: page.entries.map((r) => ({ ...r, contentId: r.sourceEntryId })) };
   }
 }

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertBytes, finishedJob, jobStatus } from '../../../test/helpers/conversion.js';
 import { cachedFiles, contentUrl, newContent, newFolder, restDatePattern as restDate } from '../../../test/helpers/entries.js';
-import { textPdf } from '../../../test/helpers/pdf.js';
+import { buildPdf, textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -151,6 +151,66 @@ describe('page images go with their content', () => {
   });
 });
 
+describe("a deactivated content's page images", () => {
+  it('are served as its bytes are: to its owner and administrators asking with includeInactive=true, to no one else', async () => {
+    const owner = await service.createUserSession('dora');
+    const other = await service.createUserSession('eve');
+    const content = await newContent(service, { name: 'deactivated.pdf', bytes: textPdf(1), session: owner });
+    expect((await finishedJob(service, (await convert(service, { contentId: content.id }, { session: owner })).body.jobId, { session: owner })).state).toBe('Done');
+    const list = (session: string, query: Record<string, string> = {}) => call(contentUrl(service, `/content/${content.id}/representations`, query, session));
+    const [page] = (await list(other)).body.entries;
+    const download = (session: string, query: Record<string, string> = {}) => fetch(contentUrl(service, `/representations/${page.id}/download`, query, session));
+    expect((await download(other)).status).toBe(200);
+
+    expect((await call(contentUrl(service, `/content/${content.id}`, {}, owner), { method: 'DELETE' })).status).toBe(204);
+    const asked = { includeInactive: 'true' };
+    for (const query of [{}, asked]) {
+      const listed = await list(other, query);
+      expect(listed.status).toBe(404);
+      expect(listed.body.message).toContain('is deactivated');
+      expect((await download(other, query)).status).toBe(404);
+    }
+    for (const session of [owner, service.adminSession]) {
+      expect((await list(session)).status).toBe(404);
+      expect((await download(session)).status).toBe(404);
+      expect((await list(session, asked)).body.count).toBe(1);
+      expect((await download(session, asked)).status).toBe(200);
+    }
+  });
+});
+
+describe('a content deleted while its conversion runs', () => {
+  const deletedDuringConversion = async (content: Record<string, any>, jobId: string) => {
+    const job = await finishedJob(service, jobId);
+    expect(job.state).toBe('panic');
+    expect(job.serviceRequestJob).toMatchObject({ reasonCode: 'notFound', errorMessage: `content '${content.id}' was deleted during the conversion` });
+    // no page file of it is left in the cache store, also not the page being stored when it went
+    expect((await cachedFiles(service)).filter((file) => file.includes(content.id))).toEqual([]);
+  };
+
+  it('purged, or its folder deleted, while pages are being stored: the job fails with notFound saying so and leaves no page file', async () => {
+    const removals = [
+      (content: Record<string, any>) => call(contentUrl(service, `/content/${content.id}`, { permanent: 'true' }), { method: 'DELETE' }),
+      (_: Record<string, any>, folder: Record<string, any>) => call(contentUrl(service, `/folder/${folder.id}`, { recursive: 'true' }), { method: 'DELETE' }),
+    ];
+    for (const [index, remove] of removals.entries()) {
+      const folder = await newFolder(service, `deleted-mid-run-${index}`);
+      const content = await newContent(service, { name: 'long.pdf', parentId: folder.id, bytes: textPdf(60) });
+      const jobId = (await convert(service, { contentId: content.id })).body.jobId;
+      while ((await jobStatus(service, jobId)).body.serviceRequestJob.percentage < 15) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await remove(content, folder)).status).toBe(204);
+      await deletedDuringConversion(content, jobId);
+    }
+  });
+
+  it('purged right after the job was submitted: the same failure', async () => {
+    const content = await newContent(service, { name: 'purged-at-once.pdf', bytes: textPdf(3) });
+    const jobId = (await convert(service, { contentId: content.id })).body.jobId;
+    expect((await call(contentUrl(service, `/content/${content.id}`, { permanent: 'true' }), { method: 'DELETE' })).status).toBe(204);
+    await deletedDuringConversion(content, jobId);
+  });
+});
+
 describe('NEW_CONTENT', () => {
   it('creates one content per page named <name>-<page>.<ext> in the folder, with the specification’s properties', async () => {
     const folder = await newFolder(service, 'scans');
@@ -193,6 +253,20 @@ describe('NEW_CONTENT', () => {
     expect(children.body.entries.filter((e: any) => e.name === 'same.png').map((e: any) => e.id)).toEqual(made);
   });
 
+  it('a name taken in the folder by any page fails the job before a page is created, so that a retry after removing it succeeds', async () => {
+    const folder = await newFolder(service, 'clash-at-page-2');
+    const blocker = await newContent(service, { name: 'doc-2.png', parentId: folder.id, bytes: Buffer.from('taken') });
+    const content = await newContent(service, { name: 'doc.pdf', bytes: textPdf(3) });
+    const request = { contentId: content.id, resultAction: 'NEW_CONTENT', newContentSpecification: { parentId: folder.id } };
+    const clashed = await finishedJob(service, (await convert(service, request)).body.jobId);
+    expect(clashed.serviceRequestJob).toMatchObject({ state: 'panic', reasonCode: 'conflict', errorMessage: "an active entry named 'doc-2.png' exists in that folder" });
+    const names = async () => (await call(contentUrl(service, `/folder/${folder.id}/children`))).body.entries.map((e: any) => e.name).sort();
+    expect(await names()).toEqual(['doc-2.png']);
+    expect((await call(contentUrl(service, `/content/${blocker.id}`), { method: 'DELETE' })).status).toBe(204);
+    expect((await finishedJob(service, (await convert(service, request)).body.jobId)).state).toBe('Done');
+    expect(await names()).toEqual(['doc-1.png', 'doc-2.png', 'doc-3.png']);
+  });
+
   it('keeps the specification’s name as given when its extension is one of the format’s (scan.jpg for jpeg), else gives the format’s', async () => {
     const folder = await newFolder(service, 'named');
     for (const [name, format, expected] of [['y-conv.jpg', 'jpeg', 'y-conv.jpg'], ['Page.TIF', 'tiff', 'Page.TIF'], ['other.jpg', 'png', 'other.png']] as const) {
@@ -226,6 +300,20 @@ describe('images convert with sharp', () => {
       expect((await sharp(bytes).metadata()).format).toBe(to === 'tiff' ? 'tiff' : to);
     });
   }
+
+  it('to WebP (16383 pixels a side at most), a wider image or PDF page is scaled to fit', async () => {
+    const wide = await sharp({ create: { width: 17000, height: 50, channels: 3, background: { r: 0, g: 90, b: 200 } } }).png().toBuffer();
+    // 14400 × 10 points: 30000 × 20 pixels at 150 DPI
+    const banner = buildPdf([{ width: 14400, height: 10, content: '0 0 1 rg 0 0 14400 10 re f' }]);
+    for (const [bytes, name, height] of [[wide, 'wide.png', 48], [banner, 'banner.pdf', 11]] as const) {
+      const { content, job } = await convertBytes(service, bytes, name, { targetFormat: 'webp' });
+      expect(job.state, job.serviceRequestJob.errorMessage).toBe('Done');
+      const [page] = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries;
+      expect(page).toMatchObject({ width: 16383, height });
+      const stored = await sharp(Buffer.from(await (await fetch(contentUrl(service, `/representations/${page.id}/download`))).arrayBuffer())).metadata();
+      expect([stored.format, stored.width, stored.height]).toEqual(['webp', 16383, height]);
+    }
+  });
 
   it('a content that is neither a PDF nor an image ends in panic (unsupportedMediaType)', async () => {
     const { job } = await convertBytes(service, Buffer.from('just some text'), 'notes.txt');

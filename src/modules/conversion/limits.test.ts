@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { convert, convertBytes, finishedJob, repositoryWithLimits } from '../../../test/helpers/conversion.js';
+import { changeLimits, convert, convertBytes, finishedJob, repositoryWithLimits } from '../../../test/helpers/conversion.js';
 import { contentUrl, newContent } from '../../../test/helpers/entries.js';
 import { buildPdf, objectsPage, textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
@@ -125,6 +125,37 @@ describe('strategy REPLACE: pages over the repository limit become placeholder p
       [2, 'PLACEHOLDER'],
       [3, 'READY'],
     ]);
+  });
+});
+
+describe('a conversion of pages stored before checks the limits again and reuses only real renders', () => {
+  it('placeholders of REPLACE are rendered for real once the limits allow it; ERROR rejects a document whose pages are all stored', async () => {
+    const base = await repositoryWithLimits(service, { conversionLimit: 'MEDIUM', conversionStrategy: 'REPLACE' });
+    const content = await newContent(service, { name: 'relaxed.pdf', bytes: buildPdf([objectsPage(10), objectsPage(70), objectsPage(10)]), base });
+    const run = async () => (await finishedJob(service, (await convert(service, { contentId: content.id }, { base })).body.jobId, { base })).serviceRequestJob;
+    const pagesNow = async () => (await call(contentUrl(service, `/content/${content.id}/representations`, {}, undefined, base))).body.entries;
+    const replaced = await run();
+    expect(JSON.parse(replaced.serializedResult)).toMatchObject({ pages: 3, placeholders: [2] });
+
+    await changeLimits(service, base, { conversionLimit: 'UNLIMITED', conversionStrategy: 'ERROR' });
+    const relaxed = await run();
+    expect(relaxed.state).toBe('Done');
+    const relaxedResult = JSON.parse(relaxed.serializedResult);
+    expect(relaxedResult).toMatchObject({ pages: 3, placeholders: [] });
+    expect(relaxedResult.reused).toBeUndefined();
+    // page 2 is rendered by this job; pages 1 and 3 were real renders and are kept
+    expect((await pagesNow()).map((e: any) => [e.page, e.status, e.jobId])).toEqual([
+      [1, 'READY', replaced.id],
+      [2, 'READY', relaxed.id],
+      [3, 'READY', replaced.id],
+    ]);
+    const again = await run();
+    expect(JSON.parse(again.serializedResult)).toMatchObject({ pages: 3, placeholders: [], reused: true });
+
+    await changeLimits(service, base, { conversionLimit: 'LOW', conversionStrategy: 'ERROR' });
+    expect(failed(await finishedJob(service, (await convert(service, { contentId: content.id }, { base })).body.jobId, { base }))).toBe(
+      'more pages (3) than allowed (2) on input resource relaxed.pdf',
+    );
   });
 });
 

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../../errors.js';
 import type { EntryScope } from '../entries/scope.js';
 import { requireEntry } from '../entries/queries.js';
+import { authorize, type AuthorizeOptions } from '../access/policy.js';
+import type { Entry } from '../entries/entry.entity.js';
 
 /** A page image of a content version in the cache store (DESIGN §4 representations). */
 export interface RepresentationRecord {
@@ -41,12 +43,17 @@ const toRecord = (row: Record<string, any>): RepresentationRecord => ({
 /** The storage id of a page image: derived from what it is, so a retried job writes the same file. */
 export const representationId = (sourceEntryId: string, format: string, page: number) => `${sourceEntryId}_${format}_${page}`;
 
-/** Records a page image; a page recorded before (a retried job, a concurrent one) is kept as it is. */
+/**
+ * Records a page image. A page recorded before is rendered again only when it must change (a
+ * placeholder, see the convert job), so the row then takes the new render (its file was replaced
+ * under the same path).
+ */
 export async function recordRepresentation(em: EntityManager, row: Omit<RepresentationRecord, 'createdAt'>): Promise<void> {
   await em.execute(
     `insert into representation (id, repository_id, source_entry_id, format, page, page_count, status, mime_type, file_size, width, height, storage_path, job_id)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (source_entry_id, format, page) do nothing`,
+     on conflict (source_entry_id, format, page) do update set page_count = excluded.page_count, status = excluded.status, file_size = excluded.file_size,
+       width = excluded.width, height = excluded.height, storage_path = excluded.storage_path, job_id = excluded.job_id, created_at = now()`,
     [row.id, row.repositoryId, row.sourceEntryId, row.format, row.page, row.pageCount, row.status, row.mimeType, row.fileSize, row.width, row.height, row.storagePath, row.jobId],
   );
 }
@@ -59,21 +66,28 @@ export async function representationsOf(em: EntityManager, sourceEntryId: string
   return rows.map(toRecord);
 }
 
-/** Every page of a version in one format, when all of them are there (a conversion reuses them). */
-export async function completeRepresentations(em: EntityManager, sourceEntryId: string, format: string): Promise<RepresentationRecord[] | undefined> {
-  const pages = await representationsOf(em, sourceEntryId, format);
-  return pages.length > 0 && pages.length === pages[0]!.pageCount ? pages : undefined;
+/**
+ * The content whose page images are asked for: they show its bytes, so the rules of its download apply
+ * (a deactivated content's pages only to its owner and administrators, with includeInactive).
+ */
+async function readableSource(scope: EntryScope, contentId: string, options: AuthorizeOptions): Promise<Entry> {
+  const content = await requireEntry(scope, contentId, 'CONTENT');
+  authorize(scope.principal, 'download', { entry: content }, options);
+  return content;
 }
 
 /** GET C/content/{id}/representations: the page images of that version of the content. */
-export async function listRepresentations(scope: EntryScope, contentId: string): Promise<{ count: number; entries: RepresentationRecord[] }> {
-  const content = await requireEntry(scope, contentId, 'CONTENT');
+export async function listRepresentations(scope: EntryScope, contentId: string, options: AuthorizeOptions = {}): Promise<{ count: number; entries: RepresentationRecord[] }> {
+  const content = await readableSource(scope, contentId, options);
   const entries = await representationsOf(scope.em, content.id);
   return { count: entries.length, entries };
 }
 
-export async function requireRepresentation(scope: EntryScope, id: string): Promise<RepresentationRecord> {
+/** GET C/representations/{id}/download: a page image, under the rules of its content's download. */
+export async function representationForDownload(scope: EntryScope, id: string, options: AuthorizeOptions = {}): Promise<RepresentationRecord> {
   const rows: Record<string, any>[] = await scope.em.execute(`select * from representation where id = ? and repository_id = ?`, [id, scope.repository.id]);
   if (!rows[0]) throw notFound(`representation '${id}' not found in repository '${scope.repository.name}'`);
-  return toRecord(rows[0]);
+  const representation = toRecord(rows[0]);
+  await readableSource(scope, representation.sourceEntryId, options);
+  return representation;
 }

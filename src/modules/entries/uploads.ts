@@ -182,9 +182,15 @@ export async function removeUnreferencedResources(scope: EntryScope, resourceIds
  * Takes the page images (representations) of the entries `entrySelect` selects out of the database,
  * in the caller's transaction, before the entries go (their rows would follow by cascade and the files
  * would stay in the cache store). Answers their files, to remove once the transaction committed.
+ * The entries are locked first: a conversion running meanwhile cannot record a page under them (its
+ * insert waits, then fails on the deleted entry and the job removes its files) after their pages were taken.
  */
 export async function takeRepresentations(em: EntityManager, entrySelect: string, params: unknown[]): Promise<string[]> {
-  const rows = await em.execute<{ storage_path: string }[]>(`delete from representation where source_entry_id in (${entrySelect}) returning storage_path`, params);
+  const rows = await em.execute<{ storage_path: string }[]>(
+    `with locked as (select id from entry where id in (${entrySelect}) for update)
+     delete from representation where source_entry_id in (select id from locked) returning storage_path`,
+    params,
+  );
   return rows.map((row) => row.storage_path);
 }
 
