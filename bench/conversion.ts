@@ -18,6 +18,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.js';
 import { renderInChild, renderPool } from '../workers/render/render-process.js';
+import { maxPagePixels } from '../workers/render/protocol.js';
 import { contentBase, fmt, header, login, makeTempDir, multipartFrame, ratio, removeDir, runBench, sleep, startServiceChild, targetsLine } from './lib.js';
 
 const DPI = 150;
@@ -68,7 +69,7 @@ async function renderOwn(file: string, outputDir: string, warm: boolean): Promis
     const started = performance.now();
     await renderInChild(
       pool,
-      { type: 'start', inputPath: file, fileName: path.basename(file), kind: 'pdf', format: 'png', dpi: DPI, maxPixels: 100_000_000, outputDir },
+      { type: 'start', inputPath: file, fileName: path.basename(file), kind: 'pdf', format: 'png', dpi: DPI, maxPixels: 100_000_000, maxPagePixels: maxPagePixels(100_000_000, 1024), outputDir },
       600_000,
       {
         inspected: async (count, _objects, ms) => {

@@ -16,7 +16,7 @@ import type { EntryScope } from '../../src/modules/entries/scope.js';
 import { stageUpload } from '../../src/modules/entries/uploads.js';
 import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../../src/modules/jobs/queue.js';
 import { saveJobResult, saveLowlevelRequest } from '../../src/modules/jobs/records.js';
-import type { InputKind } from '../render/protocol.js';
+import { maxPagePixels, type InputKind } from '../render/protocol.js';
 import type { ChildPool } from '../child/bounded-child.js';
 import { renderInChild } from '../render/render-process.js';
 import { jobScope } from './job-scope.js';
@@ -230,7 +230,8 @@ async function convert(
   const specification = parseSpecification(request.newContentSpecification);
   const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
   const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
-  const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
+  const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels, CONV_RENDER_MEMORY_MB: memoryMb } = services.config;
+  const pagePixels = maxPagePixels(maxPixels, memoryMb);
   // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
   await saveLowlevelRequest(em, record.id, {
     engine: kind === 'pdf' ? 'pdfjs-dist' : 'sharp',
@@ -240,12 +241,13 @@ async function convert(
     targetFormat: format,
     dpi,
     maxPixels,
+    maxPagePixels: pagePixels,
   });
   let requeue: JobOutcome | undefined;
   try {
     await renderInChild(
       renderProcesses,
-      { type: 'start', inputPath, fileName: resource.name, kind, format, dpi, maxPixels, outputDir },
+      { type: 'start', inputPath, fileName: resource.name, kind, format, dpi, maxPixels, maxPagePixels: pagePixels, outputDir },
       services.config.CONV_RENDER_TIMEOUT_MS,
       {
         inspected: async (pages, objects) => {

@@ -11,8 +11,10 @@ export interface StartMessage {
   kind: InputKind;
   format: TargetFormat;
   dpi: number;
-  /** the largest image read or rendered page, in pixels (a larger page is rendered at a lower resolution) */
+  /** the largest image read (an input image, an image inside a PDF), in pixels */
   maxPixels: number;
+  /** the largest raster of a PDF page, in pixels: a larger page is drawn at the resolution that fits (`maxPagePixels`) */
+  maxPagePixels: number;
   outputDir: string;
 }
 
@@ -29,3 +31,14 @@ export type ChildMessage =
   | { type: 'page'; page: number; path: string; width: number; height: number; placeholder: boolean }
   | { type: 'done' }
   | { type: 'failed'; reasonCode: string; message: string };
+
+/**
+ * Bytes of the render process's memory one pixel of a page raster takes: its canvas and the copy
+ * sharp encodes (4 bytes each), and copies of earlier pages the allocator has not given back yet.
+ * Measured (docs/conversion.md): 20 pages of 33.5 Mpx stayed under 770 MB; 100-Mpx pages needed
+ * 880 MB for one and 1.65 GB for three.
+ */
+const bytesPerPagePixel = 32;
+
+/** The largest page raster a render process bounded to `memoryMb` draws: CONV_MAX_IMAGE_PIXELS, or less when the bound is smaller. */
+export const maxPagePixels = (maxPixels: number, memoryMb: number) => Math.min(maxPixels, Math.floor((memoryMb * 1024 * 1024) / bytesPerPagePixel));

@@ -32,7 +32,7 @@ async function renderPages(name: string, pdf: Buffer, from = pool, { dpi = 72, m
   const pages: { page: number; pixels: Buffer; channels: number }[] = [];
   await renderInChild(
     from,
-    { type: 'start', inputPath, fileName: `${name}.pdf`, kind: 'pdf', format: 'png', dpi, maxPixels, outputDir: path.join(dir, name) },
+    { type: 'start', inputPath, fileName: `${name}.pdf`, kind: 'pdf', format: 'png', dpi, maxPixels, maxPagePixels: maxPixels, outputDir: path.join(dir, name) },
     timeoutMs,
     {
       inspected: async () => ({ type: 'render', placeholders: [], skip: [] }),
@@ -165,7 +165,7 @@ describe('a render process that dies', () => {
       await fs.writeFile(inputPath, buildPdf(Array.from({ length: 30 }, () => objectsPage(2000))));
       const job = renderInChild(
         bounded,
-        { type: 'start', inputPath, fileName: 'crash.pdf', kind: 'pdf', format: 'png', dpi: 300, maxPixels: 100_000_000, outputDir: path.join(dir, 'crash') },
+        { type: 'start', inputPath, fileName: 'crash.pdf', kind: 'pdf', format: 'png', dpi: 300, maxPixels: 100_000_000, maxPagePixels: 100_000_000, outputDir: path.join(dir, 'crash') },
         60_000,
         {
           inspected: async () => {

@@ -238,7 +238,7 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
       let viewport = page.getViewport({ scale });
       // a huge page is rendered at the resolution that fits the pixel limit (and the format's largest side)
       const side = maxSide(start.format);
-      const fit = Math.min(Math.sqrt(start.maxPixels / (viewport.width * viewport.height)), side / viewport.width, side / viewport.height);
+      const fit = Math.min(Math.sqrt(start.maxPagePixels / (viewport.width * viewport.height)), side / viewport.width, side / viewport.height);
       if (fit < 1) viewport = page.getViewport({ scale: scale * fit });
       width = Math.max(1, Math.floor(viewport.width));
       height = Math.max(1, Math.floor(viewport.height));

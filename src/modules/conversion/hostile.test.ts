@@ -105,6 +105,24 @@ describe('hostile inputs end in panic with a clear message or in a bounded resul
     expect(page.width).toBeGreaterThan(1900);
   });
 
+  it('pages larger than the memory bound can draw are drawn at the resolution that fits it, several in a row', async () => {
+    // CONV_MAX_IMAGE_PIXELS allows 49-Mpx pages here; the 400-MB bound draws 13 Mpx (three of 49 Mpx were 1.2 GB)
+    const roomy = await startTestService({ CONV_RENDER_MEMORY_MB: String(memoryMb), CONV_MAX_IMAGE_PIXELS: '100000000', CONV_PDF_DPI: '72' });
+    try {
+      const posters = buildPdf(Array.from({ length: 3 }, () => ({ ...objectsPage(5), width: 7_000, height: 7_000 })));
+      const { content, job } = await convertBytes(roomy, posters, 'posters.pdf');
+      expect(job.state, JSON.stringify(job)).toBe('Done');
+      const pages = (await call(contentUrl(roomy, `/content/${content.id}/representations`))).body.entries as { width: number; height: number }[];
+      expect(pages).toHaveLength(3);
+      for (const page of pages) {
+        expect(page.width * page.height).toBeLessThanOrEqual((memoryMb * 1024 * 1024) / 32);
+        expect(page.width).toBeGreaterThan(3000);
+      }
+    } finally {
+      await roomy.stop();
+    }
+  });
+
   // deflating the 1 GiB bomb and waiting up to the job's deadline (30 s) do not fit vitest's 30 s under
   // the full suite's load (timed out once at load 16); the bound that matters is the job's, asserted below
   it('a decompression bomb (a content stream of 1 GiB) is stopped at the memory bound or the deadline', async () => {
