@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { illegalArguments } from '../src/errors.js';
+import { maxLimit } from '../src/modules/search/entry-query.js';
 import type { Context } from 'koa';
 import type { RestInputs } from './inputs.js';
 import type { Projection } from './shapes/entries.js';
@@ -19,8 +20,9 @@ const single = <T extends z.ZodType<unknown, string>>(schema: T) =>
 export const nonEmptyText = single(z.string().min(1, 'must not be empty'));
 /** `true` or `false`, in either case (as the input types' booleans and enum values are read). */
 export const bool = single(z.string().toLowerCase().pipe(z.enum(['true', 'false'], { message: "must be 'true' or 'false'" }))).transform((v) => v === 'true');
-/** A count (limit, offset): digits only, at most 9 of them. */
-export const count = single(z.string().regex(/^\d{1,9}$/, 'must be an integer from 0 to 999999999')).transform(Number);
+/** Paging (limit, offset): digits only, at most 9 of them, said as the searches say it (the operation checks the range). */
+export const limit = single(z.string().regex(/^\d{1,9}$/, `must be an integer from 0 to ${maxLimit}`)).transform(Number);
+export const offset = single(z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer')).transform(Number);
 export const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 /** Property names, repeated or comma-separated (`a&…=b` or `a,b`: no property name holds a comma). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
 import { ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
-import { bool, count, nonEmptyText, parse } from '../params.js';
+import { bool, limit, nonEmptyText, offset, parse } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
 import { asyncJobResponseShape, representationShape, serviceRequestJobShape } from '../shapes/jobs.js';
 
@@ -9,8 +9,8 @@ const statusQuery = z.object({ jobId: nonEmptyText });
 const representationsQuery = z.object({ includeInactive: bool.optional() });
 const jobsQuery = z.object({
   state: z.enum(['pending', 'running', 'Done', 'panic', 'cancelled'], { message: "must be one of 'pending', 'running', 'Done', 'panic', 'cancelled'" }).optional(),
-  limit: count.optional(),
-  offset: count.optional(),
+  limit: limit.optional(),
+  offset: offset.optional(),
 });
 
 /** Conversion and the cache area of the content domain (spec endpoints 4 and 5, DESIGN §4). */

@@ -69,6 +69,9 @@ describe('repositories (DESIGN §4)', () => {
       expect(patched.status, JSON.stringify(limits)).toBe(400);
     }
     // a whole number too large to be one exactly says it is above the limit
+    // the total for all files of a conversion below the size of one file
+    const below = await call(admin('/repository/limits', { repositoryId: 'svc.repository.default' }), json('PATCH', { maxInputFileSize: 1000, maxTotalInputFileSize: 100 }));
+    expect(below.body).toMatchObject({ status: 400, message: expect.stringContaining('maxTotalInputFileSize: 100 is below maxInputFileSize (1000)') });
     const huge = await call(admin('/repository/limits', { repositoryId: 'svc.repository.default' }), json('PATCH', { maxTotalInputFileSize: 1e20 }));
     expect(huge.body).toMatchObject({ status: 400, message: expect.stringMatching(/^maxTotalInputFileSize: 100000000000000000000 is above the conversion limit CONV_MAX_TOTAL_INPUT_FILE_SIZE/) });
     expect((await call(admin('/repository/by-name', { repositoryName: 'odd' }))).status).toBe(404);

@@ -63,6 +63,11 @@ export function checkLimits(config: Config, limits: RepositoryLimits): void {
     if (value !== undefined && value > ceiling) throw illegalArguments(`${field}: ${value} is above the conversion limit ${setting} (${ceiling})`);
     if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) throw illegalArguments(`${field}: ${value} is not a whole number above 0`);
   }
+  // a total below the size one file may have would refuse files that limit lets through
+  const { maxInputFileSize: single, maxTotalInputFileSize: total } = limits;
+  if (single !== undefined && total !== undefined && total < single) {
+    throw illegalArguments(`maxTotalInputFileSize: ${total} is below maxInputFileSize (${single}): the files of one conversion together may not be smaller than one of them`);
+  }
 }
 
 export async function createRepository(
