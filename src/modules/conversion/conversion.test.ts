@@ -56,6 +56,8 @@ describe('POST C/convert/image → CONTENT_REPRESENTATION', () => {
       targetFormat: 'png',
       dpi: 150,
       maxPixels: expect.any(Number),
+      // what the default 1024-MB render bound draws of a page at most: 32 bytes a pixel
+      maxPagePixels: (1024 * 1024 * 1024) / 32,
     });
     expect(job.errorMessage).toBeUndefined();
 
