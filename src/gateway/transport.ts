@@ -74,13 +74,18 @@ function subgraphContext(subgraph: InProcessSubgraph, request: ExecutionRequest)
  */
 function wireErrors(result: ExecutionResult, subgraph: string, logger: ErrorLogger): SubgraphResult {
   if (!result.errors?.length) return result;
+  // no data: the operation did not run, so its variables were refused (the planner sends only valid
+  // documents): what the client sent, a 400 — without a reason the gateway took it for an outage (503)
+  const refusedVariables = result.data === undefined;
   const errors = result.errors.map((error) => {
     const original = error.originalError;
     if (original && !(original instanceof GraphQLError)) {
       logger.error({ err: original, subgraph, path: error.path }, 'unexpected error in a subgraph resolver');
       return internalError(error.path);
     }
-    return new GraphQLError(error.message, { path: error.path, extensions: error.extensions });
+    const extensions =
+      refusedVariables && error.extensions['reasonCode'] === undefined ? { ...error.extensions, code: 'BAD_USER_INPUT', reasonCode: 'illegalArguments', status: 400 } : error.extensions;
+    return new GraphQLError(error.message, { path: error.path, extensions });
   });
   return { ...result, errors };
 }

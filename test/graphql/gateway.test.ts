@@ -70,6 +70,11 @@ describe('GraphQL through the gateway at {base_url}/graphql', () => {
     for (const query of ['{ health { status ', '{ nosuch }', 'query($i: Int!) { health { status } }']) {
       expect((await service.graphql(query)).errors?.[0]?.extensions, query).toMatchObject(badRequest);
     }
+    // a value only the subgraph can read (a JSON object scalar) refused there: the client's, not an outage (was a 503)
+    for (const properties of [[1, 2], 5, 'text']) {
+      const refused = await service.graphql('mutation($p: JSONObject) { createFolder(repository: "default", input: { name: "json-check", properties: $p }) { id } }', { p: properties });
+      expect(refused.errors?.[0]?.extensions, JSON.stringify(properties)).toMatchObject(badRequest);
+    }
     const subscriptions: [string, Record<string, unknown>][] = [
       ['subscription { nosuch }', badRequest],
       ['subscription($i: Int!) { healthChanges(intervalMs: $i) { status } }', badRequest],
