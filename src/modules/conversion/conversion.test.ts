@@ -213,6 +213,26 @@ describe('a content deleted while its conversion runs', () => {
   });
 });
 
+describe('page images of a checked-in version', () => {
+  it("are dropped when the check-in brings new bytes (they showed the working copy's old ones); a new conversion renders the new bytes", async () => {
+    const content = await newContent(service, { name: 'renewed.pdf', bytes: textPdf(1) });
+    const copy = (await call(contentUrl(service, `/content/${content.id}/check-out`), { method: 'POST' })).body;
+    expect((await finishedJob(service, (await convert(service, { contentId: copy.id, targetFormat: 'png' })).body.jobId)).state).toBe('Done');
+    const before = await cachedFiles(service);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(textPdf(2))]), 'renewed.pdf');
+    const checkedIn = await call(contentUrl(service, `/content/${copy.id}/check-in`), { method: 'POST', body: form });
+    expect(checkedIn).toMatchObject({ status: 200, body: { id: copy.id, version: '2.0' } });
+    expect((await call(contentUrl(service, `/content/${copy.id}/representations`))).body.count).toBe(0);
+    expect((await cachedFiles(service)).filter((file) => file.includes(copy.id))).toEqual([]);
+    expect(before.filter((file) => file.includes(copy.id))).toHaveLength(1);
+    const again = await finishedJob(service, (await convert(service, { contentId: copy.id, targetFormat: 'png' })).body.jobId);
+    expect(again.state).toBe('Done');
+    expect(JSON.parse(again.serviceRequestJob.serializedResult)).toMatchObject({ pages: 2 });
+    expect(JSON.parse(again.serviceRequestJob.serializedResult).reused).toBeUndefined();
+  });
+});
+
 describe('NEW_CONTENT', () => {
   it('creates one content per page named <name>-<page>.<ext> in the folder, with the specification’s properties', async () => {
     const folder = await newFolder(service, 'scans');

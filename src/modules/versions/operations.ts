@@ -10,7 +10,7 @@ import { optionalMediaType } from '../entries/media-types.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { discardWorkingCopy } from '../entries/deletion.js';
-import { claimUpload, removeRepresentationFiles, removeUnreferencedResources } from '../entries/uploads.js';
+import { claimUpload, removeRepresentationFiles, removeUnreferencedResources, takeRepresentations } from '../entries/uploads.js';
 import type { CheckInInput, ReplaceResourceInput } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/entry-query.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
@@ -140,9 +140,13 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     name = workingCopy.name;
     await requireTypeAllowedIn(tx.em, workingCopy.parentId, workingCopy.typeName ?? null);
     const previousResource = workingCopy.resourceId ?? null;
+    // page images of the working copy show its old bytes: new bytes make them stale (the version keeps
+    // the working copy's id, and a conversion would reuse them as renders of the new bytes)
+    let pageImages: string[] = [];
     if (input.uploadId) {
       const resource = await claimUpload(tx, input.uploadId, mimeType);
       workingCopy.resourceId = resource.id;
+      pageImages = await takeRepresentations(tx.em, 'select ?::text', [workingCopy.id]);
     }
     // the unique indexes allow one latest CURRENT version (and one active name) at a time: the old
     // latest steps back before the working copy steps up
@@ -162,7 +166,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     setChronicleLock(rows, null);
     await tx.em.flush();
     const replaced = previousResource !== workingCopy.resourceId && previousResource !== latest.resourceId;
-    return { result: workingCopy, released: replaced ? [previousResource] : [] };
+    return { result: workingCopy, released: replaced ? [previousResource] : [], pageImages };
   });
   // new bytes get their text; without them the version keeps the resource, and the resource its text
   if (input.uploadId) requestTextExtraction(scope);
