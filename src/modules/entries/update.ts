@@ -57,7 +57,10 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
           if (row.isLatest) touch(tx, row, now);
         }
       }
-      if (name !== undefined) entry.name = finalName = name;
+      if (name !== undefined) entry.name = name;
+      // the unique index guards latest versions: a clash there is the latest version's name (through a
+      // working copy, a move carries the latest version under its own name)
+      finalName = chronicle.latest.name;
       if (typeName !== undefined) entry.typeName = typeName;
       if (given(input.parentId) || typeName !== undefined) await requireTypeAllowedIn(tx.em, entry.parentId, entry.typeName ?? null);
       if (patch !== undefined) entry.properties = validateProperties(mergedProperties(entry.properties ?? {}, patch));

@@ -130,6 +130,8 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
   const comment = input.comment ?? null;
   if (comment !== null && comment.length > maxCommentLength) throw illegalArguments(`comment is longer than ${maxCommentLength} characters`);
   const mimeType = optionalMediaType(input.mimeType);
+  // the media type of new bytes: without them it would be dropped without a word
+  if (mimeType && !input.uploadId) throw illegalArguments('mimeType: describes the new bytes of a check-in; send them with it (a file part), or leave it out');
   let name = '';
   const clash = () => `${nameClash(name)}: rename the working copy, then check in`;
   const checkedIn = await inChronicle(scope, id, clash, async (tx, chronicle) => {

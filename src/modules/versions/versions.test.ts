@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, uploadContent } from '../../../test/helpers/entries.js';
-import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
 let alice: string;
@@ -265,6 +265,20 @@ describe('check-out, check-in and the version history (REST)', () => {
     expect((await tag(v2.id, 'DELETE')).status).toBe(200);
   });
 
+  it('names the latest version in the 409 of a move through the working copy: it moves under its own name', async () => {
+    const v1 = await upload('moves with its chronicle');
+    const copy = (await checkOut(v1.id)).body as Content;
+    const target = (await call(url('folder', alice), json('POST', { name: uniqueName('target') }))).body as { id: string };
+    // the target holds the latest version's name, not the one the working copy is given
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('a namesake')]), v1.name);
+    form.append('parentId', target.id);
+    expect((await call(url('content', alice), { method: 'POST', body: form })).status).toBe(201);
+    const refused = await call(url(`content/${copy.id}`, alice), json('PATCH', { parentId: target.id, name: uniqueName('other') }));
+    expectConflict(refused, /an active entry named/);
+    expect(refused.body.message).toContain(`'${v1.name}'`);
+  });
+
   it('cancels the check-out when the working copy is deleted (CMIS), by its holder or an administrator', async () => {
     const v1 = await upload('delete the copy');
     const remove = (id: string, session = alice, query: Record<string, string> = {}) => call(url(`content/${id}`, session, query), { method: 'DELETE' });
@@ -296,6 +310,14 @@ describe('check-out, check-in and the version history (REST)', () => {
     expect(await workingCopies(v1.id)).toEqual([copy.id]);
     expect(await pendingUploads()).toBe(0);
     expect((await cancel(copy.id)).status).toBe(204);
+  });
+
+  it('refuses a check-in with a mimeType but no new bytes (400): it would be dropped', async () => {
+    const v1 = await upload('typed without bytes');
+    const copy = (await checkOut(v1.id)).body as Content;
+    const refused = await checkIn(copy.id, alice, { mimeType: 'text/markdown' });
+    expect(refused).toMatchObject({ status: 400, body: { reasonCode: 'illegalArguments', message: expect.stringContaining('mimeType') } });
+    expect(await workingCopies(v1.chronicalId)).toEqual([copy.id]);
   });
 
   it('refuses a check-in without a check-out (409) and leaves no pending upload', async () => {
