@@ -9,6 +9,7 @@ import { finalStates, findJob, type JobState } from '../jobs/records.js';
 import type { EntryScope } from '../entries/scope.js';
 import { findJobs, getJob, startImageConversion, type ResultAction, type TargetFormat } from './operations.js';
 import { listRepresentations } from './representations.js';
+import { representationDownloadPath } from '../entries/views.js';
 
 enum TargetFormatEnum {
   png = 'png',
@@ -67,6 +68,8 @@ class RepresentationNode {
   @Field(() => Int) height!: number;
   @Field(() => String, { nullable: true }) jobId!: string | null;
   @Field(() => Date) createdAt!: Date;
+  @Field(() => String, { description: 'where the bytes are (GET, with the session as Bearer or sessionId; includeInactive=true for a deactivated content)' })
+  downloadUrl!: string;
 }
 
 @ObjectType('RepresentationsPage')
@@ -160,7 +163,9 @@ export class ConversionResolver {
     @Arg('includeInactive', () => Boolean, { defaultValue: false, description: "a deactivated content's pages: for its owner and administrators" }) includeInactive: boolean,
     @Ctx() context: RequestContext,
   ) {
-    const page = await listRepresentations(await entryScope(context, repository), contentId, { includeInactive });
-    return { count: page.count, entries: page.entries.map((r) => ({ ...r, contentId: r.sourceEntryId })) };
+    const scope = await entryScope(context, repository);
+    const page = await listRepresentations(scope, contentId, { includeInactive });
+    const downloadUrl = (id: string) => representationDownloadPath(context.services.config.BASE_PATH, scope.repository.id, id);
+    return { count: page.count, entries: page.entries.map((r) => ({ ...r, contentId: r.sourceEntryId, downloadUrl: downloadUrl(r.id) })) };
   }
 }

@@ -71,6 +71,8 @@ describe('POST C/convert/image → CONTENT_REPRESENTATION', () => {
 
     const download = await fetch(contentUrl(service, `/representations/${first.id}/download`));
     expect(download.status).toBe(200);
+    // the page names where its bytes are, as a resource does
+    expect(first.downloadUrl).toBe(`/api/v1/access.svc.content.default/v1/representations/${encodeURIComponent(first.id)}/download`);
     expect(download.headers.get('content-type')).toBe('image/png');
     // DESIGN §9, as every download of stored bytes
     expect(download.headers.get('x-content-type-options')).toBe('nosniff');

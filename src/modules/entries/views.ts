@@ -20,6 +20,11 @@ export function contentPath(basePath: string, repositoryId: string, contentId: s
   return `${basePath}/api/v1/${partitionOf(repositoryId)}/v1/content/${encodeURIComponent(contentId)}`;
 }
 
+/** Where a page image's bytes are (GET C/representations/{id}/download, DESIGN §4). */
+export function representationDownloadPath(basePath: string, repositoryId: string, representationId: string): string {
+  return `${basePath}/api/v1/${partitionOf(repositoryId)}/v1/representations/${encodeURIComponent(representationId)}/download`;
+}
+
 /** The Resource of the spec, as seen through one content version. */
 export function resourceView(resource: Resource, content: Entry, basePath: string): ResourceView {
   const partition = partitionOf(resource.repositoryId);
