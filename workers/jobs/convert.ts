@@ -13,7 +13,7 @@ import { createContent } from '../../src/modules/entries/contents.js';
 import { Entry, Resource } from '../../src/modules/entries/entry.entity.js';
 import { requireEntry } from '../../src/modules/entries/queries.js';
 import type { EntryScope } from '../../src/modules/entries/scope.js';
-import { stageUpload } from '../../src/modules/entries/uploads.js';
+import { discardUpload, stageUpload } from '../../src/modules/entries/uploads.js';
 import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../../src/modules/jobs/queue.js';
 import { saveJobResult, saveLowlevelRequest } from '../../src/modules/jobs/records.js';
 import { maxPagePixels, type InputKind } from '../render/protocol.js';
@@ -135,6 +135,8 @@ async function createPageContent(
     return created.id;
   } catch (error) {
     const same = retried && ((error as { reasonCode?: string }).reasonCode === 'conflict' || isUniqueViolation(error)) ? await existing() : undefined;
+    // the page's bytes were staged for a content that was not made (or was made by the earlier try)
+    await discardUpload(scope, upload.id);
     if (same) return same;
     throw error;
   }

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertBytes, finishedJob, jobStatus } from '../../../test/helpers/conversion.js';
-import { cachedFiles, contentUrl, newContent, newFolder, restDatePattern as restDate } from '../../../test/helpers/entries.js';
+import { cachedFiles, contentUrl, newContent, newFolder, restDatePattern as restDate, sql, storedFiles } from '../../../test/helpers/entries.js';
 import { buildPdf, textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
@@ -289,6 +289,28 @@ describe('NEW_CONTENT', () => {
     expect((await call(contentUrl(service, `/content/${blocker.id}`), { method: 'DELETE' })).status).toBe(204);
     expect((await finishedJob(service, (await convert(service, request)).body.jobId)).state).toBe('Done');
     expect(await names()).toEqual(['doc-1.png', 'doc-2.png', 'doc-3.png']);
+  });
+
+  it('a page the folder refuses (a denied type) fails the job and leaves no staged bytes behind', async () => {
+    const folder = await newFolder(service, 'no-scans');
+    expect((await service.graphql('mutation { createContentType(input: { name: "scan" }) { name } }')).errors).toBeUndefined();
+    const policy = await service.graphql<{ createTypeRestrictionPolicy: { id: string } }>(
+      'mutation { createTypeRestrictionPolicy(input: { name: "no-scans-here", deniedTypeNames: ["scan"] }) { id } }',
+    );
+    expect(policy.errors).toBeUndefined();
+    const assigned = await service.graphql(
+      'mutation($p: ID!, $f: ID!) { assignPolicy(policyId: $p, repositoryId: "svc.repository.default", folderId: $f) }',
+      { p: policy.data!.createTypeRestrictionPolicy.id, f: folder.id },
+    );
+    expect(assigned.errors).toBeUndefined();
+    const content = await newContent(service, { name: 'refused-scan.pdf', bytes: textPdf(1) });
+    const before = await storedFiles(service);
+    const pending = async () => (await sql<{ n: string }>(service, `select count(*) as n from resource where state = 'pending'`))[0]!.n;
+    const pendingBefore = await pending();
+    const job = await finishedJob(service, (await convert(service, { contentId: content.id, resultAction: 'NEW_CONTENT', newContentSpecification: { parentId: folder.id, typeName: 'scan' } })).body.jobId);
+    expect(job.serviceRequestJob).toMatchObject({ state: 'panic', reasonCode: 'conflict' });
+    expect(await pending()).toBe(pendingBefore);
+    expect(await storedFiles(service)).toEqual(before);
   });
 
   it('keeps the specification’s name as given when its extension is one of the format’s (scan.jpg for jpeg), else gives the format’s', async () => {
