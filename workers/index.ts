@@ -7,7 +7,7 @@ import { renderPool } from './render/render-process.js';
 import { deepCheckHandler } from './jobs/deep-check.js';
 import { extractTextHandler, reindexHandler, startExtractionSweeper } from './jobs/extract-text.js';
 import type { BackgroundJob } from './periodic.js';
-import { startUploadSweeper } from './upload-sweeper.js';
+import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweeper.js';
 
 /**
  * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, and the handlers
@@ -23,5 +23,5 @@ export function startWorkers(services: Services): BackgroundJob[] {
   services.jobs.define(deepCheckJobName, deepCheckHandler(services), { waitsForJobs: true });
   // a process that takes no jobs leaves the sweep to those that do
   const extraction = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services)] : [];
-  return [startUploadSweeper(services), ...extraction, { name: 'render processes', stop: async () => renderProcesses.close() }];
+  return [startUploadSweeper(services), startUnreferencedFileSweeper(services), ...extraction, { name: 'render processes', stop: async () => renderProcesses.close() }];
 }

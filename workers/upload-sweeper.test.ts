@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../test/helpers/service.js';
-import { startUploadSweeper } from './upload-sweeper.js';
+import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweeper.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -42,5 +42,40 @@ describe('the upload sweeper', () => {
     expect(await service.services.contentStore.exists(oldRow!.storage_path)).toBe(false);
     expect(await connection.execute('select id from resource where id = ?', [young])).toEqual([{ id: young }]);
     expect((await fs.readdir(temp)).sort()).toEqual(['in-flight']);
+  });
+});
+
+describe('the unreferenced-file sweeper', () => {
+  it('removes old stored files no row refers to (a crash after a deletion committed), keeping referenced and young ones', async () => {
+    const fs = await import('node:fs/promises');
+    const path = await import('node:path');
+    const { contentStore, cacheStore } = service.services;
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('kept bytes')]), 'kept.txt');
+    const kept = (await call(`${service.contentBase}/content?sessionId=${service.adminSession}`, { method: 'POST', body: form })).body.resource.resourceSource.path as string;
+    const twoHoursAgo = new Date(Date.now() - 7_200_000);
+    const place = async (store: typeof contentStore, id: string, old: boolean) => {
+      const relative = store.pathFor(id);
+      await fs.mkdir(path.dirname(store.absolutePath(relative)), { recursive: true });
+      await fs.writeFile(store.absolutePath(relative), 'orphan');
+      if (old) await fs.utimes(store.absolutePath(relative), twoHoursAgo, twoHoursAgo);
+      return relative;
+    };
+    await fs.utimes(contentStore.absolutePath(kept), twoHoursAgo, twoHoursAgo);
+    const orphan = await place(contentStore, 'purged-resource-left-behind', true);
+    const young = await place(contentStore, 'resource-of-a-transaction-under-way', false);
+    const orphanPage = await place(cacheStore, 'purged-page-left-behind', true);
+
+    const job = startUnreferencedFileSweeper(service.services, 60_000, 10);
+    try {
+      const until = Date.now() + 5_000;
+      while (Date.now() < until && ((await contentStore.exists(orphan)) || (await cacheStore.exists(orphanPage)))) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await job.stop();
+    }
+    expect(await contentStore.exists(orphan)).toBe(false);
+    expect(await cacheStore.exists(orphanPage)).toBe(false);
+    expect(await contentStore.exists(kept)).toBe(true);
+    expect(await contentStore.exists(young)).toBe(true);
   });
 });

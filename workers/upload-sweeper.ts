@@ -1,5 +1,5 @@
 import type { Services } from '../src/context.js';
-import { sweepPendingUploads, uploadLifetimeMs } from '../src/modules/entries/uploads.js';
+import { sweepPendingUploads, sweepUnreferencedFiles, uploadLifetimeMs } from '../src/modules/entries/uploads.js';
 import { startPeriodic, type BackgroundJob } from './periodic.js';
 
 /**
@@ -13,4 +13,21 @@ export function startUploadSweeper(services: Services, everyMs = 600_000): Backg
     const temporary = await services.contentStore.sweepTemporary({ olderThanMs: uploadLifetimeMs });
     if (removed + temporary > 0) services.logger.info({ removed, temporary }, 'abandoned uploads removed');
   });
+}
+
+/**
+ * Removes, a minute after the start and then every six hours, the stored files no row refers to
+ * (bytes a crash left between a deletion's commit and its file removals): it walks both stores.
+ */
+export function startUnreferencedFileSweeper(services: Services, everyMs = 6 * 3_600_000, firstAfterMs = 60_000): BackgroundJob {
+  return startPeriodic(
+    services.logger,
+    'unreferenced-file-sweeper',
+    everyMs,
+    async () => {
+      const removed = await sweepUnreferencedFiles(services.orm.em.fork(), services, uploadLifetimeMs);
+      if (removed.contents + removed.pageImages > 0) services.logger.info(removed, 'stored files no row refers to removed');
+    },
+    firstAfterMs,
+  );
 }

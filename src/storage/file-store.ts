@@ -134,6 +134,32 @@ export class FileStore {
   }
 
   /**
+   * The committed files (`xx/yy/<id>`, relative to root) last written more than `olderThanMs` ago,
+   * in batches of up to `batchSize`: for a sweep of files no row refers to (a crash between a
+   * deletion's commit and its file removals leaves such). Not `.tmp`.
+   */
+  async *committedFiles(olderThanMs: number, batchSize = 1000): AsyncGenerator<string[]> {
+    const cutoff = Date.now() - olderThanMs;
+    const names = async (dir: string) => (await fsp.readdir(path.join(this.root, dir)).catch(() => [] as string[])).filter((name) => name !== TEMP_DIR);
+    let batch: string[] = [];
+    for (const first of await names('')) {
+      for (const second of await names(first)) {
+        for (const file of await names(path.join(first, second))) {
+          const relative = `${first}/${second}/${file}`;
+          const st = await fsp.lstat(path.join(this.root, relative)).catch(() => undefined);
+          if (!st?.isFile() || st.mtimeMs > cutoff) continue;
+          batch.push(relative);
+          if (batch.length >= batchSize) {
+            yield batch;
+            batch = [];
+          }
+        }
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /**
    * The storage path (relative to root) of the file for `id`: `xx/yy/<id>`, where xx/yy are the
    * first hex digits of sha256(id) (an even fan-out whatever the id scheme). Derived from the id
    * only. Throws InvalidStoragePathError unless the id matches [A-Za-z0-9_-]{1,200}.

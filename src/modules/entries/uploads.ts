@@ -156,6 +156,30 @@ export async function discardUpload(scope: EntryScope, uploadId: string): Promis
   for (const row of rows) await scope.services.contentStore.remove(row.storage_path);
 }
 
+/**
+ * Removes the files of both stores that no row refers to and that were last written more than
+ * `olderThanMs` ago (younger ones may belong to a transaction still under way): bytes a crash left
+ * between a deletion's commit and its file removals. Answers how many went, per store.
+ */
+export async function sweepUnreferencedFiles(em: EntityManager, services: Services, olderThanMs: number): Promise<{ contents: number; pageImages: number }> {
+  const connection = em.getConnection();
+  const sweep = async (store: Services['contentStore'], table: 'resource' | 'representation') => {
+    let removed = 0;
+    for await (const paths of store.committedFiles(olderThanMs)) {
+      // a file's name is its row's id (FileStore.pathFor): looked up by primary key
+      const ids = paths.map((file) => file.slice(file.lastIndexOf('/') + 1));
+      const kept = await connection.execute<{ storage_path: string }[]>(`select storage_path from ${table} where id = any(array[?]::text[])`, [ids]);
+      const referenced = new Set(kept.map((row) => row.storage_path));
+      for (const unreferenced of paths.filter((file) => !referenced.has(file))) {
+        await store.remove(unreferenced);
+        removed++;
+      }
+    }
+    return removed;
+  };
+  return { contents: await sweep(services.contentStore, 'resource'), pageImages: await sweep(services.cacheStore, 'representation') };
+}
+
 /** Removes pending uploads older than `olderThanMs` (all of them at a single-process start) with their bytes. */
 export async function sweepPendingUploads(em: EntityManager, services: Services, olderThanMs: number): Promise<number> {
   const rows = await em.getConnection().execute<{ id: string; storage_path: string }[]>(
