@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { endPool } from './end-pool.js';
 
 /** What `pg_export_snapshot()` answers (hexadecimal fields and dashes); anything else is never sent. */
 const snapshotIdPattern = /^[0-9A-F]+(-[0-9A-F]+)+$/i;
@@ -65,6 +66,6 @@ export class SnapshotReaders {
   }
 
   close(): Promise<void> {
-    return this.pool.end();
+    return endPool(this.pool);
   }
 }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
+import { endPool } from '../../db/end-pool.js';
 import { LoginLimits } from './login-limits.js';
 import { PasswordHashing } from './passwords.js';
 import { SessionCache } from './session-cache.js';
@@ -21,6 +22,6 @@ export function createAuthServices(databaseUrl: string, logger: Logger): AuthSer
     sessions: new SessionCache(),
     loginLimits: new LoginLimits(pool),
     passwords: new PasswordHashing(),
-    close: () => pool.end(),
+    close: () => endPool(pool),
   };
 }

@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
+import { endPool } from '../../db/end-pool.js';
 import { JobChanges } from './changes.js';
 import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
 
@@ -260,6 +261,6 @@ export class JobQueue {
       else await this.agenda.stop();
     }
     const pool = this.pool;
-    if (pool && !pool.ended) await pool.end();
+    if (pool) await endPool(pool);
   }
 }
