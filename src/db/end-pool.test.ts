@@ -18,7 +18,7 @@ describe('endPool', () => {
     await endPool(pool);
     expect(ended).toEqual([true, true, true]);
     expect(pool.ended).toBe(true);
-    await endPool(pool); // a second call is a no-op
+    await expect(endPool(pool)).rejects.toThrow('Called end on pool more than once');
   });
 
   it('waits for a connection checked out while the pool ends', async () => {

@@ -261,6 +261,6 @@ export class JobQueue {
       else await this.agenda.stop();
     }
     const pool = this.pool;
-    if (pool) await endPool(pool);
+    if (pool && !pool.ending) await endPool(pool);
   }
 }
