@@ -126,7 +126,7 @@ export type OrderingDirection =
 
 /** an entry matches when it matches every given property */
 export type PropertyFilter = {
-  chronicalId?: string | null | undefined;
+  chronicalId?: string | number | null | undefined;
   createdBy?: string | null | undefined;
   isLocked?: boolean | null | undefined;
   lastModifiedBy?: string | null | undefined;

@@ -95,6 +95,16 @@ describe('GraphQL through the gateway at {base_url}/graphql', () => {
     }
   });
 
+  it('types every id as ID: a chronicle id read from one answer is a variable of the next', async () => {
+    const created = await service.graphql<{ createFolder: { id: string } }>('mutation { createFolder(repository: "default", input: { name: "id-types" }) { id } }');
+    const found = await service.graphql<{ searchByProperties: { entries: { id: string; chronicalId: string }[] } }>(
+      'query($id: ID!) { searchByProperties(repository: "default", filter: { chronicalId: $id }) { entries { id chronicalId } } }',
+      { id: created.data!.createFolder.id },
+    );
+    expect(found.errors).toBeUndefined();
+    expect(found.data!.searchByProperties.entries).toEqual([{ id: created.data!.createFolder.id, chronicalId: created.data!.createFolder.id }]);
+  });
+
   it('bounds query depth and alias amplification', async () => {
     const deep = await service.graphql(
       '{ home(repository: "default") { entries { ... on Content { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { predecessor { id } } } } } } } } } } } } } } }',

@@ -66,7 +66,7 @@ class RepresentationNode {
   @Field(() => Float) fileSize!: number;
   @Field(() => Int) width!: number;
   @Field(() => Int) height!: number;
-  @Field(() => String, { nullable: true }) jobId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'the conversion job that drew it' }) jobId!: string | null;
   @Field(() => Date) createdAt!: Date;
   @Field(() => String, { description: 'where the bytes are (GET, with the session as Bearer or sessionId; includeInactive=true for a deactivated content)' })
   downloadUrl!: string;

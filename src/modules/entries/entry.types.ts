@@ -21,7 +21,7 @@ const entryTypeName = (value: { entryType: string }) => (value.entryType === 'FO
 @InterfaceType('Entry', { resolveType: entryTypeName })
 export abstract class EntryNode {
   @Field(() => ID) id!: string;
-  @Field(() => String) chronicalId!: string;
+  @Field(() => ID, { description: 'the id its versions share (its first version\'s id)' }) chronicalId!: string;
   @Field(() => Boolean) active!: boolean;
   @Field(() => EntryTypeEnum) entryType!: EntryTypeEnum;
   @Field(() => String) name!: string;

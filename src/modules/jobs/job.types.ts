@@ -6,11 +6,11 @@ import { durationOf, type JobRecord } from './records.js';
 @ObjectType('ServiceRequestJob')
 export class ServiceRequestJobNode {
   @Field(() => ID) id!: string;
-  @Field(() => String, { nullable: true, description: 'the id of the job in the queue' }) conversionJobId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'the id of the job in the queue' }) conversionJobId!: string | null;
   @Field(() => String) conversionType!: string;
   @Field(() => String, { nullable: true, description: 'a reference to the session that started the job (never the session id)' }) clientSessionId!: string | null;
   @Field(() => String) clientUsername!: string;
-  @Field(() => [String]) contentIds!: string[];
+  @Field(() => [ID]) contentIds!: string[];
   @Field(() => [String]) inputFilenames!: string[];
   @Field(() => String, { nullable: true }) displayFilename!: string | null;
   @Field(() => String, { nullable: true }) targetName!: string | null;

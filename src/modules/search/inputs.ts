@@ -4,7 +4,7 @@ import { VersionStatusEnum } from '../entries/entry.types.js';
 /** Spec endpoint 1's property filters, declared once (see src/modules/entries/inputs.ts). */
 @InputType('PropertyFilter', { description: 'an entry matches when it matches every given property' })
 export class PropertyFilter {
-  @Field(() => String, { nullable: true }) chronicalId?: string;
+  @Field(() => ID, { nullable: true }) chronicalId?: string;
   @Field(() => String, { nullable: true }) createdBy?: string;
   @Field(() => Boolean, { nullable: true }) isLocked?: boolean;
   @Field(() => String, { nullable: true }) lastModifiedBy?: string;
