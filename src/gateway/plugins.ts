@@ -102,25 +102,36 @@ function reasonOf(error: GraphQLError, requestError: boolean): { reasonCode: str
   return { reasonCode: 'internal', status: 500 };
 }
 
-/** An error in what the client sent (the operation did not run), given the reason code it lacks. */
-export function asRequestError(error: GraphQLError): GraphQLError {
-  if (error.extensions['reasonCode'] !== undefined) return error;
-  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, ...reasonOf(error, true) } });
-}
-
-/** An error without a reason code, given the one its HTTP status (yoga's `extensions.http.status`) stands for. */
-function withReasonOfStatus(error: GraphQLError): GraphQLError {
-  if (error.extensions?.['reasonCode'] !== undefined) return error;
-  const http = error.extensions?.['http'] as { status?: number } | undefined;
-  const status = http?.status ?? 500;
+/** `error` with a reason code and status added to its extensions (its place in the document and path kept). */
+function withReason(error: GraphQLError, extensions: Record<string, unknown>, reason: { reasonCode: string; status: number }): GraphQLError {
   return new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
-    originalError: error.originalError,
-    extensions: { ...error.extensions, reasonCode: reasonOfStatus(status), status },
+    extensions: { ...extensions, ...reason },
   });
+}
+
+/**
+ * An error the runtime or a transport raised, given the reason code it lacks (`reasonOf`); the
+ * transport's copy of the subgraph request and response are internals and go. `requestError`: the
+ * operation did not run.
+ */
+function withReasonOf(error: GraphQLError, requestError: boolean): GraphQLError {
+  if (error.extensions['reasonCode'] !== undefined) return error;
+  const { request: _request, response: _response, ...extensions } = error.extensions;
+  return withReason(error, extensions, reasonOf(error, requestError));
+}
+
+/** An error in what the client sent (the operation did not run), given the reason code it lacks. */
+export const asRequestError = (error: GraphQLError): GraphQLError => withReasonOf(error, true);
+
+/** An error without a reason code, given the one its HTTP status (yoga's `extensions.http.status`) stands for. */
+function withReasonOfStatus(error: GraphQLError): GraphQLError {
+  if (error.extensions?.['reasonCode'] !== undefined) return error;
+  const status = (error.extensions?.['http'] as { status?: number } | undefined)?.status ?? 500;
+  return withReason(error, error.extensions, { reasonCode: reasonOfStatus(status), status });
 }
 
 /**
@@ -132,11 +143,7 @@ function withReasonOfStatus(error: GraphQLError): GraphQLError {
 export function useErrorContract(): GatewayPlugin {
   const contractError = (error: GraphQLError, requestError: boolean, overHttp: boolean): GraphQLError => {
     const reasonCode = error.extensions['reasonCode'];
-    if (reasonCode === undefined) {
-      // the transport's copy of the subgraph request and response are internals
-      const { request: _request, response: _response, ...extensions } = error.extensions;
-      return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...extensions, ...reasonOf(error, requestError) } });
-    }
+    if (reasonCode === undefined) return withReasonOf(error, requestError);
     // a missing or unknown session: how /graphql takes one (not REST's `sessionId`); a wrong password is no such case
     if (overHttp && reasonCode === 'notAuthenticated' && /session/.test(error.message) && !error.message.includes('connection_init')) {
       // the domain's words name REST's `sessionId` too
