@@ -3,6 +3,7 @@ import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../src/context.js';
+import { missingRows } from '../../src/db/missing-rows.js';
 import { conflict, isUniqueViolation } from '../../src/errors.js';
 import { checkInputFiles, decidePdf, type PdfDecision } from '../../src/modules/conversion/limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
@@ -188,8 +189,8 @@ export function convertHandler(services: Services, renderProcesses: ChildPool): 
 
 /** The first of the job's sources that no longer exists. */
 async function deletedSource(em: EntityManager, contentIds: string[]): Promise<string | undefined> {
-  const rows: { id: string }[] = await em.execute('select id from entry where id = any(array[?]::text[])', [contentIds]);
-  return contentIds.find((id) => !rows.some((row) => row.id === id));
+  const missing = await missingRows(em, 'entry', contentIds);
+  return contentIds.find((id) => missing.has(id));
 }
 
 /**

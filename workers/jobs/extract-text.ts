@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
+import { missingRows } from '../../src/db/missing-rows.js';
 import { inProcessText, readHead, storableText, textKindOf } from '../../src/modules/fulltext/extract.js';
 import {
   countResourcesWithoutText,
@@ -77,19 +78,12 @@ async function extractOne<R extends ResourceToIndex>(services: Services, resourc
   }
 }
 
-/** Resources among `ids` whose rows are gone (purged). */
-async function purged(em: EntityManager, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const left = await em.getConnection().execute<{ id: string }[]>('select id from resource where id = any(array[?]::text[])', [ids]);
-  return new Set(ids.filter((id) => !left.some((row) => row.id === id)));
-}
-
 /** Extracts a batch, one resource after another, and stores its texts in one statement; answers the outcomes (exported for its test). */
 export async function indexBatch<R extends ResourceToIndex>(services: Services, em: EntityManager, repositoryId: string, resources: R[]): Promise<Outcome<R>[]> {
   const extracted: Outcome<R>[] = [];
   for (const resource of resources) extracted.push(await extractOne(services, resource));
   // a file missing because its content was purged meanwhile is no failure (a missing file of a resource still there is)
-  const gone = await purged(em, extracted.flatMap((outcome) => ('failure' in outcome && outcome.failure.fileMissing ? [outcome.resource.id] : [])));
+  const gone = await missingRows(em, 'resource', extracted.flatMap((outcome) => ('failure' in outcome && outcome.failure.fileMissing ? [outcome.resource.id] : [])));
   const outcomes = extracted.map((outcome): Outcome<R> => (gone.has(outcome.resource.id) ? { resource: outcome.resource, gone: true } : outcome));
   await textIndexOf(services.config).save(em, repositoryId, outcomes.flatMap((outcome) => ('text' in outcome ? [outcome.text] : [])));
   return outcomes;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../context.js';
+import { missingRows } from '../../db/missing-rows.js';
 import { executePrepared } from '../../db/prepared.js';
 import { notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
@@ -162,15 +163,13 @@ export async function discardUpload(scope: EntryScope, uploadId: string): Promis
  * between a deletion's commit and its file removals. Answers how many went, per store.
  */
 export async function sweepUnreferencedFiles(em: EntityManager, services: Services, olderThanMs: number): Promise<{ contents: number; pageImages: number }> {
-  const connection = em.getConnection();
   const sweep = async (store: Services['contentStore'], table: 'resource' | 'representation') => {
     let removed = 0;
     for await (const paths of store.committedFiles(olderThanMs)) {
-      // a file's name is its row's id (FileStore.pathFor): looked up by primary key
-      const ids = paths.map((file) => file.slice(file.lastIndexOf('/') + 1));
-      const kept = await connection.execute<{ storage_path: string }[]>(`select storage_path from ${table} where id = any(array[?]::text[])`, [ids]);
-      const referenced = new Set(kept.map((row) => row.storage_path));
-      for (const unreferenced of paths.filter((file) => !referenced.has(file))) {
+      // a file's name is its row's id (FileStore.pathFor)
+      const idOf = (file: string) => file.slice(file.lastIndexOf('/') + 1);
+      const missing = await missingRows(em, table, paths.map(idOf));
+      for (const unreferenced of paths.filter((file) => missing.has(idOf(file)))) {
         await store.remove(unreferenced);
         removed++;
       }
