@@ -409,6 +409,12 @@ describe('bad requests are refused at once', () => {
 
 describe('GET C/jobs: the Jobs list of the cache area', () => {
   it('newest first, filtered by state, paged, count = all matches', async () => {
+    // the uploads of the tests before submit text extraction jobs a moment later (one per window): the
+    // list is read once they are all in, else one arrives between the two reads compared below
+    const until = Date.now() + 30_000;
+    const unsettled = async () =>
+      (await sql<{ n: string }>(service, `select (select count(*) from text_extraction_queue) + (select count(*) from service_job where state in ('pending', 'running')) as n`))[0]!.n !== '0';
+    while ((await unsettled()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
     const all = await call(contentUrl(service, '/jobs', { limit: 1000 }));
     expect(all.status).toBe(200);
     expect(all.body.count).toBe(all.body.entries.length);
