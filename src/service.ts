@@ -11,6 +11,7 @@ import { createGateway, type Gateway, type QueryLimits } from './gateway/gateway
 import { chargeListItems } from './graphql/result-budget.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
 import { answerClientErrors, continueUnlessLargerThan, maxRequestHeadBytes } from './http/client-errors.js';
+import { trackUnanswered } from './http/unanswered.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/auth-services.js';
@@ -182,6 +183,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
+  const unanswered = trackUnanswered(server);
   continueUnlessLargerThan(server, maxUploadBodyBytes(config));
   gateway?.attachWebSockets(server);
   subgraphServer?.attachWebSockets(server);
@@ -213,13 +215,20 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
       await step('job queue', () => jobs.stop());
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      // in-flight requests get a moment to finish; then the rest are cut
-      const timer = setTimeout(() => server.closeAllConnections(), 10_000);
+      // in-flight requests get SHUTDOWN_DRAIN_MS to finish; then the unanswered ones are told to come
+      // again, and a moment later (for those answers to leave) every connection left is cut
+      let cut: NodeJS.Timeout | undefined;
+      const timer = setTimeout(() => {
+        const answered = unanswered.answerWithUnavailable(5);
+        if (answered > 0) logger.warn({ answered }, 'stopping the service: requests unfinished after the drain were answered 503');
+        cut = setTimeout(() => server.closeAllConnections(), answered > 0 ? 1_000 : 0);
+      }, config.SHUTDOWN_DRAIN_MS);
       await step('notification listener', () => stopListening());
       await step('gateway', () => gateway?.dispose());
       await step('subgraph server', () => subgraphServer?.stop());
       await step('HTTP connections', () => closed);
       clearTimeout(timer);
+      clearTimeout(cut);
       await step('sessions', () => services.auth.close());
       await step('snapshot readers', () => services.snapshotReaders.close());
       await step('database', () => database.close());
