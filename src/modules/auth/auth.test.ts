@@ -187,6 +187,14 @@ describe('user names', () => {
     expect(self.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'conflict', status: 409 });
   });
 
+  it('log in with their password typed in either Unicode form (NFC and NFD are the same password)', async () => {
+    expect((await createUser('unicode-password-user', 'caf\u00e9-cr\u00e8me-br\u00fbl\u00e9e')).data).toBeDefined();
+    const decomposed = 'caf\u00e9-cr\u00e8me-br\u00fbl\u00e9e'.normalize('NFD');
+    expect(decomposed).not.toBe('caf\u00e9-cr\u00e8me-br\u00fbl\u00e9e');
+    expect(await service.login('unicode-password-user', decomposed)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await authenticate('unicode-password-user', 'cafe-creme-brulee')).status).toBe(401);
+  });
+
   it('are NFC-normalised and trimmed; letters outside ASCII (look-alikes such as Cyrillic і or fullwidth Ａ) are refused', async () => {
     expect((await createUser('  trimmed-user \t')).data).toEqual({ createUser: { userName: 'trimmed-user' } });
     expect(await service.login(' trimmed-user ', 'long-enough-password')).toMatch(/^[A-Za-z0-9_-]{43}$/);

@@ -11,9 +11,13 @@ const scrypt = (password: string, salt: Buffer, length: number, options: ScryptO
 // scrypt is memory-hard (DESIGN §9): N=2^15, r=8 needs 32 MiB per hash
 const cost = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
+/*
+ * Passwords are hashed in NFC (NIST SP 800-63B §5.1.1.2): "é" typed as one character on one keyboard
+ * and as "e" + U+0301 on another is the same password.
+ */
 async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, 32, cost);
+  const key = await scrypt(password.normalize('NFC'), salt, 32, cost);
   return `scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
@@ -21,10 +25,12 @@ async function verifyPassword(password: string, stored: string): Promise<boolean
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: cost.maxmem,
-  });
-  return timingSafeEqual(actual, expected);
+  const matches = async (candidate: string) =>
+    timingSafeEqual(await scrypt(candidate, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: cost.maxmem }), expected);
+  const normalised = password.normalize('NFC');
+  if (await matches(normalised)) return true;
+  // a hash made before passwords were normalised holds the password as it was typed then
+  return normalised !== password && (await matches(password));
 }
 
 /** A hash nobody's password matches, verified for unknown users so both failures take the same time. */
