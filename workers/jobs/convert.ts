@@ -285,6 +285,8 @@ async function convert(
               await saveJobResult(em, record.id, { ...result });
             }
           }
+          // a page the render process could not draw (malformed, an image over CONV_MAX_IMAGE_PIXELS) is a placeholder too
+          if (page.placeholder && !result.placeholders.includes(page.page)) result.placeholders = [...result.placeholders, page.page].sort((a, b) => a - b);
           await rm(page.path, { force: true });
           await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
         },

@@ -172,6 +172,16 @@ function countObjects(OPS: Record<string, number>, fnArray: number[], argsArray:
   return count;
 }
 
+/*
+ * pdfjs leaves an image larger than `maxImageSize` out of the page and says so only as a warning,
+ * which it writes with console.warn (verbosity WARNINGS). Such a page is a placeholder saying why, not
+ * a page silently without its image. The other warnings are dropped, as verbosity ERRORS dropped them.
+ */
+let imageLeftOut = false;
+console.warn = (...args: unknown[]) => {
+  if (typeof args[0] === 'string' && args[0].includes('Image exceeded maximum allowed size')) imageLeftOut = true;
+};
+
 async function convertPdf(start: StartMessage) {
   const bytes = await readFile(start.inputPath);
   const loading = pdfjs.getDocument({
@@ -182,7 +192,7 @@ async function convertPdf(start: StartMessage) {
     iccUrl: `${path.join(pdfjsRoot, 'iccs')}/`,
     wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
     maxImageSize: start.maxPixels,
-    verbosity: 0,
+    verbosity: pdfjs.VerbosityLevel.WARNINGS,
   });
   try {
     let document: PDFDocumentProxy;
@@ -248,8 +258,13 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
         canvas = surface;
         // a render that failed part-way may leave the context's state changed: the next page gets a fresh canvas
         surface = undefined;
+        imageLeftOut = false;
         await page.render({ canvas: canvas as unknown as HTMLCanvasElement, viewport, background: '#ffffff' }).promise;
         surface = canvas;
+        if (imageLeftOut) {
+          canvas = placeholderCanvas(width, height, `Page ${number} not rendered: it has an image of more than ${start.maxPixels} pixels (CONV_MAX_IMAGE_PIXELS).`);
+          placeholder = true;
+        }
       } else {
         canvas = placeholderCanvas(width, height, text);
         placeholder = true;

@@ -136,6 +136,24 @@ describe('hostile inputs end in panic with a clear message or in a bounded resul
     expect(job.serviceRequestJob.errorMessage).toMatch(/^the conversion of bomb\.pdf (needed more than its memory bound|did not finish within its deadline)/);
   }, 120_000);
 
+  it('an image inside a PDF larger than CONV_MAX_IMAGE_PIXELS makes its page a placeholder saying so; the other pages render', async () => {
+    const big = { width: 2100, height: 2000, rgb: Buffer.alloc(2100 * 2000 * 3, 0x20) };
+    const pdf = buildPdf([objectsPage(5), { content: 'q 500 0 0 500 50 50 cm /Im1 Do Q', image: big }, objectsPage(5)]);
+    const { content, job } = await convertBytes(service, pdf, 'scan.pdf');
+    expect(job.state).toBe('Done');
+    expect(JSON.parse(job.serviceRequestJob.serializedResult)).toMatchObject({ pages: 3, placeholders: [2] });
+    const pages = (await call(contentUrl(service, `/content/${content.id}/representations`))).body.entries;
+    expect(pages.map((p: { page: number; status: string }) => [p.page, p.status])).toEqual([
+      [1, 'READY'],
+      [2, 'PLACEHOLDER'],
+      [3, 'READY'],
+    ]);
+    // the placeholder is drawn text on white, not a blank page: some of its pixels are dark
+    const placeholder = await fetch(contentUrl(service, `/representations/${pages[1].id}/download`));
+    const { channels } = await sharp(Buffer.from(await placeholder.arrayBuffer())).stats();
+    expect(channels[0]!.min).toBeLessThan(128);
+  });
+
   it('an image bomb (a PNG that claims 50,000 × 50,000 pixels)', async () => {
     const { job } = await convertBytes(service, pngBomb(50_000, 50_000), 'bomb.png');
     panicked(job, 'illegalArguments', /^input resource bomb\.png has 50000×50000 pixels, more than the limit of 4000000$/);
