@@ -124,13 +124,13 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
       if (visible.length > 0) {
         // counted as the folder's children list counts them: its own children, latest versions, no working copies
         const listed = visible.filter((row) => row.parentId === folder.id && row.isLatest && row.versionStatus !== 'WORKING_COPY').length;
-        throw conflict(`folder '${folder.name}' is not empty (${listed} ${listed === 1 ? 'entry' : 'entries'}): delete it with recursive=true`);
+        throw conflict(`folder '${folder.name}' is not empty (${listed} ${listed === 1 ? 'entry' : 'entries'}): delete it recursively (REST recursive=true, GraphQL recursive: true)`);
       }
       // deactivated contents can still be restored: only an explicit recursive deletion purges them
       const restorable = inside.filter((row) => !row.active && row.isLatest).length;
       if (restorable > 0) {
         throw conflict(
-          `folder '${folder.name}' holds ${restorable} deactivated ${restorable === 1 ? 'content' : 'contents'} that can still be restored (a search for active = false finds them): restore them, or delete the folder with recursive=true to purge them`,
+          `folder '${folder.name}' holds ${restorable} deactivated ${restorable === 1 ? 'content' : 'contents'} that can still be restored (a search for active = false finds them): restore them, or delete the folder recursively (REST recursive=true, GraphQL recursive: true) to purge them`,
         );
       }
     }

@@ -136,7 +136,7 @@ export async function deletePolicies(em: EntityManager, by: { ids: readonly stri
     const connection = tx.getConnection();
     const context = tx.getTransactionContext();
     if (keys.length === 0) {
-      if ('ids' in by) throw illegalArguments('policyIds: at least one');
+      if ('ids' in by) throw illegalArguments('policy ids: at least one (REST policyIds, GraphQL ids)');
       return (await connection.execute<{ id: string }[]>('delete from policy returning id', [], 'all', context)).length;
     }
     const deleted = await connection.execute<Record<string, string>[]>(`delete from policy where ${column} in (select jsonb_array_elements_text(?::jsonb)) returning ${column} as key`,
