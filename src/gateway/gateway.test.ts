@@ -394,6 +394,17 @@ describe('gateway (embedded: subgraphs in-process)', () => {
     }
   });
 
+  it('answers an invalid subscription over graphql-ws with the error contract and without yoga\'s internal http extension', async () => {
+    const client = wsClient(http.url, 'Bearer good');
+    try {
+      const [event] = await collect(client.iterate({ query: 'subscription { ticks { n } }' }));
+      expect(event?.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+      expect(event?.errors?.[0]?.extensions).not.toHaveProperty('http');
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('refuses a graphql-ws connection without a valid session', async () => {
     const client = wsClient(http.url, 'Bearer bad');
     try {

@@ -34,6 +34,18 @@ export function attachGraphqlWs<P extends ConnectionInitMessage['payload'], E ex
       }
       return options.onSubscribe?.(ctx, id, payload);
     },
+    // yoga's `extensions.http` (the status an HTTP answer would carry) is internal: HTTP answers drop it, and so does this
+    onNext: async (ctx, id, payload, args, result) => {
+      const shown = (await options.onNext?.(ctx, id, payload, args, result)) ?? result;
+      if (!shown.errors?.some((error) => error.extensions?.['http'] !== undefined)) return shown;
+      return {
+        ...shown,
+        errors: shown.errors.map((error) => {
+          const { http: _http, ...extensions } = error.extensions ?? {};
+          return { ...(error instanceof GraphQLError ? error.toJSON() : error), extensions };
+        }),
+      };
+    },
   };
   const disposer = useServer<P, E>(bounded, wss);
   const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
