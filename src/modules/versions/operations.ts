@@ -188,8 +188,8 @@ export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Ent
 export async function lock(scope: EntryScope, id: string): Promise<Entry> {
   return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
     const { rows, entry, latest } = chronicle;
-    if (latest.lockedBy === tx.principal.userName) return { result: entry };
     authorize(tx.principal, 'lock', chronicle);
+    if (latest.lockedBy === tx.principal.userName) return { result: entry };
     setChronicleLock(rows, tx.principal.userName);
     await tx.em.flush();
     return { result: entry };

@@ -443,6 +443,15 @@ describe('locks (REST)', () => {
     expect(history.body.entries[0]).toMatchObject({ id: v1.id, active: false, version: '1.0' });
     expect((await unlock(v1.id)).status).toBe(200);
   });
+
+  it('refuses a lock on a deactivated content also to the user who holds its lock already (read-only wins over "locking one\'s own lock changes nothing")', async () => {
+    const v1 = await upload('held-then-deactivated');
+    expect((await lock(v1.id)).status).toBe(200);
+    expect((await call(`${service.contentBase}/content/${v1.id}?sessionId=${alice}`, { method: 'DELETE' })).status).toBe(204);
+    expectConflict(await lock(v1.id), /deactivated/);
+    // the lock can still be released, so that it never outlives its use
+    expect((await unlock(v1.id)).status).toBe(200);
+  });
 });
 
 describe('replacing the resource (REST)', () => {
