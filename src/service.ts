@@ -184,7 +184,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
   const unanswered = trackUnanswered(server);
-  continueUnlessLargerThan(server, maxUploadBodyBytes(config));
+  continueUnlessLargerThan(server, (request) => maxUploadBodyBytes(config, /^multipart\//i.test(request.headers['content-type'] ?? '')));
   gateway?.attachWebSockets(server);
   subgraphServer?.attachWebSockets(server);
   server.listen(config.PORT, config.HOST);

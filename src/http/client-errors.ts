@@ -36,13 +36,13 @@ export function answerClientErrors(server: Server): void {
 
 /**
  * `Expect: 100-continue`: the client waits before sending the body. Node answers 100 Continue to any
- * such request; here a body declared larger than `maxBodyBytes` gets no invitation, only the
+ * such request; here a body declared larger than `maxBodyBytes(request)` gets no invitation, only the
  * application's answer (413 for an upload), so that it is never sent.
  */
-export function continueUnlessLargerThan(server: Server, maxBodyBytes: number): void {
+export function continueUnlessLargerThan(server: Server, maxBodyBytes: (request: IncomingMessage) => number): void {
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     const declared = Number(request.headers['content-length']);
-    if (!(declared > maxBodyBytes)) response.writeContinue();
+    if (!(declared > maxBodyBytes(request))) response.writeContinue();
     server.emit('request', request, response);
   });
 }

@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.js';
 import { contentForDownload } from '../modules/entries/contents.js';
 import { entryScope } from '../modules/entries/scope-of-request.js';
 import type { EntryScope } from '../modules/entries/scope.js';
-import { discardUpload, refuseDeclaredLength, stageUpload } from '../modules/entries/uploads.js';
+import { discardUpload, refuseDeclaredMultipartLength, stageUpload } from '../modules/entries/uploads.js';
 import { contentDisposition, contentRange, notModified, parseRange, preconditionFailed } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import type { RequestState } from './middleware/request-id.js';
@@ -26,7 +26,7 @@ const declaredLength = (ctx: Context) => (ctx.request.length === undefined ? und
  */
 export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, requireFile: boolean) {
   try {
-    refuseDeclaredLength(scope.services.config, declaredLength(ctx));
+    refuseDeclaredMultipartLength(scope.services.config, declaredLength(ctx));
   } catch (error) {
     // the body is not read: the connection closes after the answer
     ctx.set('connection', 'close');
@@ -38,7 +38,6 @@ export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, re
         source: stream,
         // the resource keeps the file's name; the content's name may differ (the `name` field)
         fileName: info.fileName || singleField(fieldsSoFar, 'name') || 'upload',
-        declaredLength: declaredLength(ctx),
       }),
     discard: (upload) => discardUpload(scope, upload.id),
   });

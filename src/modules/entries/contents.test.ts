@@ -316,12 +316,17 @@ describe('uploads over MAX_UPLOAD_BYTES', () => {
 
   it('refuses a body declared too large at once, before any part arrives, and never invites it with 100 Continue', async () => {
     const http = await import('node:http');
-    for (const expectContinue of [false, true]) {
-      const request = http.request(new URL(contentUrl(small, '/content')), {
+    // a multipart body far over the limit; a raw one a byte over it (a raw body has no envelope to allow for)
+    const bodies = [
+      { path: '/content', query: {}, type: 'multipart/form-data; boundary=XX', length: 100_000_000_000 },
+      { path: '/uploads', query: { fileName: 'raw.bin' }, type: 'application/octet-stream', length: 1001 },
+    ];
+    for (const [body, expectContinue] of bodies.flatMap((b) => [[b, false], [b, true]] as const)) {
+      const request = http.request(new URL(contentUrl(small, body.path, body.query)), {
         method: 'POST',
         headers: {
-          'content-type': 'multipart/form-data; boundary=XX',
-          'content-length': String(100_000_000_000),
+          'content-type': body.type,
+          'content-length': String(body.length),
           ...(expectContinue && { expect: '100-continue' }),
         },
       });
@@ -337,9 +342,15 @@ describe('uploads over MAX_UPLOAD_BYTES', () => {
       );
       if (!expectContinue) request.write('--XX\r\n');
       else request.flushHeaders();
-      const { status, body } = await answer;
+      const { status, body: answered } = await answer;
       request.destroy();
-      expect({ expectContinue, status, invited, reasonCode: JSON.parse(body).reasonCode }).toEqual({ expectContinue, status: 413, invited: false, reasonCode: 'tooLarge' });
+      expect({ path: body.path, expectContinue, status, invited, reasonCode: JSON.parse(answered).reasonCode }).toEqual({
+        path: body.path,
+        expectContinue,
+        status: 413,
+        invited: false,
+        reasonCode: 'tooLarge',
+      });
     }
   });
 });

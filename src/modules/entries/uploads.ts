@@ -15,7 +15,7 @@ export interface UploadInput {
   source: Readable;
   fileName: string;
   mimeType?: string;
-  /** the client's Content-Length of the whole request, when known: checked before reading */
+  /** the file's length as the client declared it (a raw body's Content-Length), when known: checked before reading */
   declaredLength?: number;
 }
 
@@ -27,16 +27,17 @@ const tooLarge = (maxBytes: number) => new ServiceError('tooLarge', `the upload 
 /** Room for a multipart body's boundaries, part headers and text fields around the file. */
 const multipartOverheadBytes = 64 * 1024;
 
-/** The longest body an upload may send: the largest file and its multipart envelope. */
-export const maxUploadBodyBytes = (config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>) => config.MAX_UPLOAD_BYTES + multipartOverheadBytes;
+/** The longest body an upload may send: the largest file, and for a multipart body its envelope around it. */
+export const maxUploadBodyBytes = (config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>, multipart: boolean) =>
+  config.MAX_UPLOAD_BYTES + (multipart ? multipartOverheadBytes : 0);
 
 /** Whether a body that says it is `declaredLength` bytes long is larger than any upload may be. */
-const declaredTooLarge = (config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>, declaredLength: number | undefined) =>
-  declaredLength !== undefined && declaredLength > maxUploadBodyBytes(config);
+const declaredTooLarge = (config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>, declaredLength: number | undefined, multipart: boolean) =>
+  declaredLength !== undefined && declaredLength > maxUploadBodyBytes(config, multipart);
 
-/** An upload whose declared length is too large, refused before a byte of it is read. */
-export function refuseDeclaredLength(config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>, declaredLength: number | undefined): void {
-  if (declaredTooLarge(config, declaredLength)) throw tooLarge(config.MAX_UPLOAD_BYTES);
+/** A multipart upload whose declared length is too large, refused before a byte of it is read. */
+export function refuseDeclaredMultipartLength(config: Pick<Services['config'], 'MAX_UPLOAD_BYTES'>, declaredLength: number | undefined): void {
+  if (declaredTooLarge(config, declaredLength, true)) throw tooLarge(config.MAX_UPLOAD_BYTES);
 }
 
 /**
@@ -84,7 +85,7 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   } catch (error) {
     throw refuse(error);
   }
-  if (declaredTooLarge(config, input.declaredLength)) throw refuse(tooLarge(maxBytes));
+  if (declaredTooLarge(config, input.declaredLength, false)) throw refuse(tooLarge(maxBytes));
   let staged;
   try {
     // a small upload's bytes wait in memory for the row below: then written and placed in one worker call
