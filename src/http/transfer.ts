@@ -18,6 +18,12 @@ export async function scopeOfHttpRequest(ctx: Context, services: Services, repos
   return entryScope(createRequestContext(services, sessionHeaders(ctx)), repository);
 }
 
+/**
+ * The type a raw upload declares; none (sniffed) for the two that say nothing about the file:
+ * `application/octet-stream`, and the form type curl's `--data-binary` sends unless told otherwise.
+ */
+const rawBodyType = (type: string) => (type && type !== 'application/octet-stream' && type !== 'application/x-www-form-urlencoded' ? type : undefined);
+
 const declaredLength = (ctx: Context) => (ctx.request.length === undefined ? undefined : Number(ctx.request.length));
 
 /**
@@ -90,7 +96,7 @@ export function transferRouter(services: Services): Router {
       : await stageUpload(scope, {
           source: ctx.req,
           fileName: typeof ctx.query.fileName === 'string' ? ctx.query.fileName : 'upload',
-          mimeType: ctx.request.type && ctx.request.type !== 'application/octet-stream' ? ctx.request.type : undefined,
+          mimeType: rawBodyType(ctx.request.type),
           declaredLength: declaredLength(ctx),
         });
     ctx.status = 201;

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { sweepPendingUploads } from './uploads.js';
@@ -44,6 +45,16 @@ describe('the GraphQL client upload path: POST C/uploads, then createContent', (
       body: 'plain notes',
     });
     expect(raw).toMatchObject({ status: 201, body: { name: 'notes.txt', mimeType: 'text/plain', fileSize: 11 } });
+  });
+
+  it('sniffs the type of a raw body sent as a form (curl --data-binary\'s default type), as of one sent without a type', async () => {
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer();
+    const raw = await call(`${service.contentBase}/uploads?sessionId=${service.adminSession}&fileName=scan`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: png,
+    });
+    expect(raw).toMatchObject({ status: 201, body: { name: 'scan', mimeType: 'image/png', fileSize: png.length } });
   });
 
   it('uses an upload id once, and only for the user who uploaded it', async () => {
