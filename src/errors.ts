@@ -82,6 +82,13 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === '23505' || e?.cause?.code === '23505' || e?.name === 'UniqueConstraintViolationException';
 }
 
+/** Postgres refused a value itself (SQLSTATE class 22, data exception: bad encoding, out of range…; 54000, a value over a limit such as a tsvector's 1 MB): another try would fail too. */
+export function isRefusedValue(error: unknown): boolean {
+  const e = error as { code?: string; cause?: { code?: string } };
+  const code = e?.code ?? e?.cause?.code ?? '';
+  return code.startsWith('22') || code === '54000';
+}
+
 /**
  * Postgres gave up on a transaction because of concurrent ones (deadlock detected, serialisation
  * failure): running it again may succeed.

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
 import { missingRows } from '../../src/db/missing-rows.js';
+import { isRefusedValue } from '../../src/errors.js';
 import { inProcessText, readHead, storableText, textKindOf } from '../../src/modules/fulltext/extract.js';
 import {
   countResourcesWithoutText,
@@ -63,7 +64,7 @@ async function extractText(config: Config, file: string, resource: ResourceToInd
  * What became of one resource's extraction: its text (empty when none is read), why it failed, or
  * that it is gone (its content was purged while the job ran: nothing to index, nothing failed).
  */
-type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string; fileMissing: boolean } } | { resource: R; gone: true };
+export type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string; fileMissing: boolean } } | { resource: R; gone: true };
 
 /** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's. */
 async function extractOne<R extends ResourceToIndex>(services: Services, resource: R): Promise<Outcome<R>> {
@@ -85,8 +86,34 @@ export async function indexBatch<R extends ResourceToIndex>(services: Services, 
   // a file missing because its content was purged meanwhile is no failure (a missing file of a resource still there is)
   const gone = await missingRows(em, 'resource', extracted.flatMap((outcome) => ('failure' in outcome && outcome.failure.fileMissing ? [outcome.resource.id] : [])));
   const outcomes = extracted.map((outcome): Outcome<R> => (gone.has(outcome.resource.id) ? { resource: outcome.resource, gone: true } : outcome));
-  await textIndexOf(services.config).save(em, repositoryId, outcomes.flatMap((outcome) => ('text' in outcome ? [outcome.text] : [])));
-  return outcomes;
+  return storeTexts(services, em, repositoryId, outcomes);
+}
+
+/**
+ * Stores the texts of a batch's outcomes in one statement. A text Postgres refuses (a value no
+ * storableText rule foresaw) becomes its resource's failure, not the batch's: otherwise the batch
+ * stays queued and every later job of the repository fails on it again. (Exported for its test.)
+ */
+export async function storeTexts<R extends ResourceToIndex>(services: Services, em: EntityManager, repositoryId: string, outcomes: Outcome<R>[]): Promise<Outcome<R>[]> {
+  const index = textIndexOf(services.config);
+  try {
+    await index.save(em, repositoryId, outcomes.flatMap((outcome) => ('text' in outcome ? [outcome.text] : [])));
+    return outcomes;
+  } catch (error) {
+    if (!isRefusedValue(error)) throw error;
+  }
+  const separately: Outcome<R>[] = [];
+  for (const outcome of outcomes) {
+    try {
+      if ('text' in outcome) await index.save(em, repositoryId, [outcome.text]);
+      separately.push(outcome);
+    } catch (error) {
+      if (!isRefusedValue(error)) throw error;
+      const message = `the text of ${outcome.resource.name} could not be stored: ${(error as Error).message}`;
+      separately.push({ resource: outcome.resource, failure: { reasonCode: 'extractionFailed', message, fileMissing: false } });
+    }
+  }
+  return separately;
 }
 
 /** Resources an extraction job takes at a time: their texts are written together. */

@@ -68,6 +68,12 @@ export async function inProcessText(
 /**
  * Text as the index keeps it: NFC-normalised, as searches are (`café` typed as `e` + accent is the
  * same word); control characters as spaces (Postgres text holds no NUL, a tsvector has no use for the
- * others), and so the replacement character, which stands for bytes or code points that could not be read.
+ * others), and so the replacement character, which stands for bytes or code points that could not be
+ * read — and for a lone surrogate (`toWellFormed`), such as the half of a pair a cut at
+ * FULLTEXT_MAX_TEXT_CHARS leaves: Postgres refuses those in JSON.
  */
-export const storableText = (text: string) => text.normalize('NFC').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/g, ' ');
+export const storableText = (text: string) =>
+  text
+    .toWellFormed()
+    .normalize('NFC')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/g, ' ');

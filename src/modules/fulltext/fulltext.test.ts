@@ -174,6 +174,16 @@ describe('bounds: a hostile file cannot stall the queue or the service', () => {
     expect(await namesFound(`fullText('tailword')`)).toEqual([]);
   });
 
+  it('a text cut at FULLTEXT_MAX_TEXT_CHARS inside a surrogate pair is stored without the lone half, and later uploads are indexed', async () => {
+    // its last kept UTF-16 unit is the first half of U+1F4A9: Postgres refuses a lone surrogate in JSON, which
+    // failed the whole batch and left it queued, so every later extraction of the repository failed on it again
+    const split = await indexed('split-pair.txt', `${'a'.repeat(maxChars - 1)}\u{1F4A9} tailword`);
+    const [row] = await sql<{ tail: string }>(service, `select right(t.text, 2) as tail from resource_text t join entry e on e.resource_id = t.resource_id where e.id = ?`, [split.id]);
+    expect(row).toEqual({ tail: 'a ' });
+    await indexed('after-split.txt', 'aftersplitword');
+    expect(await namesFound(`fullText('aftersplitword')`)).toEqual(['after-split.txt']);
+  });
+
   it('a DOCX zip bomb ends its job on the memory bound, and later uploads are still indexed', async () => {
     // 400 MB of text behind a few hundred KB of ZIP: the extraction process dies, not the service
     const bomb = zip({
