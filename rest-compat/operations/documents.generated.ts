@@ -105,19 +105,29 @@ export type EntryType =
   | 'CONTENT'
   | 'FOLDER';
 
+/** what to convert to images, and what to make of them (spec endpoint 4) */
 export type ImageConversionInput = {
+  /** the id of the content version to convert */
   contentId: string | number;
   /** NEW_CONTENT: name, parentId, typeName, tags, properties; any other field becomes a property */
   newContentSpecification?: Record<string, unknown> | null | undefined;
+  /** new contents or page images of the version */
   resultAction: ResultAction;
+  /** the image format of the pages */
   targetFormat: TargetFormat;
 };
 
+/** the state of a job: pending, then running, then Done or panic */
 export type JobState =
+  /** finished; its result is in serializedResult */
   | 'Done'
+  /** reserved: no call cancels a job yet */
   | 'cancelled'
+  /** failed: errorMessage, reasonCode and stackTrace say why */
   | 'panic'
+  /** waiting in the queue */
   | 'pending'
+  /** a worker runs it */
   | 'running';
 
 export type OrderingDirection =
@@ -157,8 +167,11 @@ export type RepositoryLimitsInput = {
   maxTotalInputFileSize?: number | null | undefined;
 };
 
+/** what a conversion makes of the pages it draws */
 export type ResultAction =
+  /** page images of the converted version in the cache store (representations) */
   | 'CONTENT_REPRESENTATION'
+  /** a new content per page, in newContentSpecification.parentId (the root when absent) */
   | 'NEW_CONTENT';
 
 /** the parameters the three searches share */
@@ -173,10 +186,15 @@ export type SearchOptions = {
   orderingDirection?: OrderingDirection | null | undefined;
 };
 
+/** the image format of the pages a conversion draws */
 export type TargetFormat =
+  /** JPEG, drawn on white */
   | 'jpeg'
+  /** PNG */
   | 'png'
+  /** TIFF, LZW-compressed */
   | 'tiff'
+  /** WebP (at most 16383 pixels a side: a larger page or image is scaled to fit) */
   | 'webp';
 
 /** absent fields stay as they are; the version does not change */
