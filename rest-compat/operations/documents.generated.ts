@@ -3,6 +3,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** how checkIn makes the next version */
 export type CheckInInput = {
   /** stored as the new version's comment */
   comment?: string | null | undefined;
@@ -27,6 +28,7 @@ export type ConversionStrategy =
   | 'LOW_PRIORITY'
   | 'REPLACE';
 
+/** where the copy goes and what it is called */
 export type CopyContentInput = {
   /** default: the original's name */
   name?: string | null | undefined;
@@ -34,14 +36,19 @@ export type CopyContentInput = {
   parentId?: string | number | null | undefined;
 };
 
+/** a new content over an upload */
 export type CreateContentInput = {
   /** default: sniffed from the bytes */
   mimeType?: string | null | undefined;
   /** default: the uploaded file's name */
   name?: string | null | undefined;
+  /** the folder; absent, null or "" = the root */
   parentId?: string | number | null | undefined;
+  /** the content's own properties (at most 64 KiB of JSON); an inheritance policy may add its folder's */
   properties?: Record<string, unknown> | null | undefined;
+  /** the content's own tags (at most 256); an inheritance policy may add its folder's */
   tags?: Array<string> | null | undefined;
+  /** the content's type; default: the folder's default type policy, else none */
   typeName?: string | null | undefined;
   /** the id answered by POST …/uploads */
   uploadId: string | number;
@@ -60,10 +67,15 @@ export type CreateDefaultTypePolicyInput = {
   technicalName?: string | null | undefined;
 };
 
+/** a new folder */
 export type CreateFolderInput = {
+  /** 1 to 255 characters, unique among the active entries of the parent folder */
   name: string;
+  /** the parent folder; absent, null or "" = the root */
   parentId?: string | number | null | undefined;
+  /** the folder's own properties (at most 64 KiB of JSON); an inheritance policy may add its parent's */
   properties?: Record<string, unknown> | null | undefined;
+  /** the folder's own tags (at most 256); an inheritance policy may add its parent's */
   tags?: Array<string> | null | undefined;
 };
 
@@ -101,8 +113,11 @@ export type CreateTypeRestrictionPolicyInput = {
   technicalName?: string | null | undefined;
 };
 
+/** the kind of an entry */
 export type EntryType =
+  /** a versioned file with its metadata */
   | 'CONTENT'
+  /** a folder holding folders and contents */
   | 'FOLDER';
 
 /** what to convert to images, and what to make of them (spec endpoint 4) */
@@ -130,26 +145,42 @@ export type JobState =
   /** a worker runs it */
   | 'running';
 
+/** the direction of an order */
 export type OrderingDirection =
+  /** ascending (the default) */
   | 'asc'
+  /** descending */
   | 'desc';
 
 /** an entry matches when it matches every given property */
 export type PropertyFilter = {
+  /** the content's chronicalId (the id its versions share) */
   chronicalId?: string | number | null | undefined;
+  /** created by this user */
   createdBy?: string | null | undefined;
+  /** true: locked by anybody; false: not locked */
   isLocked?: boolean | null | undefined;
+  /** last changed by this user */
   lastModifiedBy?: string | null | undefined;
+  /** locked by this user */
   lockedBy?: string | null | undefined;
+  /** the resource's media type, exactly */
   mimeType?: string | null | undefined;
+  /** this name (NFC-normalised, trimmed) */
   name?: string | null | undefined;
+  /** owned by this user */
   owner?: string | null | undefined;
+  /** in this folder */
   parentId?: string | number | null | undefined;
+  /** having every one of these tags (NFC-normalised) */
   tags?: Array<string> | null | undefined;
+  /** this version label, e.g. 1.0 */
   version?: string | null | undefined;
+  /** CURRENT, or WORKING_COPY (working copies are found only so) */
   versionStatus?: VersionStatus | null | undefined;
 };
 
+/** the new bytes of replaceResource */
 export type ReplaceResourceInput = {
   /** default: sniffed from the bytes */
   mimeType?: string | null | undefined;
@@ -176,13 +207,17 @@ export type ResultAction =
 
 /** the parameters the three searches share */
 export type SearchOptions = {
+  /** only contents or only folders */
   entryType?: EntryType | null | undefined;
+  /** true: every version of each content, not only the latest */
   includeVersions?: boolean | null | undefined;
   /** default 100, at most 1000 */
   limit?: number | null | undefined;
   /** default 0 */
   offset?: number | null | undefined;
+  /** any property a condition can name except tags (e.g. name, parent.name, properties.<name>); missing values last */
   orderBy?: string | null | undefined;
+  /** asc (default) or desc */
   orderingDirection?: OrderingDirection | null | undefined;
 };
 
@@ -199,6 +234,7 @@ export type TargetFormat =
 
 /** absent fields stay as they are; the version does not change */
 export type UpdateContentInput = {
+  /** the new name; null is refused */
   name?: string | null | undefined;
   /** move: the new parent folder; null or "" = the root */
   parentId?: string | number | null | undefined;
@@ -210,6 +246,7 @@ export type UpdateContentInput = {
 
 /** absent fields stay as they are */
 export type UpdateFolderInput = {
+  /** the new name; null is refused */
   name?: string | null | undefined;
   /** move: the new parent folder; null or "" = the root */
   parentId?: string | number | null | undefined;
@@ -230,8 +267,11 @@ export type UpdateRepositoryLimitsInput = {
   maxTotalInputFileSize?: number | null | undefined;
 };
 
+/** the status of a content version */
 export type VersionStatus =
+  /** a checked-in version */
   | 'CURRENT'
+  /** the copy made by checkOut, which checkIn makes the next version */
   | 'WORKING_COPY';
 
 export type AddTagsMutationVariables = Exact<{
