@@ -17,15 +17,22 @@ export type CheckInInput = {
 
 /** share of the conversion object limit for PDF to image: 20, 50, 80, 100 % */
 export type ConversionLimit =
+  /** 80 % of the conversion limits */
   | 'HIGH'
+  /** 20 % of the conversion limits */
   | 'LOW'
+  /** 50 % of the conversion limits */
   | 'MEDIUM'
+  /** 100 % of the conversion limits (the default) */
   | 'UNLIMITED';
 
 /** what happens when the object count exceeds the repository limit */
 export type ConversionStrategy =
+  /** the job fails (the default) */
   | 'ERROR'
+  /** the job goes back to the end of the queue with a lower priority once, then renders every page */
   | 'LOW_PRIORITY'
+  /** each page over the limit is drawn as a placeholder page saying which limit */
   | 'REPLACE';
 
 /** where the copy goes and what it is called */
@@ -54,14 +61,19 @@ export type CreateContentInput = {
   uploadId: string | number;
 };
 
+/** a new type of the registry */
 export type CreateContentTypeInput = {
+  /** 1 to 128 letters, digits or : . _ -; unique */
   name: string;
+  /** a registered type it is a subtype of; default: none */
   parentTypeName?: string | null | undefined;
 };
 
+/** a default type policy: content created without a type in its folders gets this one */
 export type CreateDefaultTypePolicyInput = {
   /** a type of the registry (POST A/type) */
   defaultTypeName: string;
+  /** 1 to 255 characters */
   name: string;
   /** default: the name */
   technicalName?: string | null | undefined;
@@ -81,19 +93,27 @@ export type CreateFolderInput = {
 
 /** each flag defaults to true */
 export type CreateInheritancePolicyInput = {
+  /** recorded only: the service has no access control lists yet */
   inheritAcl?: boolean | null | undefined;
+  /** recorded only: the service has no classifications yet */
   inheritClassification?: boolean | null | undefined;
+  /** entries created in the folder get the folder's properties they do not set themselves */
   inheritCommonProperties?: boolean | null | undefined;
+  /** false: the policies of the folder and above do not reach its subfolders */
   inheritPolicies?: boolean | null | undefined;
+  /** entries created in the folder get the folder's tags too */
   inheritTags?: boolean | null | undefined;
+  /** 1 to 255 characters */
   name: string;
   /** default: the name */
   technicalName?: string | null | undefined;
 };
 
+/** a new repository */
 export type CreateRepositoryInput = {
   /** default: true */
   fullTextEnabled?: boolean | null | undefined;
+  /** default: none (the conversion limits apply) */
   limits?: RepositoryLimitsInput | null | undefined;
   /** letters, digits, _ or -; the id is svc.repository.<name> */
   name: string;
@@ -101,13 +121,17 @@ export type CreateRepositoryInput = {
   technicalName?: string | null | undefined;
 };
 
+/** a type restriction: contents of a type it refuses cannot be created, moved, retyped, copied or checked in in its folders */
 export type CreateTypeRestrictionPolicyInput = {
   /** when given, only these types (and subtypes with includeSubTypes) */
   allowedTypeNames?: Array<string> | null | undefined;
+  /** these types are refused (and subtypes with includeSubTypes) */
   deniedTypeNames?: Array<string> | null | undefined;
+  /** free text kept with the policy */
   description?: string | null | undefined;
   /** default: true */
   includeSubTypes?: boolean | null | undefined;
+  /** 1 to 255 characters */
   name: string;
   /** default: the name */
   technicalName?: string | null | undefined;
@@ -188,11 +212,15 @@ export type ReplaceResourceInput = {
   uploadId: string | number;
 };
 
+/** limits of a conversion job in the repository: each at most the conversion limit of the same name (CONV_MAX_*) */
 export type RepositoryLimitsInput = {
+  /** the share of the PDF object limits a job may use */
   conversionLimit?: ConversionLimit | null | undefined;
+  /** what happens to a PDF over that share */
   conversionStrategy?: ConversionStrategy | null | undefined;
   /** bytes */
   maxInputFileSize?: number | null | undefined;
+  /** input files per job, a whole number above 0 */
   maxNumberOfInputFiles?: number | null | undefined;
   /** bytes */
   maxTotalInputFileSize?: number | null | undefined;
@@ -256,12 +284,17 @@ export type UpdateFolderInput = {
   tags?: Array<string> | null | undefined;
 };
 
+/** a limit given replaces the stored one, null unsets it, an absent one stays */
 export type UpdateRepositoryLimitsInput = {
+  /** the share of the PDF object limits a job may use */
   conversionLimit?: ConversionLimit | null | undefined;
+  /** what happens to a PDF over that share */
   conversionStrategy?: ConversionStrategy | null | undefined;
+  /** switches full-text search on or off; absent or null: unchanged */
   fullTextEnabled?: boolean | null | undefined;
   /** bytes */
   maxInputFileSize?: number | null | undefined;
+  /** input files per job, a whole number above 0 */
   maxNumberOfInputFiles?: number | null | undefined;
   /** bytes */
   maxTotalInputFileSize?: number | null | undefined;
