@@ -43,7 +43,7 @@ const entryTypeName = (value: { entryType: string }) => (value.entryType === 'FO
 export abstract class EntryNode {
   @Field(() => ID, { description: 'the id of the folder, or of this version of the content' }) id!: string;
   @Field(() => ID, { description: 'the id its versions share (its first version\'s id)' }) chronicalId!: string;
-  @Field(() => Boolean, { description: 'false for a deactivated content (deleted, restorable with restoreContent)' }) active!: boolean;
+  @Field(() => Boolean, { description: 'false when deactivated: a deleted content that restoreContent can bring back' }) active!: boolean;
   @Field(() => EntryTypeEnum, { description: 'CONTENT or FOLDER' }) entryType!: EntryTypeEnum;
   @Field(() => String, { description: '1 to 255 characters, unique among the active latest entries of its folder' }) name!: string;
   @Field(() => String, { description: "the user name of its owner: who created the folder, or the content's first version" }) owner!: string;

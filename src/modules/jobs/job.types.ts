@@ -13,7 +13,7 @@ export class ServiceRequestJobNode {
   @Field(() => [ID], { description: 'the contents the job reads (a text extraction adds them batch by batch)' }) contentIds!: string[];
   @Field(() => [String], { description: "the file names of the contents' resources the job reads" }) inputFilenames!: string[];
   @Field(() => String, { nullable: true, description: 'conversion: the name of the converted content; null for other jobs' }) displayFilename!: string | null;
-  @Field(() => String, { nullable: true, description: 'conversion: the file name of the result as a one-page document gets it (<name>.<ext>); null for other jobs' })
+  @Field(() => String, { nullable: true, description: 'conversion: the name of the result, <name>.<ext> (new contents of several pages add -<page>); null for other jobs' })
   targetName!: string | null;
   @Field(() => String, { nullable: true, description: 'conversion: NEW_CONTENT or CONTENT_REPRESENTATION; null for other jobs' }) resultAction!: string | null;
   @Field(() => String, { description: 'pending, running, Done, panic (failed) or cancelled (reserved)' }) state!: string;

@@ -67,7 +67,7 @@ export class PoliciesResolver {
   @Mutation(() => PolicyDeletionNode, { description: 'by ids, or by technical names (an empty list: every custom policy); one unknown is a 404 and nothing is deleted' })
   async deletePolicies(
     @Arg('ids', () => [ID], { nullable: true, description: "the policies' ids, at least one" }) ids: string[] | undefined,
-    @Arg('technicalNames', () => [String], { nullable: true, description: "the policies' technical names; [] = every policy" }) technicalNames: string[] | undefined,
+    @Arg('technicalNames', () => [String], { nullable: true, description: "the policies' technical names; [] = every custom policy" }) technicalNames: string[] | undefined,
     @Ctx() context: RequestContext,
   ) {
     const started = performance.now();

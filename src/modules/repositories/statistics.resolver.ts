@@ -42,15 +42,15 @@ class CacheStatisticsNode {
   @Field(() => Int, { description: 'content versions with page images' }) numberOfDocuments!: number;
   @Field(() => Int, { description: 'page images' }) numberOfPages!: number;
   @Field(() => Int, { description: 'page images (as numberOfPages)' }) numberOfRepresentations!: number;
-  @Field(() => Int, { description: 'the sources: content versions with page images, whose files the source figures measure' }) numberOfSourceRepresentations!: number;
+  @Field(() => Int, { description: 'the sources: the content versions with page images, whose files the sourceRepresentations figures measure' }) numberOfSourceRepresentations!: number;
   @Field(() => Number, { description: 'bytes of all page images' }) representationsSize!: number;
   @Field(() => Number, { description: 'bytes of the smallest page image; 0 when there is none' }) representationsMinSize!: number;
   @Field(() => Number, { description: 'bytes of the largest page image; 0 when there is none' }) representationsMaxSize!: number;
-  @Field(() => Number, { description: 'bytes, the mean page image; 0 when there is none' }) representationsAverageSize!: number;
+  @Field(() => Number, { description: 'bytes, the mean size of a page image; 0 when there is none' }) representationsAverageSize!: number;
   @Field(() => Number, { description: "bytes of the sources' files" }) sourceRepresentationsSize!: number;
   @Field(() => Number, { description: "bytes of the smallest source's file; 0 when there is none" }) sourceRepresentationsMinSize!: number;
   @Field(() => Number, { description: "bytes of the largest source's file; 0 when there is none" }) sourceRepresentationsMaxSize!: number;
-  @Field(() => Number, { description: "bytes, the mean source's file; 0 when there is none" }) sourceRepresentationsAverageSize!: number;
+  @Field(() => Number, { description: "bytes, the mean size of a source's file; 0 when there is none" }) sourceRepresentationsAverageSize!: number;
   @Field(() => JSONObject, { description: 'representation status → count' }) representationsStatus!: Record<string, number>;
 }
 
