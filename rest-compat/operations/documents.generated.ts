@@ -3,6 +3,7 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** how checkIn makes the next version */
 export type CheckInInput = {
   /** stored as the new version's comment */
   comment?: string | null | undefined;
@@ -16,17 +17,25 @@ export type CheckInInput = {
 
 /** share of the conversion object limit for PDF to image: 20, 50, 80, 100 % */
 export type ConversionLimit =
+  /** 80 % of the conversion limits */
   | 'HIGH'
+  /** 20 % of the conversion limits */
   | 'LOW'
+  /** 50 % of the conversion limits */
   | 'MEDIUM'
+  /** 100 % of the conversion limits (the default) */
   | 'UNLIMITED';
 
 /** what happens when the object count exceeds the repository limit */
 export type ConversionStrategy =
+  /** the job fails (the default) */
   | 'ERROR'
+  /** the job goes back to the end of the queue with a lower priority once, then renders every page */
   | 'LOW_PRIORITY'
+  /** each page over the limit is drawn as a placeholder page saying which limit */
   | 'REPLACE';
 
+/** where the copy goes and what it is called */
 export type CopyContentInput = {
   /** default: the original's name */
   name?: string | null | undefined;
@@ -34,54 +43,77 @@ export type CopyContentInput = {
   parentId?: string | number | null | undefined;
 };
 
+/** a new content over an upload */
 export type CreateContentInput = {
   /** default: sniffed from the bytes */
   mimeType?: string | null | undefined;
   /** default: the uploaded file's name */
   name?: string | null | undefined;
+  /** the folder; absent, null or "" = the root */
   parentId?: string | number | null | undefined;
+  /** the content's own properties (at most 64 KiB of JSON); an inheritance policy may add its folder's */
   properties?: Record<string, unknown> | null | undefined;
+  /** the content's own tags (at most 256); an inheritance policy may add its folder's */
   tags?: Array<string> | null | undefined;
+  /** the content's type; default: the folder's default type policy, else none */
   typeName?: string | null | undefined;
   /** the id answered by POST …/uploads */
   uploadId: string | number;
 };
 
+/** a new type of the registry */
 export type CreateContentTypeInput = {
+  /** 1 to 128 letters, digits or : . _ -; unique */
   name: string;
+  /** a registered type it is a subtype of; default: none */
   parentTypeName?: string | null | undefined;
 };
 
+/** a default type policy: content created without a type in its folders gets this one */
 export type CreateDefaultTypePolicyInput = {
   /** a type of the registry (POST A/type) */
   defaultTypeName: string;
+  /** 1 to 255 characters */
   name: string;
   /** default: the name */
   technicalName?: string | null | undefined;
 };
 
+/** a new folder */
 export type CreateFolderInput = {
+  /** 1 to 255 characters, unique among the active entries of the parent folder */
   name: string;
+  /** the parent folder; absent, null or "" = the root */
   parentId?: string | number | null | undefined;
+  /** the folder's own properties (at most 64 KiB of JSON); an inheritance policy may add its parent's */
   properties?: Record<string, unknown> | null | undefined;
+  /** the folder's own tags (at most 256); an inheritance policy may add its parent's */
   tags?: Array<string> | null | undefined;
 };
 
 /** each flag defaults to true */
 export type CreateInheritancePolicyInput = {
+  /** recorded only: the service has no access control lists yet */
   inheritAcl?: boolean | null | undefined;
+  /** recorded only: the service has no classifications yet */
   inheritClassification?: boolean | null | undefined;
+  /** entries created in the folder get the folder's properties they do not set themselves */
   inheritCommonProperties?: boolean | null | undefined;
+  /** false: the policies of the folder and above do not reach its subfolders */
   inheritPolicies?: boolean | null | undefined;
+  /** entries created in the folder get the folder's tags too */
   inheritTags?: boolean | null | undefined;
+  /** 1 to 255 characters */
   name: string;
   /** default: the name */
   technicalName?: string | null | undefined;
 };
 
+/** a new repository */
 export type CreateRepositoryInput = {
   /** default: true */
   fullTextEnabled?: boolean | null | undefined;
+  /** default: none (the conversion limits apply) */
   limits?: RepositoryLimitsInput | null | undefined;
   /** letters, digits, _ or -; the id is svc.repository.<name> */
   name: string;
@@ -89,57 +121,90 @@ export type CreateRepositoryInput = {
   technicalName?: string | null | undefined;
 };
 
+/** a type restriction: contents of a type it refuses cannot be created, moved, retyped, copied or checked in in its folders */
 export type CreateTypeRestrictionPolicyInput = {
   /** when given, only these types (and subtypes with includeSubTypes) */
   allowedTypeNames?: Array<string> | null | undefined;
+  /** these types are refused (and subtypes with includeSubTypes) */
   deniedTypeNames?: Array<string> | null | undefined;
+  /** free text kept with the policy */
   description?: string | null | undefined;
   /** default: true */
   includeSubTypes?: boolean | null | undefined;
+  /** 1 to 255 characters */
   name: string;
   /** default: the name */
   technicalName?: string | null | undefined;
 };
 
+/** the kind of an entry */
 export type EntryType =
+  /** a versioned file with its metadata */
   | 'CONTENT'
+  /** a folder holding folders and contents */
   | 'FOLDER';
 
+/** what to convert to images, and what to make of them (spec endpoint 4) */
 export type ImageConversionInput = {
+  /** the id of the content version to convert */
   contentId: string | number;
   /** NEW_CONTENT: name, parentId, typeName, tags, properties; any other field becomes a property */
   newContentSpecification?: Record<string, unknown> | null | undefined;
+  /** new contents or page images of the version */
   resultAction: ResultAction;
+  /** the image format of the pages */
   targetFormat: TargetFormat;
 };
 
+/** the state of a job: pending, then running, then Done or panic */
 export type JobState =
+  /** finished; its result is in serializedResult */
   | 'Done'
+  /** reserved: no call cancels a job yet */
   | 'cancelled'
+  /** failed: errorMessage, reasonCode and stackTrace say why */
   | 'panic'
+  /** waiting in the queue */
   | 'pending'
+  /** a worker runs it */
   | 'running';
 
+/** the direction of an order */
 export type OrderingDirection =
+  /** ascending (the default) */
   | 'asc'
+  /** descending */
   | 'desc';
 
 /** an entry matches when it matches every given property */
 export type PropertyFilter = {
+  /** the content's chronicalId (the id its versions share) */
   chronicalId?: string | number | null | undefined;
+  /** created by this user */
   createdBy?: string | null | undefined;
+  /** true: locked by anybody; false: not locked */
   isLocked?: boolean | null | undefined;
+  /** last changed by this user */
   lastModifiedBy?: string | null | undefined;
+  /** locked by this user */
   lockedBy?: string | null | undefined;
+  /** the resource's media type, exactly */
   mimeType?: string | null | undefined;
+  /** this name (NFC-normalised, trimmed) */
   name?: string | null | undefined;
+  /** owned by this user */
   owner?: string | null | undefined;
+  /** in this folder */
   parentId?: string | number | null | undefined;
+  /** having every one of these tags (NFC-normalised) */
   tags?: Array<string> | null | undefined;
+  /** this version label, e.g. 1.0 */
   version?: string | null | undefined;
+  /** CURRENT, or WORKING_COPY (working copies are found only so) */
   versionStatus?: VersionStatus | null | undefined;
 };
 
+/** the new bytes of replaceResource */
 export type ReplaceResourceInput = {
   /** default: sniffed from the bytes */
   mimeType?: string | null | undefined;
@@ -147,40 +212,57 @@ export type ReplaceResourceInput = {
   uploadId: string | number;
 };
 
+/** limits of a conversion job in the repository: each at most the conversion limit of the same name (CONV_MAX_*) */
 export type RepositoryLimitsInput = {
+  /** the share of the PDF object limits a job may use */
   conversionLimit?: ConversionLimit | null | undefined;
+  /** what happens to a PDF over that share */
   conversionStrategy?: ConversionStrategy | null | undefined;
   /** bytes */
   maxInputFileSize?: number | null | undefined;
+  /** input files per job, a whole number above 0 */
   maxNumberOfInputFiles?: number | null | undefined;
   /** bytes */
   maxTotalInputFileSize?: number | null | undefined;
 };
 
+/** what a conversion makes of the pages it draws */
 export type ResultAction =
+  /** page images of the converted version in the cache store (representations) */
   | 'CONTENT_REPRESENTATION'
+  /** a new content per page, in newContentSpecification.parentId (the root when absent) */
   | 'NEW_CONTENT';
 
 /** the parameters the three searches share */
 export type SearchOptions = {
+  /** only contents or only folders */
   entryType?: EntryType | null | undefined;
+  /** true: every version of each content, not only the latest */
   includeVersions?: boolean | null | undefined;
   /** default 100, at most 1000 */
   limit?: number | null | undefined;
   /** default 0 */
   offset?: number | null | undefined;
+  /** any property a condition can name except tags (e.g. name, parent.name, properties.<name>); missing values last */
   orderBy?: string | null | undefined;
+  /** asc (default) or desc */
   orderingDirection?: OrderingDirection | null | undefined;
 };
 
+/** the image format of the pages a conversion draws */
 export type TargetFormat =
+  /** JPEG, drawn on white */
   | 'jpeg'
+  /** PNG */
   | 'png'
+  /** TIFF, LZW-compressed */
   | 'tiff'
+  /** WebP (at most 16383 pixels a side: a larger page or image is scaled to fit) */
   | 'webp';
 
 /** absent fields stay as they are; the version does not change */
 export type UpdateContentInput = {
+  /** the new name; null is refused */
   name?: string | null | undefined;
   /** move: the new parent folder; null or "" = the root */
   parentId?: string | number | null | undefined;
@@ -192,6 +274,7 @@ export type UpdateContentInput = {
 
 /** absent fields stay as they are */
 export type UpdateFolderInput = {
+  /** the new name; null is refused */
   name?: string | null | undefined;
   /** move: the new parent folder; null or "" = the root */
   parentId?: string | number | null | undefined;
@@ -201,19 +284,27 @@ export type UpdateFolderInput = {
   tags?: Array<string> | null | undefined;
 };
 
+/** a limit given replaces the stored one, null unsets it, an absent one stays */
 export type UpdateRepositoryLimitsInput = {
+  /** the share of the PDF object limits a job may use */
   conversionLimit?: ConversionLimit | null | undefined;
+  /** what happens to a PDF over that share */
   conversionStrategy?: ConversionStrategy | null | undefined;
+  /** switches full-text search on or off; absent or null: unchanged */
   fullTextEnabled?: boolean | null | undefined;
   /** bytes */
   maxInputFileSize?: number | null | undefined;
+  /** input files per job, a whole number above 0 */
   maxNumberOfInputFiles?: number | null | undefined;
   /** bytes */
   maxTotalInputFileSize?: number | null | undefined;
 };
 
+/** the status of a content version */
 export type VersionStatus =
+  /** a checked-in version */
   | 'CURRENT'
+  /** the copy made by checkOut, which checkIn makes the next version */
   | 'WORKING_COPY';
 
 export type AddTagsMutationVariables = Exact<{

@@ -1,6 +1,6 @@
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { parse, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { Kind, parse, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, getMetadataStorage, type AuthChecker, type NonEmptyArray } from 'type-graphql';
 import { accessDenied } from '../errors.js';
 import type { RequestContext } from '../context.js';
@@ -45,14 +45,33 @@ function sortedDocument(document: DocumentNode): DocumentNode {
 }
 
 /**
+ * Descriptions of the root types, which TypeGraphQL's decorators cannot give: the same in every
+ * subgraph, so the supergraph composes one of them.
+ */
+const rootTypeDescriptions: Record<string, string> = {
+  Query: 'the reads of the API: content, administration and health',
+  Mutation: 'the changes of the API: content, administration and health checks',
+  Subscription: 'live updates over graphql-ws or SSE; each ends with its session',
+};
+
+function withRootTypeDescriptions(document: DocumentNode): DocumentNode {
+  const definitions = document.definitions.map((definition) =>
+    definition.kind === Kind.OBJECT_TYPE_DEFINITION && !definition.description && rootTypeDescriptions[definition.name.value]
+      ? { ...definition, description: { kind: Kind.STRING, value: rootTypeDescriptions[definition.name.value]! } }
+      : definition,
+  ) as DefinitionNode[];
+  return { ...document, definitions };
+}
+
+/**
  * TypeGraphQL builds the schema; it is printed with its directives (type-graphql's own printer drops
  * `@key`) and rebuilt as a Federation 2 subgraph.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export async function buildFederatedSchema(resolvers: NonEmptyArray<Function>, orphanedTypes: Function[] = []): Promise<FederatedSchema> {
   const schema = await buildSchema({ resolvers, orphanedTypes, authChecker, validate: false, pubSub, globalMiddlewares: [mapDomainErrors] });
-  const typeDefs = sortedDocument(
-    parse(`extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`),
+  const typeDefs = withRootTypeDescriptions(
+    sortedDocument(parse(`extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable"])\n${printSchemaWithDirectives(schema)}`)),
   );
   const resolverMap = createResolversMap(schema) as Record<string, Record<string, unknown> | undefined>;
   // type-graphql wraps each interface's `resolveType` in an async function, which graphql-jit cannot

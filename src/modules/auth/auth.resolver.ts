@@ -3,25 +3,25 @@ import type { RequestContext } from '../../context.js';
 import { notAuthenticated } from '../../errors.js';
 import { authenticate, createUser, deleteUser, listUsers, logout } from './operations.js';
 
-@ObjectType('User')
+@ObjectType('User', { description: 'a user of the service (never with its password or hash)' })
 export class UserNode {
-  @Field(() => String) userName!: string;
-  @Field(() => [String]) roles!: string[];
-  @Field(() => Date) createdAt!: Date;
+  @Field(() => String, { description: 'unique whatever its case; the spelling it was created with' }) userName!: string;
+  @Field(() => [String], { description: 'ADMIN and/or USER' }) roles!: string[];
+  @Field(() => Date, { description: 'when the user was created' }) createdAt!: Date;
 }
 
-@ObjectType('Me')
+@ObjectType('Me', { description: 'the user of the calling session' })
 class MeNode {
-  @Field(() => String) userName!: string;
-  @Field(() => [String]) roles!: string[];
+  @Field(() => String, { description: "the user's name" }) userName!: string;
+  @Field(() => [String], { description: 'ADMIN and/or USER' }) roles!: string[];
 }
 
 @Resolver()
 export class AuthResolver {
   @Mutation(() => String, { description: 'a session id for a user name and password (spec endpoint 14)' })
   async authenticate(
-    @Arg('user', () => String) user: string,
-    @Arg('password', () => String) password: string,
+    @Arg('user', () => String, { description: 'the user name, in any case' }) user: string,
+    @Arg('password', () => String, { description: "the user's password" }) password: string,
     @Ctx() context: RequestContext,
   ): Promise<string> {
     return authenticate(context.em, context.services, { user, password, address: context.address });
@@ -45,23 +45,26 @@ export class AuthResolver {
 @Authorized('ADMIN')
 @Resolver()
 export class UsersResolver {
-  @Query(() => [UserNode])
+  @Query(() => [UserNode], { description: 'every user, by name' })
   async users(@Ctx() context: RequestContext) {
     return listUsers(context.em);
   }
 
-  @Mutation(() => UserNode)
+  @Mutation(() => UserNode, { description: 'creates a user' })
   async createUser(
-    @Arg('userName', () => String) userName: string,
-    @Arg('password', () => String) password: string,
-    @Arg('roles', () => [String], { nullable: true }) roles: string[] | undefined,
+    @Arg('userName', () => String, { description: '1 to 64 ASCII letters, digits or . _ @ -; unique whatever its case' }) userName: string,
+    @Arg('password', () => String, { description: '8 to 256 characters, not one character repeated, not the user name' }) password: string,
+    @Arg('roles', () => [String], { nullable: true, description: 'ADMIN and/or USER; default: USER' }) roles: string[] | undefined,
     @Ctx() context: RequestContext,
   ) {
     return createUser(context.em, context.services, { userName, password, roles: roles ?? [] });
   }
 
-  @Mutation(() => Boolean)
-  async deleteUser(@Arg('userName', () => String) userName: string, @Ctx() context: RequestContext): Promise<boolean> {
+  @Mutation(() => Boolean, { description: "deletes a user and ends the user's sessions; never one's own user nor the last administrator (409)" })
+  async deleteUser(
+    @Arg('userName', () => String, { description: 'the user name, in any case' }) userName: string,
+    @Ctx() context: RequestContext,
+  ): Promise<boolean> {
     await deleteUser(context.em, context.services, await context.principal(), userName);
     return true;
   }

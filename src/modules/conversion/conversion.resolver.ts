@@ -28,54 +28,80 @@ enum JobStateEnum {
   panic = 'panic',
   cancelled = 'cancelled',
 }
-registerEnumType(TargetFormatEnum, { name: 'TargetFormat' });
-registerEnumType(ResultActionEnum, { name: 'ResultAction' });
-registerEnumType(JobStateEnum, { name: 'JobState' });
+registerEnumType(TargetFormatEnum, {
+  name: 'TargetFormat',
+  description: 'the image format of the pages a conversion draws',
+  valuesConfig: {
+    png: { description: 'PNG' },
+    jpeg: { description: 'JPEG, drawn on white' },
+    webp: { description: 'WebP (at most 16383 pixels a side: a larger page or image is scaled to fit)' },
+    tiff: { description: 'TIFF, LZW-compressed' },
+  },
+});
+registerEnumType(ResultActionEnum, {
+  name: 'ResultAction',
+  description: 'what a conversion makes of the pages it draws',
+  valuesConfig: {
+    NEW_CONTENT: { description: 'a new content per page, in newContentSpecification.parentId (the root when absent)' },
+    CONTENT_REPRESENTATION: { description: 'page images of the converted version in the cache store (representations)' },
+  },
+});
+registerEnumType(JobStateEnum, {
+  name: 'JobState',
+  description: 'the state of a job: pending, then running, then Done or panic',
+  valuesConfig: {
+    pending: { description: 'waiting in the queue' },
+    running: { description: 'a worker runs it' },
+    Done: { description: 'finished; its result is in serializedResult' },
+    panic: { description: 'failed: errorMessage, reasonCode and stackTrace say why' },
+    cancelled: { description: 'reserved: no call cancels a job yet' },
+  },
+});
 
-@InputType('ImageConversionInput')
+@InputType('ImageConversionInput', { description: 'what to convert to images, and what to make of them (spec endpoint 4)' })
 class ImageConversionInputNode {
-  @Field(() => ID) contentId!: string;
-  @Field(() => ResultActionEnum) resultAction!: ResultAction;
-  @Field(() => TargetFormatEnum) targetFormat!: TargetFormat;
+  @Field(() => ID, { description: 'the id of the content version to convert' }) contentId!: string;
+  @Field(() => ResultActionEnum, { description: 'new contents or page images of the version' }) resultAction!: ResultAction;
+  @Field(() => TargetFormatEnum, { description: 'the image format of the pages' }) targetFormat!: TargetFormat;
   @Field(() => JSONObject, { nullable: true, description: 'NEW_CONTENT: name, parentId, typeName, tags, properties; any other field becomes a property' })
   newContentSpecification?: Record<string, unknown>;
 }
 
-@ObjectType('ConversionResponse')
+@ObjectType('ConversionResponse', { description: 'the conversion job started by convertToImage' })
 class ConversionResponseNode {
-  @Field(() => Int) duration!: number;
-  @Field(() => ID) jobId!: string;
+  @Field(() => Int, { description: 'ms the service took to start the job' }) duration!: number;
+  @Field(() => ID, { description: 'the conversion job (its status: jobStatus)' }) jobId!: string;
 }
 
-@ObjectType('JobsPage')
+@ObjectType('JobsPage', { description: "a page of a repository's jobs, newest first" })
 class JobsPageNode {
-  @Field(() => Int) count!: number;
-  @Field(() => Int) duration!: number;
-  @Field(() => [ServiceRequestJobNode]) entries!: ServiceRequestJobNode[];
+  @Field(() => Int, { description: 'all matching jobs, not the page size' }) count!: number;
+  @Field(() => Int, { description: 'ms' }) duration!: number;
+  @Field(() => [ServiceRequestJobNode], { description: 'the jobs of this page' }) entries!: ServiceRequestJobNode[];
 }
 
-@ObjectType('Representation')
+@ObjectType('Representation', { description: 'a page image of a content version, drawn by a conversion and kept in the cache store' })
 class RepresentationNode {
-  @Field(() => ID) id!: string;
-  @Field(() => ID) contentId!: string;
-  @Field(() => String) format!: string;
-  @Field(() => String) mimeType!: string;
-  @Field(() => Int) page!: number;
-  @Field(() => Int) pageCount!: number;
+  @Field(() => ID, { description: '<contentId>_<format>_<page>' }) id!: string;
+  @Field(() => ID, { description: 'the content version it shows' }) contentId!: string;
+  @Field(() => String, { description: 'png, jpeg, webp or tiff' }) format!: string;
+  @Field(() => String, { description: 'image/<format>' }) mimeType!: string;
+  @Field(() => Int, { description: 'the page number, from 1' }) page!: number;
+  @Field(() => Int, { description: 'the number of pages of the document' }) pageCount!: number;
   @Field(() => String, { description: 'READY, or PLACEHOLDER for a page replaced under the REPLACE strategy or that could not be rendered' }) status!: string;
-  @Field(() => Float) fileSize!: number;
-  @Field(() => Int) width!: number;
-  @Field(() => Int) height!: number;
+  @Field(() => Float, { description: 'bytes' }) fileSize!: number;
+  @Field(() => Int, { description: 'pixels' }) width!: number;
+  @Field(() => Int, { description: 'pixels' }) height!: number;
   @Field(() => ID, { nullable: true, description: 'the conversion job that drew it' }) jobId!: string | null;
-  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { description: 'when the page was drawn' }) createdAt!: Date;
   @Field(() => String, { description: 'where the bytes are (GET, with the session as Bearer or sessionId; includeInactive=true for a deactivated content)' })
   downloadUrl!: string;
 }
 
-@ObjectType('RepresentationsPage')
+@ObjectType('RepresentationsPage', { description: 'the page images of a content version' })
 class RepresentationsPageNode {
-  @Field(() => Int) count!: number;
-  @Field(() => [RepresentationNode]) entries!: RepresentationNode[];
+  @Field(() => Int, { description: 'the number of page images (the list is not paged)' }) count!: number;
+  @Field(() => [RepresentationNode], { description: 'by format, then page' }) entries!: RepresentationNode[];
 }
 
 /**
@@ -111,8 +137,8 @@ async function* jobStatusChanges(scope: EntryScope, jobId: string): AsyncGenerat
 export class ConversionResolver {
   @Mutation(() => ConversionResponseNode, { description: 'starts converting a content to images; the job runs in the background' })
   async convertToImage(
-    @Arg('repository', () => String) repository: string,
-    @Arg('input', () => ImageConversionInputNode) input: ImageConversionInputNode,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('input', () => ImageConversionInputNode, { description: 'what to convert and into what' }) input: ImageConversionInputNode,
     @Ctx() context: RequestContext,
   ) {
     const started = Date.now();
@@ -120,8 +146,12 @@ export class ConversionResolver {
     return { jobId: job.id, duration: Date.now() - started };
   }
 
-  @Query(() => AsyncJobResponseNode)
-  async jobStatus(@Arg('repository', () => String) repository: string, @Arg('jobId', () => ID) jobId: string, @Ctx() context: RequestContext) {
+  @Query(() => AsyncJobResponseNode, { description: "a job's status (spec endpoint 5): a user's own jobs, an administrator's any job of the repository" })
+  async jobStatus(
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('jobId', () => ID, { description: 'the id answered by convertToImage or reindex' }) jobId: string,
+    @Ctx() context: RequestContext,
+  ) {
     const started = Date.now();
     return asyncJobResponse(await getJob(await entryScope(context, repository), jobId), started);
   }
@@ -137,18 +167,18 @@ export class ConversionResolver {
   })
   jobStatusChanges(
     @Root() status: AsyncJobResponse,
-    @Arg('repository', () => String) _repository: string,
-    @Arg('jobId', () => ID) _jobId: string,
+    @Arg('repository', () => String, { description: "the repository's name" }) _repository: string,
+    @Arg('jobId', () => ID, { description: 'the id answered by convertToImage or reindex' }) _jobId: string,
   ): AsyncJobResponse {
     return status;
   }
 
   @Query(() => JobsPageNode, { description: "the cache area's Jobs list, newest first" })
   async jobs(
-    @Arg('repository', () => String) repository: string,
-    @Arg('state', () => JobStateEnum, { nullable: true }) state: JobState | undefined,
-    @Arg('limit', () => Int, { nullable: true }) limit: number | undefined,
-    @Arg('offset', () => Int, { nullable: true }) offset: number | undefined,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('state', () => JobStateEnum, { nullable: true, description: 'only the jobs in this state' }) state: JobState | undefined,
+    @Arg('limit', () => Int, { nullable: true, description: 'default 100, at most 1000' }) limit: number | undefined,
+    @Arg('offset', () => Int, { nullable: true, description: 'default 0' }) offset: number | undefined,
     @Ctx() context: RequestContext,
   ) {
     const started = Date.now();
@@ -158,8 +188,8 @@ export class ConversionResolver {
 
   @Query(() => RepresentationsPageNode, { description: 'the page images of a version of a content' })
   async representations(
-    @Arg('repository', () => String) repository: string,
-    @Arg('contentId', () => ID) contentId: string,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('contentId', () => ID, { description: 'the id of the content version' }) contentId: string,
     @Arg('includeInactive', () => Boolean, { defaultValue: false, description: "a deactivated content's pages: for its owner and administrators" }) includeInactive: boolean,
     @Ctx() context: RequestContext,
   ) {

@@ -8,15 +8,19 @@ import { entryScope } from './scope-of-request.js';
 @Authorized()
 @Resolver()
 export class ContentsResolver {
-  @Query(() => ContentNode)
-  async content(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+  @Query(() => ContentNode, { description: 'a content version by id' })
+  async content(
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: 'the id of the version' }) id: string,
+    @Ctx() context: RequestContext,
+  ) {
     return getContent(await entryScope(context, repository), id);
   }
 
   @Mutation(() => ContentNode, { description: 'a new content, version 1.0, over an upload' })
   async createContent(
-    @Arg('repository', () => String) repository: string,
-    @Arg('input', () => CreateContentInput) input: CreateContentInput,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('input', () => CreateContentInput, { description: 'the upload, and the name, folder, type, tags and properties of the content' }) input: CreateContentInput,
     @Ctx() context: RequestContext,
   ) {
     return createContent(await entryScope(context, repository), input);

@@ -48,7 +48,7 @@ export class FolderChildrenResolver {
   @FieldResolver(() => EntriesPageNode, { description: 'the entries of this folder, folders first (the virtual Folder.children)' })
   async children(
     @Root() folder: Entry,
-    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
     return children(await entryScope(context, repositoryNameOf(folder.repositoryId)), folder.id, options ?? {});
@@ -60,28 +60,36 @@ export class FolderChildrenResolver {
 export class FolderResolver {
   @Query(() => EntriesPageNode, { description: 'root-level entries, folders first' })
   async home(
-    @Arg('repository', () => String) repository: string,
-    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
     return home(await entryScope(context, repository), options ?? {});
   }
 
   @Query(() => EntryNode, { description: 'a folder or a content version by id' })
-  async entry(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+  async entry(
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: 'the id of the folder or content version' }) id: string,
+    @Ctx() context: RequestContext,
+  ) {
     return requireEntry(await entryScope(context, repository), id);
   }
 
-  @Query(() => FolderNode)
-  async folder(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+  @Query(() => FolderNode, { description: 'a folder by id' })
+  async folder(
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "the folder's id" }) id: string,
+    @Ctx() context: RequestContext,
+  ) {
     return getFolder(await entryScope(context, repository), id);
   }
 
   @Query(() => EntriesPageNode, { description: 'the entries of a folder, folders first' })
   async folderChildren(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "the folder's id" }) id: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
     const scope = await entryScope(context, repository);
@@ -89,10 +97,10 @@ export class FolderResolver {
     return children(scope, id, options ?? {});
   }
 
-  @Mutation(() => FolderNode)
+  @Mutation(() => FolderNode, { description: 'a new folder, at the root or in a folder' })
   async createFolder(
-    @Arg('repository', () => String) repository: string,
-    @Arg('input', () => CreateFolderInput) input: CreateFolderInput,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('input', () => CreateFolderInput, { description: 'its name, parent folder, tags and properties' }) input: CreateFolderInput,
     @Ctx() context: RequestContext,
   ) {
     return createFolder(await entryScope(context, repository), input);

@@ -7,30 +7,32 @@ import { JSONObject } from '../../graphql/scalars.js';
  * type (rest-compat/inputs.ts) and its TypeScript types from the generated contract.
  */
 
-@InputType('CreateFolderInput')
+@InputType('CreateFolderInput', { description: 'a new folder' })
 export class CreateFolderInput {
-  @Field(() => String) name!: string;
-  @Field(() => ID, { nullable: true }) parentId?: string | null;
+  @Field(() => String, { description: '1 to 255 characters, unique among the active entries of the parent folder' }) name!: string;
+  @Field(() => ID, { nullable: true, description: 'the parent folder; absent, null or "" = the root' }) parentId?: string | null;
   /** what an inheritance policy hands down to the entries created in the folder (docs/administration.md) */
-  @Field(() => [String], { nullable: true }) tags?: string[] | null;
-  @Field(() => JSONObject, { nullable: true }) properties?: Record<string, unknown> | null;
+  @Field(() => [String], { nullable: true, description: "the folder's own tags (at most 256); an inheritance policy may add its parent's" }) tags?: string[] | null;
+  @Field(() => JSONObject, { nullable: true, description: "the folder's own properties (at most 64 KiB of JSON); an inheritance policy may add its parent's" })
+  properties?: Record<string, unknown> | null;
 }
 
-@InputType('CreateContentInput')
+@InputType('CreateContentInput', { description: 'a new content over an upload' })
 export class CreateContentInput {
   @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
   @Field(() => String, { nullable: true, description: "default: the uploaded file's name" }) name?: string | null;
-  @Field(() => ID, { nullable: true }) parentId?: string | null;
+  @Field(() => ID, { nullable: true, description: 'the folder; absent, null or "" = the root' }) parentId?: string | null;
   @Field(() => String, { nullable: true, description: 'default: sniffed from the bytes' }) mimeType?: string | null;
-  @Field(() => String, { nullable: true }) typeName?: string | null;
-  @Field(() => [String], { nullable: true }) tags?: string[] | null;
-  @Field(() => JSONObject, { nullable: true }) properties?: Record<string, unknown> | null;
+  @Field(() => String, { nullable: true, description: "the content's type; default: the folder's default type policy, else none" }) typeName?: string | null;
+  @Field(() => [String], { nullable: true, description: "the content's own tags (at most 256); an inheritance policy may add its folder's" }) tags?: string[] | null;
+  @Field(() => JSONObject, { nullable: true, description: "the content's own properties (at most 64 KiB of JSON); an inheritance policy may add its folder's" })
+  properties?: Record<string, unknown> | null;
 }
 
 /** `parentId` null or '' = move to the root. `tags` replace the folder's; `properties` merge as for a content. */
 @InputType('UpdateFolderInput', { description: 'absent fields stay as they are' })
 export class UpdateFolderInput {
-  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => String, { nullable: true, description: 'the new name; null is refused' }) name?: string | null;
   @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
   @Field(() => [String], { nullable: true, description: "replace the folder's tags; null or [] = none" }) tags?: string[] | null;
   @Field(() => JSONObject, {
@@ -47,7 +49,7 @@ export class UpdateFolderInput {
  */
 @InputType('UpdateContentInput', { description: 'absent fields stay as they are; the version does not change' })
 export class UpdateContentInput {
-  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => String, { nullable: true, description: 'the new name; null is refused' }) name?: string | null;
   @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
   @Field(() => String, { nullable: true, description: 'null or "" = no type' }) typeName?: string | null;
   @Field(() => JSONObject, {
@@ -57,7 +59,7 @@ export class UpdateContentInput {
   properties?: Record<string, unknown> | null;
 }
 
-@InputType('CopyContentInput')
+@InputType('CopyContentInput', { description: 'where the copy goes and what it is called' })
 export class CopyContentInput {
   /** undefined: the folder of the original; null or '': the root */
   @Field(() => ID, { nullable: true, description: "absent: the original's folder; null or \"\" = the root" }) parentId?: string | null;

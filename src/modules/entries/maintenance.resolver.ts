@@ -14,9 +14,9 @@ import { updateContent, updateFolder } from './update.js';
 export class MaintenanceResolver {
   @Mutation(() => FolderNode, { description: 'renames and/or moves a folder (409 when moved into its own subtree)' })
   async updateFolder(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('input', () => UpdateFolderInput) input: UpdateFolderInput,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "the folder's id" }) id: string,
+    @Arg('input', () => UpdateFolderInput, { description: 'what changes' }) input: UpdateFolderInput,
     @Ctx() context: RequestContext,
   ) {
     return updateFolder(await entryScope(context, repository), id, input);
@@ -24,9 +24,9 @@ export class MaintenanceResolver {
 
   @Mutation(() => Boolean, { description: 'deletes a folder permanently; a non-empty one only with recursive: true (409 otherwise)' })
   async deleteFolder(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('recursive', () => Boolean, { nullable: true, defaultValue: false }) recursive: boolean,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "the folder's id" }) id: string,
+    @Arg('recursive', () => Boolean, { nullable: true, defaultValue: false, description: 'true: a non-empty folder goes too, with everything below it (contents purged)' }) recursive: boolean,
     @Ctx() context: RequestContext,
   ) {
     await deleteFolder(await entryScope(context, repository), id, { recursive });
@@ -35,9 +35,9 @@ export class MaintenanceResolver {
 
   @Mutation(() => ContentNode, { description: 'renames, moves, retypes or changes the properties of a content (same version)' })
   async updateContent(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('input', () => UpdateContentInput) input: UpdateContentInput,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "the latest version's id, or the working copy's while checked out" }) id: string,
+    @Arg('input', () => UpdateContentInput, { description: 'what changes' }) input: UpdateContentInput,
     @Ctx() context: RequestContext,
   ) {
     return updateContent(await entryScope(context, repository), id, input);
@@ -47,9 +47,9 @@ export class MaintenanceResolver {
     description: 'deactivates a content (restorable); permanent: true purges every version and its bytes',
   })
   async deleteContent(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('permanent', () => Boolean, { nullable: true, defaultValue: false }) permanent: boolean,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "any version's id; the working copy's cancels the check-out instead" }) id: string,
+    @Arg('permanent', () => Boolean, { nullable: true, defaultValue: false, description: 'true: purge every version and its bytes instead of deactivating' }) permanent: boolean,
     @Ctx() context: RequestContext,
   ) {
     await deleteContent(await entryScope(context, repository), id, { permanent });
@@ -57,35 +57,39 @@ export class MaintenanceResolver {
   }
 
   @Mutation(() => ContentNode, { description: 'makes a deactivated content active again' })
-  async restoreContent(@Arg('repository', () => String) repository: string, @Arg('id', () => ID) id: string, @Ctx() context: RequestContext) {
+  async restoreContent(
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "any version's id" }) id: string,
+    @Ctx() context: RequestContext,
+  ) {
     return restoreContent(await entryScope(context, repository), id);
   }
 
   @Mutation(() => ContentNode, { description: 'a new content (version 1.0) with a copy of the bytes' })
   async copyContent(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('input', () => CopyContentInput, { nullable: true }) input: CopyContentInput | undefined,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: 'the id of the version to copy' }) id: string,
+    @Arg('input', () => CopyContentInput, { nullable: true, description: "the copy's folder and name (default: the original's)" }) input: CopyContentInput | undefined,
     @Ctx() context: RequestContext,
   ) {
     return copyContent(await entryScope(context, repository), id, input ?? {});
   }
 
-  @Mutation(() => ContentNode)
+  @Mutation(() => ContentNode, { description: 'adds tags to a content (those it has stay once)' })
   async addTags(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('tags', () => [String]) tags: string[],
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "the latest version's id, or the working copy's while checked out" }) id: string,
+    @Arg('tags', () => [String], { description: 'the tags to add, at least one (an entry has at most 256)' }) tags: string[],
     @Ctx() context: RequestContext,
   ) {
     return addTags(await entryScope(context, repository), id, tags);
   }
 
-  @Mutation(() => ContentNode)
+  @Mutation(() => ContentNode, { description: 'removes tags from a content' })
   async removeTags(
-    @Arg('repository', () => String) repository: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('tags', () => [String]) tags: string[],
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('id', () => ID, { description: "the latest version's id, or the working copy's while checked out" }) id: string,
+    @Arg('tags', () => [String], { description: 'the tags to remove, at least one (those it lacks are ignored)' }) tags: string[],
     @Ctx() context: RequestContext,
   ) {
     return removeTags(await entryScope(context, repository), id, tags);

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../context.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { startReindex } from './operations.js';
 
-@ObjectType('ReindexResponse')
+@ObjectType('ReindexResponse', { description: 'the reindexing job started by reindex' })
 class ReindexResponseNode {
   @Field(() => ID, { description: 'the reindexing job (its status: jobStatus)' }) jobId!: string;
 }
@@ -12,7 +12,7 @@ class ReindexResponseNode {
 @Resolver()
 export class FullTextResolver {
   @Mutation(() => ReindexResponseNode, { description: 'extracts the text of every current content without one (administrators); the job runs in the background' })
-  async reindex(@Arg('repository', () => String) repository: string, @Ctx() context: RequestContext) {
+  async reindex(@Arg('repository', () => String, { description: "the repository's name" }) repository: string, @Ctx() context: RequestContext) {
     const job = await startReindex(await entryScope(context, repository));
     return { jobId: job.id };
   }

@@ -20,9 +20,9 @@ export function oncePerRequest<T>(context: RequestContext, key: string, run: () 
 /** The spec's three ways of naming the repository of a check (endpoints 10–12): exactly one of them. */
 @ArgsType()
 export class RepositoryKeyArgs {
-  @Field(() => ID, { nullable: true }) repositoryId?: string | null;
-  @Field(() => String, { nullable: true }) repositoryName?: string | null;
-  @Field(() => String, { nullable: true }) repositoryTechnicalName?: string | null;
+  @Field(() => ID, { nullable: true, description: 'svc.repository.<name>; give exactly one of repositoryId, repositoryName and repositoryTechnicalName' }) repositoryId?: string | null;
+  @Field(() => String, { nullable: true, description: "the repository's name; give exactly one of repositoryId, repositoryName and repositoryTechnicalName" }) repositoryName?: string | null;
+  @Field(() => String, { nullable: true, description: "the repository's technical name; give exactly one of repositoryId, repositoryName and repositoryTechnicalName" }) repositoryTechnicalName?: string | null;
 }
 
 export function repositoryKey({ repositoryId, repositoryName, repositoryTechnicalName }: RepositoryKeyArgs): RepositoryKey {

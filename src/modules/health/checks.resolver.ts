@@ -4,24 +4,25 @@ import { findRepository } from '../repositories/operations.js';
 import { connectionCheck } from './connection-check.js';
 import { oncePerRequest, repositoryKey, RepositoryKeyArgs } from './check-arguments.js';
 
-@ObjectType('CheckResultEntry')
+@ObjectType('CheckResultEntry', { description: 'one part of a connection check' })
 class CheckResultEntryNode {
-  @Field(() => ID) _id!: string;
-  @Field(() => String) name!: string;
+  @Field(() => ID, { description: 'a random id of this entry' }) _id!: string;
+  @Field(() => String, { description: 'the part, e.g. database connection configuration' }) name!: string;
   @Field(() => String, { description: 'ok or failed' }) checkStatus!: string;
-  @Field(() => String) message!: string;
-  @Field(() => String, { nullable: true }) details!: string | null;
-  @Field(() => Boolean) detailsAsMarkdown!: boolean;
+  @Field(() => String, { description: 'what the part found' }) message!: string;
+  @Field(() => String, { nullable: true, description: 'what was checked, and how long it took' }) details!: string | null;
+  @Field(() => Boolean, { description: 'whether details is Markdown (false: plain text)' }) detailsAsMarkdown!: boolean;
 }
 
-@ObjectType('CheckResponse')
+@ObjectType('CheckResponse', { description: 'the result of a connection check (spec endpoint 10)' })
 class CheckResponseNode {
-  @Field(() => ID) _id!: string;
+  @Field(() => ID, { description: 'a random id of this check' }) _id!: string;
   @Field(() => String, { description: 'ok when every entry is' }) checkStatus!: string;
-  @Field(() => String) message!: string;
+  @Field(() => String, { description: 'every check passed, or the names of the parts that failed' }) message!: string;
   @Field(() => Int, { description: 'ms' }) duration!: number;
-  @Field(() => Int) elapsedTimeInMs!: number;
-  @Field(() => [CheckResultEntryNode]) entries!: CheckResultEntryNode[];
+  @Field(() => Int, { description: 'ms, as duration' }) elapsedTimeInMs!: number;
+  @Field(() => [CheckResultEntryNode], { description: 'one per part: database, content storage, cache storage, content configuration, conversion, async and fulltext configuration' })
+  entries!: CheckResultEntryNode[];
 }
 
 @Authorized('ADMIN')

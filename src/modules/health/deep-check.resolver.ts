@@ -7,50 +7,50 @@ import { deepCheck } from './deep-check.js';
 import { findDeepCheckReport, renderDeepCheckReport } from './deep-check-reports.js';
 import { oncePerRequest, repositoryKey, RepositoryKeyArgs } from './check-arguments.js';
 
-@ObjectType('DeepCheckScenario')
+@ObjectType('DeepCheckScenario', { description: 'one scenario of a deep check' })
 class DeepCheckScenarioNode {
-  @Field(() => String) scenarioName!: string;
-  @Field(() => String) scenarioDescription!: string;
+  @Field(() => String, { description: 'e.g. CREATE CONTENT' }) scenarioName!: string;
+  @Field(() => String, { description: 'what the scenario checks' }) scenarioDescription!: string;
   @Field(() => String, { description: 'passed, failed or skipped (full text disabled, or a scenario it builds on did not pass)' }) status!: string;
   @Field(() => Int, { description: 'ms' }) duration!: number;
-  @Field(() => String, { nullable: true }) errorMessage!: string | null;
+  @Field(() => String, { nullable: true, description: 'why the scenario failed or was skipped; null when it passed' }) errorMessage!: string | null;
 }
 
-@ObjectType('DeepCheckFeature')
+@ObjectType('DeepCheckFeature', { description: 'a feature of a deep check, with its scenarios' })
 class DeepCheckFeatureNode {
   @Field(() => String, { description: '<n>. <title>' }) featureName!: string;
-  @Field(() => String) featureDescription!: string;
-  @Field(() => String) status!: string;
+  @Field(() => String, { description: 'what the feature covers' }) featureDescription!: string;
+  @Field(() => String, { description: 'failed when a scenario failed, skipped when every one was, else passed' }) status!: string;
   @Field(() => Int, { description: 'ms' }) duration!: number;
-  @Field(() => [DeepCheckScenarioNode]) listScenarios!: DeepCheckScenarioNode[];
+  @Field(() => [DeepCheckScenarioNode], { description: 'its scenarios, in the order they ran' }) listScenarios!: DeepCheckScenarioNode[];
 }
 
-@ObjectType('DeepCheckTest')
+@ObjectType('DeepCheckTest', { description: 'the run of a deep check, feature by feature' })
 class DeepCheckTestNode {
   @Field(() => String, { description: "the repository's content access (partition)" }) accessId!: string;
   @Field(() => String, { description: 'success or failure' }) code!: string;
-  @Field(() => [DeepCheckFeatureNode]) listFeatures!: DeepCheckFeatureNode[];
-  @Field(() => String) reportLocation!: string;
-  @Field(() => String) testDescription!: string;
-  @Field(() => String) testName!: string;
+  @Field(() => [DeepCheckFeatureNode], { description: 'the features, in the order they ran' }) listFeatures!: DeepCheckFeatureNode[];
+  @Field(() => String, { description: 'the report, as reportUrl' }) reportLocation!: string;
+  @Field(() => String, { description: 'who ran the scenarios, and where' }) testDescription!: string;
+  @Field(() => String, { description: "Deep health check of repository '<name>'" }) testName!: string;
   @Field(() => String, { description: 'yyyy.MM.dd.HH.mm.ss (UTC)' }) testTime!: string;
 }
 
-@ObjectType('DeepHealthCheckResponse')
+@ObjectType('DeepHealthCheckResponse', { description: 'the result of a deep check (spec endpoint 11)' })
 class DeepHealthCheckResponseNode {
   @Field(() => ID, { description: 'the id of the report' }) _id!: string;
   @Field(() => String, { description: 'ok when no scenario failed' }) checkStatus!: string;
   @Field(() => Int, { description: 'ms' }) duration!: number;
-  @Field(() => Int) elapsedTimeInMs!: number;
-  @Field(() => String) message!: string;
+  @Field(() => Int, { description: 'ms, as duration' }) elapsedTimeInMs!: number;
+  @Field(() => String, { description: 'every scenario passed, or each failed scenario with its error' }) message!: string;
   @Field(() => String, { description: 'relative URL of the HTML report (with a sessionId of an administrator)' }) reportUrl!: string;
-  @Field(() => String) testName!: string;
-  @Field(() => String) testDescription!: string;
+  @Field(() => String, { description: "Deep health check of repository '<name>'" }) testName!: string;
+  @Field(() => String, { description: 'who ran the scenarios, and where' }) testDescription!: string;
   @Field(() => String, { description: 'yyyy.MM.dd.HH.mm.ss (UTC)' }) testTime!: string;
-  @Field(() => DeepCheckTestNode) test!: DeepCheckTestNode;
+  @Field(() => DeepCheckTestNode, { description: 'the run, feature by feature' }) test!: DeepCheckTestNode;
 }
 
-@ObjectType('AsyncDeepCheckResponse')
+@ObjectType('AsyncDeepCheckResponse', { description: 'the deep check job started by startDeepCheck (spec endpoint 12)' })
 class AsyncDeepCheckResponseNode {
   @Field(() => ID, { description: 'the id of the check job (A/jobs/status)' }) _id!: string;
   @Field(() => Int, { description: 'ms' }) duration!: number;
@@ -84,12 +84,12 @@ export class DeepCheckResolver {
   }
 
   @Query(() => String, { description: 'the HTML page of a deep check report (reportUrl serves it)' })
-  async deepCheckReport(@Ctx() context: RequestContext, @Arg('reportId', () => ID) reportId: string) {
+  async deepCheckReport(@Ctx() context: RequestContext, @Arg('reportId', () => ID, { description: "the _id of a deep check's result" }) reportId: string) {
     return renderDeepCheckReport(await findDeepCheckReport(context.em, reportId));
   }
 
   @Query(() => AsyncJobResponseNode, { description: 'A/jobs/status: the status of a job of the administration domain (the asynchronous deep check)' })
-  async administrationJobStatus(@Ctx() context: RequestContext, @Arg('jobId', () => ID) jobId: string) {
+  async administrationJobStatus(@Ctx() context: RequestContext, @Arg('jobId', () => ID, { description: 'the _id answered by startDeepCheck' }) jobId: string) {
     const started = Date.now();
     return asyncJobResponse(await findAdministrationJob(context.em, jobId), started);
   }

@@ -5,13 +5,13 @@ import { illegalArguments } from '../../errors.js';
 import { subscribeMappingErrors } from '../../graphql/errors.js';
 import { checkHealth, type HealthStatus } from './operations.js';
 
-@ObjectType('HealthStatus')
+@ObjectType('HealthStatus', { description: 'the readiness of the service' })
 class HealthStatusNode {
-  @Field(() => String) status!: string;
-  @Field(() => Boolean) database!: boolean;
-  @Field(() => Boolean) contentStorage!: boolean;
-  @Field(() => Boolean) cacheStorage!: boolean;
-  @Field(() => Date) checkedAt!: Date;
+  @Field(() => String, { description: 'ok, or unavailable when a part below is not' }) status!: string;
+  @Field(() => Boolean, { description: 'whether the database answers' }) database!: boolean;
+  @Field(() => Boolean, { description: 'whether the content storage is writable' }) contentStorage!: boolean;
+  @Field(() => Boolean, { description: 'whether the cache storage is writable' }) cacheStorage!: boolean;
+  @Field(() => Date, { description: 'when the parts were checked' }) checkedAt!: Date;
 }
 
 /** Emits the service's health every `intervalMs` until the subscriber leaves. */
@@ -39,7 +39,7 @@ export class HealthResolver {
       return healthEvery(context as RequestContext, intervalMs);
     }),
   })
-  healthChanges(@Root() status: HealthStatus, @Arg('intervalMs', () => Int, { nullable: true }) _intervalMs?: number): HealthStatus {
+  healthChanges(@Root() status: HealthStatus, @Arg('intervalMs', () => Int, { nullable: true, description: 'ms between two statuses, 100 to 60000; default 1000' }) _intervalMs?: number): HealthStatus {
     return status;
   }
 }

@@ -2,36 +2,37 @@ import { Field, InputType } from 'type-graphql';
 
 /* Spec endpoints 6–8: one input per policy kind (REST fills them from form fields). */
 
-@InputType('CreateDefaultTypePolicyInput')
+@InputType('CreateDefaultTypePolicyInput', { description: 'a default type policy: content created without a type in its folders gets this one' })
 export class CreateDefaultTypePolicyInput {
-  @Field(() => String) name!: string;
+  @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
   @Field(() => String, { description: 'a type of the registry (POST A/type)' }) defaultTypeName!: string;
 }
 
 @InputType('CreateInheritancePolicyInput', { description: 'each flag defaults to true' })
 export class CreateInheritancePolicyInput {
-  @Field(() => String) name!: string;
+  @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
-  @Field(() => Boolean, { nullable: true }) inheritAcl?: boolean | null;
-  @Field(() => Boolean, { nullable: true }) inheritClassification?: boolean | null;
-  @Field(() => Boolean, { nullable: true }) inheritCommonProperties?: boolean | null;
-  @Field(() => Boolean, { nullable: true }) inheritPolicies?: boolean | null;
-  @Field(() => Boolean, { nullable: true }) inheritTags?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'recorded only: the service has no access control lists yet' }) inheritAcl?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'recorded only: the service has no classifications yet' }) inheritClassification?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "entries created in the folder get the folder's properties they do not set themselves" })
+  inheritCommonProperties?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "false: the policies of the folder and above do not reach its subfolders" }) inheritPolicies?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "entries created in the folder get the folder's tags too" }) inheritTags?: boolean | null;
 }
 
-@InputType('CreateTypeRestrictionPolicyInput')
+@InputType('CreateTypeRestrictionPolicyInput', { description: 'a type restriction: contents of a type it refuses cannot be created, moved, retyped, copied or checked in in its folders' })
 export class CreateTypeRestrictionPolicyInput {
-  @Field(() => String) name!: string;
+  @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
-  @Field(() => String, { nullable: true }) description?: string | null;
+  @Field(() => String, { nullable: true, description: 'free text kept with the policy' }) description?: string | null;
   @Field(() => [String], { nullable: true, description: 'when given, only these types (and subtypes with includeSubTypes)' }) allowedTypeNames?: string[] | null;
-  @Field(() => [String], { nullable: true }) deniedTypeNames?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'these types are refused (and subtypes with includeSubTypes)' }) deniedTypeNames?: string[] | null;
   @Field(() => Boolean, { nullable: true, description: 'default: true' }) includeSubTypes?: boolean | null;
 }
 
-@InputType('CreateContentTypeInput')
+@InputType('CreateContentTypeInput', { description: 'a new type of the registry' })
 export class CreateContentTypeInput {
-  @Field(() => String) name!: string;
-  @Field(() => String, { nullable: true }) parentTypeName?: string | null;
+  @Field(() => String, { description: '1 to 128 letters, digits or : . _ -; unique' }) name!: string;
+  @Field(() => String, { nullable: true, description: 'a registered type it is a subtype of; default: none' }) parentTypeName?: string | null;
 }

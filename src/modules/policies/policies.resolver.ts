@@ -15,50 +15,50 @@ import {
   listPolicies,
 } from './operations.js';
 
-@ObjectType('Policy')
+@ObjectType('Policy', { description: 'a policy: a rule for the folders it is assigned to (docs/administration.md)' })
 export class PolicyNode {
-  @Field(() => ID) id!: string;
+  @Field(() => ID, { description: "the policy's id" }) id!: string;
   @Field(() => String, { description: 'unique; names the policy for deletion' }) technicalName!: string;
-  @Field(() => String) name!: string;
+  @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { description: 'DEFAULT_TYPE, INHERITANCE or TYPE_RESTRICTION' }) kind!: string;
   @Field(() => JSONObject, { description: "the kind's creation fields" }) fields!: Record<string, unknown>;
-  @Field(() => Date) createdAt!: Date;
-  @Field(() => String) createdBy!: string;
+  @Field(() => Date, { description: 'when the policy was created' }) createdAt!: Date;
+  @Field(() => String, { description: 'the administrator who created it' }) createdBy!: string;
 }
 
 @ObjectType('PolicyDeletion', { description: 'the spec answers a policy deletion with a job response quoting its duration' })
 export class PolicyDeletionNode {
-  @Field(() => Int) deleted!: number;
+  @Field(() => Int, { description: 'how many policies were deleted' }) deleted!: number;
   @Field(() => Int, { description: 'ms' }) duration!: number;
 }
 
-@ObjectType('ContentType')
+@ObjectType('ContentType', { description: 'a type of the registry, which policies name' })
 export class ContentTypeNode {
-  @Field(() => String) name!: string;
-  @Field(() => String, { nullable: true }) parentTypeName!: string | null;
+  @Field(() => String, { description: "the type's name" }) name!: string;
+  @Field(() => String, { nullable: true, description: 'its parent type; null for a type without one' }) parentTypeName!: string | null;
 }
 
 @Authorized('ADMIN')
 @Resolver()
 export class PoliciesResolver {
-  @Query(() => [PolicyNode])
+  @Query(() => [PolicyNode], { description: 'every policy, by technical name' })
   async policies(@Ctx() context: RequestContext) {
     return listPolicies(context.em);
   }
 
-  @Mutation(() => PolicyNode)
-  async createDefaultTypePolicy(@Arg('input', () => CreateDefaultTypePolicyInput) input: CreateDefaultTypePolicyInput, @Ctx() context: RequestContext) {
+  @Mutation(() => PolicyNode, { description: 'creates a default type policy (spec endpoint 6)' })
+  async createDefaultTypePolicy(@Arg('input', () => CreateDefaultTypePolicyInput, { description: 'the policy' }) input: CreateDefaultTypePolicyInput, @Ctx() context: RequestContext) {
     return createDefaultTypePolicy(context.em, await context.principal(), input);
   }
 
-  @Mutation(() => PolicyNode)
-  async createInheritancePolicy(@Arg('input', () => CreateInheritancePolicyInput) input: CreateInheritancePolicyInput, @Ctx() context: RequestContext) {
+  @Mutation(() => PolicyNode, { description: 'creates an inheritance policy (spec endpoint 7)' })
+  async createInheritancePolicy(@Arg('input', () => CreateInheritancePolicyInput, { description: 'the policy' }) input: CreateInheritancePolicyInput, @Ctx() context: RequestContext) {
     return createInheritancePolicy(context.em, await context.principal(), input);
   }
 
-  @Mutation(() => PolicyNode)
+  @Mutation(() => PolicyNode, { description: 'creates a type restriction policy (spec endpoint 8)' })
   async createTypeRestrictionPolicy(
-    @Arg('input', () => CreateTypeRestrictionPolicyInput) input: CreateTypeRestrictionPolicyInput,
+    @Arg('input', () => CreateTypeRestrictionPolicyInput, { description: 'the policy' }) input: CreateTypeRestrictionPolicyInput,
     @Ctx() context: RequestContext,
   ) {
     return createTypeRestrictionPolicy(context.em, await context.principal(), input);
@@ -66,8 +66,8 @@ export class PoliciesResolver {
 
   @Mutation(() => PolicyDeletionNode, { description: 'by ids, or by technical names (an empty list: every custom policy); one unknown is a 404 and nothing is deleted' })
   async deletePolicies(
-    @Arg('ids', () => [ID], { nullable: true }) ids: string[] | undefined,
-    @Arg('technicalNames', () => [String], { nullable: true }) technicalNames: string[] | undefined,
+    @Arg('ids', () => [ID], { nullable: true, description: "the policies' ids, at least one" }) ids: string[] | undefined,
+    @Arg('technicalNames', () => [String], { nullable: true, description: "the policies' technical names; [] = every custom policy" }) technicalNames: string[] | undefined,
     @Ctx() context: RequestContext,
   ) {
     const started = performance.now();
@@ -78,35 +78,35 @@ export class PoliciesResolver {
     return { deleted, duration: Math.round(performance.now() - started) };
   }
 
-  @Mutation(() => Boolean)
+  @Mutation(() => Boolean, { description: 'puts a policy in effect in a folder (and below it, as inheritance allows); one default type and one inheritance policy per folder' })
   async assignPolicy(
-    @Arg('policyId', () => ID) policyId: string,
-    @Arg('repositoryId', () => ID) repositoryId: string,
-    @Arg('folderId', () => ID) folderId: string,
+    @Arg('policyId', () => ID, { description: "the policy's id" }) policyId: string,
+    @Arg('repositoryId', () => ID, { description: 'svc.repository.<name>' }) repositoryId: string,
+    @Arg('folderId', () => ID, { description: "the folder's id" }) folderId: string,
     @Ctx() context: RequestContext,
   ) {
     await assignPolicy(context.em, { policyId, repositoryId, folderId }, true);
     return true;
   }
 
-  @Mutation(() => Boolean)
+  @Mutation(() => Boolean, { description: 'takes a policy off a folder (404 when it is not assigned there)' })
   async unassignPolicy(
-    @Arg('policyId', () => ID) policyId: string,
-    @Arg('repositoryId', () => ID) repositoryId: string,
-    @Arg('folderId', () => ID) folderId: string,
+    @Arg('policyId', () => ID, { description: "the policy's id" }) policyId: string,
+    @Arg('repositoryId', () => ID, { description: 'svc.repository.<name>' }) repositoryId: string,
+    @Arg('folderId', () => ID, { description: "the folder's id" }) folderId: string,
     @Ctx() context: RequestContext,
   ) {
     await assignPolicy(context.em, { policyId, repositoryId, folderId }, false);
     return true;
   }
 
-  @Query(() => [ContentTypeNode])
+  @Query(() => [ContentTypeNode], { description: 'the type registry, by name' })
   async contentTypes(@Ctx() context: RequestContext) {
     return listContentTypes(context.em);
   }
 
-  @Mutation(() => ContentTypeNode)
-  async createContentType(@Arg('input', () => CreateContentTypeInput) input: CreateContentTypeInput, @Ctx() context: RequestContext) {
+  @Mutation(() => ContentTypeNode, { description: 'registers a content type' })
+  async createContentType(@Arg('input', () => CreateContentTypeInput, { description: 'the type' }) input: CreateContentTypeInput, @Ctx() context: RequestContext) {
     return createContentType(context.em, input);
   }
 }

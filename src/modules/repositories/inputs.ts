@@ -11,29 +11,46 @@ export enum ConversionStrategy {
   REPLACE = 'REPLACE',
   ERROR = 'ERROR',
 }
-registerEnumType(ConversionLimit, { name: 'ConversionLimit', description: 'share of the conversion object limit for PDF to image: 20, 50, 80, 100 %' });
-registerEnumType(ConversionStrategy, { name: 'ConversionStrategy', description: 'what happens when the object count exceeds the repository limit' });
+registerEnumType(ConversionLimit, {
+  name: 'ConversionLimit',
+  description: 'share of the conversion object limit for PDF to image: 20, 50, 80, 100 %',
+  valuesConfig: {
+    LOW: { description: '20 % of the conversion limits' },
+    MEDIUM: { description: '50 % of the conversion limits' },
+    HIGH: { description: '80 % of the conversion limits' },
+    UNLIMITED: { description: '100 % of the conversion limits (the default)' },
+  },
+});
+registerEnumType(ConversionStrategy, {
+  name: 'ConversionStrategy',
+  description: 'what happens when the object count exceeds the repository limit',
+  valuesConfig: {
+    LOW_PRIORITY: { description: 'the job goes back to the end of the queue with a lower priority once, then renders every page' },
+    REPLACE: { description: 'each page over the limit is drawn as a placeholder page saying which limit' },
+    ERROR: { description: 'the job fails (the default)' },
+  },
+});
 
 /** Spec "Repository limits": each at most the conversion limit of the same name (CONV_MAX_*). */
-@InputType('RepositoryLimitsInput')
+@InputType('RepositoryLimitsInput', { description: 'limits of a conversion job in the repository: each at most the conversion limit of the same name (CONV_MAX_*)' })
 export class RepositoryLimitsInput {
-  @Field(() => Int, { nullable: true }) maxNumberOfInputFiles?: number | null;
+  @Field(() => Int, { nullable: true, description: 'input files per job, a whole number above 0' }) maxNumberOfInputFiles?: number | null;
   @Field(() => Number, { nullable: true, description: 'bytes' }) maxInputFileSize?: number | null;
   @Field(() => Number, { nullable: true, description: 'bytes' }) maxTotalInputFileSize?: number | null;
-  @Field(() => ConversionLimit, { nullable: true }) conversionLimit?: ConversionLimit | null;
-  @Field(() => ConversionStrategy, { nullable: true }) conversionStrategy?: ConversionStrategy | null;
+  @Field(() => ConversionLimit, { nullable: true, description: 'the share of the PDF object limits a job may use' }) conversionLimit?: ConversionLimit | null;
+  @Field(() => ConversionStrategy, { nullable: true, description: 'what happens to a PDF over that share' }) conversionStrategy?: ConversionStrategy | null;
 }
 
-@InputType('CreateRepositoryInput')
+@InputType('CreateRepositoryInput', { description: 'a new repository' })
 export class CreateRepositoryInput {
   @Field(() => String, { description: 'letters, digits, _ or -; the id is svc.repository.<name>' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'default: true' }) fullTextEnabled?: boolean | null;
-  @Field(() => RepositoryLimitsInput, { nullable: true }) limits?: RepositoryLimitsInput | null;
+  @Field(() => RepositoryLimitsInput, { nullable: true, description: 'default: none (the conversion limits apply)' }) limits?: RepositoryLimitsInput | null;
 }
 
 /** `PATCH A/repository/limits`: a limit given replaces the stored one, null unsets it, an absent one stays; `fullTextEnabled` changes when given. */
-@InputType('UpdateRepositoryLimitsInput')
+@InputType('UpdateRepositoryLimitsInput', { description: 'a limit given replaces the stored one, null unsets it, an absent one stays' })
 export class UpdateRepositoryLimitsInput extends RepositoryLimitsInput {
-  @Field(() => Boolean, { nullable: true }) fullTextEnabled?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'switches full-text search on or off; absent or null: unchanged' }) fullTextEnabled?: boolean | null;
 }

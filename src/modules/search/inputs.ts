@@ -4,16 +4,16 @@ import { VersionStatusEnum } from '../entries/entry.types.js';
 /** Spec endpoint 1's property filters, declared once (see src/modules/entries/inputs.ts). */
 @InputType('PropertyFilter', { description: 'an entry matches when it matches every given property' })
 export class PropertyFilter {
-  @Field(() => ID, { nullable: true }) chronicalId?: string;
-  @Field(() => String, { nullable: true }) createdBy?: string;
-  @Field(() => Boolean, { nullable: true }) isLocked?: boolean;
-  @Field(() => String, { nullable: true }) lastModifiedBy?: string;
-  @Field(() => String, { nullable: true }) lockedBy?: string;
-  @Field(() => String, { nullable: true }) mimeType?: string;
-  @Field(() => String, { nullable: true }) name?: string;
-  @Field(() => String, { nullable: true }) owner?: string;
-  @Field(() => ID, { nullable: true }) parentId?: string;
-  @Field(() => [String], { nullable: true }) tags?: string[];
-  @Field(() => String, { nullable: true }) version?: string;
-  @Field(() => VersionStatusEnum, { nullable: true }) versionStatus?: VersionStatusEnum;
+  @Field(() => ID, { nullable: true, description: "the content's chronicalId (the id its versions share)" }) chronicalId?: string;
+  @Field(() => String, { nullable: true, description: 'created by this user' }) createdBy?: string;
+  @Field(() => Boolean, { nullable: true, description: 'true: locked by anybody; false: not locked' }) isLocked?: boolean;
+  @Field(() => String, { nullable: true, description: 'last changed by this user' }) lastModifiedBy?: string;
+  @Field(() => String, { nullable: true, description: 'locked by this user' }) lockedBy?: string;
+  @Field(() => String, { nullable: true, description: "the resource's media type, exactly" }) mimeType?: string;
+  @Field(() => String, { nullable: true, description: 'this name (NFC-normalised, trimmed)' }) name?: string;
+  @Field(() => String, { nullable: true, description: 'owned by this user' }) owner?: string;
+  @Field(() => ID, { nullable: true, description: 'in this folder' }) parentId?: string;
+  @Field(() => [String], { nullable: true, description: 'having every one of these tags (NFC-normalised)' }) tags?: string[];
+  @Field(() => String, { nullable: true, description: 'this version label, e.g. 1.0' }) version?: string;
+  @Field(() => VersionStatusEnum, { nullable: true, description: 'CURRENT, or WORKING_COPY (working copies are found only so)' }) versionStatus?: VersionStatusEnum;
 }

@@ -21,9 +21,9 @@ function given<T extends object>(input: T | null | undefined): T {
 export class SearchResolver {
   @Query(() => EntriesPageNode, { description: 'search by properties (spec endpoint 1)' })
   async searchByProperties(
-    @Arg('repository', () => String) repository: string,
-    @Arg('filter', () => PropertyFilter, { nullable: true }) filter: PropertyFilter | undefined,
-    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('filter', () => PropertyFilter, { nullable: true, description: 'the properties to match; none: every entry' }) filter: PropertyFilter | undefined,
+    @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
     return searchByProperties(await entryScope(context, repository), given(filter), given(options));
@@ -31,9 +31,9 @@ export class SearchResolver {
 
   @Query(() => EntriesPageNode, { description: 'search by a condition (spec endpoint 2; the language: docs/search.md)' })
   async searchByCondition(
-    @Arg('repository', () => String) repository: string,
-    @Arg('condition', () => String) condition: string,
-    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('condition', () => String, { description: "a WHERE-style condition, e.g. parent.name = 'reports' and 'red' in tags (at most 10,000 characters)" }) condition: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
     return searchByCondition(await entryScope(context, repository), condition, given(options));
@@ -41,9 +41,9 @@ export class SearchResolver {
 
   @Query(() => EntriesPageNode, { description: 'search by text: names and extracted text, most relevant first (spec endpoint 3; docs/search.md)' })
   async searchByText(
-    @Arg('repository', () => String) repository: string,
-    @Arg('searchText', () => String) searchText: string,
-    @Arg('options', () => SearchOptionsInput, { nullable: true }) options: SearchOptionsInput | undefined,
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('searchText', () => String, { description: 'words, "phrases", -exclusions, or and prefix* (1 to 1,000 characters)' }) searchText: string,
+    @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
     return searchByText(await entryScope(context, repository), searchText, given(options));

@@ -2,7 +2,7 @@ import { Field, ID, InputType } from 'type-graphql';
 
 /* The one declaration of each versioning verb's input (see src/modules/entries/inputs.ts). */
 
-@InputType('CheckInInput')
+@InputType('CheckInInput', { description: 'how checkIn makes the next version' })
 export class CheckInInput {
   @Field(() => Boolean, { nullable: true, defaultValue: true, description: 'true: the next major version (2.0); false: the next minor one (1.1)' })
   major?: boolean | null;
@@ -12,7 +12,7 @@ export class CheckInInput {
   @Field(() => String, { nullable: true, description: 'default: sniffed from the new bytes' }) mimeType?: string | null;
 }
 
-@InputType('ReplaceResourceInput')
+@InputType('ReplaceResourceInput', { description: 'the new bytes of replaceResource' })
 export class ReplaceResourceInput {
   @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
   @Field(() => String, { nullable: true, description: 'default: sniffed from the bytes' }) mimeType?: string | null;
