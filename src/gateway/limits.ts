@@ -47,6 +47,12 @@ export interface QueryLimits {
    * without a session.
    */
   maxIntrospectionFields?: number;
+  /**
+   * Fields of an operation once its fragments are expanded (default 10000). Fragments that each spread
+   * the next twice make a 1 KB document of 2^25 fields: the planning and execution that walk the
+   * expanded tree froze the process for seconds to minutes, before any session was checked.
+   */
+  maxExpandedFields?: number;
 }
 
 /**
@@ -71,7 +77,7 @@ interface SizedField {
   size: number;
 }
 
-type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens' | 'introspection';
+type LimitName = 'depth' | 'aliases' | 'cost' | 'tokens' | 'introspection' | 'expandedFields';
 
 /** The error a client gets when an operation exceeds a bound (HTTP 400, `illegalArguments` on the REST layer). */
 function limitError(limit: LimitName, actual: number | undefined, max: number, message: string): GraphQLError {
@@ -214,6 +220,46 @@ function introspectionFieldsRule(max: number) {
   };
 }
 
+/** Fields of each operation with its fragments expanded, counted in time linear in the document (each fragment measured once). */
+function expandedFieldsRule(max: number) {
+  return (context: ValidationContext) => ({
+    Document(document: DocumentNode) {
+      const fragments = new Map<string, FragmentDefinitionNode>();
+      for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+      const sizes = new Map<string, number>();
+      const visiting = new Set<string>();
+      const fragmentSize = (name: string): number => {
+        const known = sizes.get(name);
+        if (known !== undefined) return known;
+        const fragment = fragments.get(name);
+        if (!fragment || visiting.has(name)) return 0; // unknown or cyclic: validation reports it
+        visiting.add(name);
+        const size = setSize(fragment.selectionSet);
+        visiting.delete(name);
+        sizes.set(name, size);
+        return size;
+      };
+      const setSize = (set: SelectionSetNode): number => {
+        let size = 0;
+        for (const selection of set.selections) {
+          if (selection.kind === Kind.FIELD) size += 1 + (selection.selectionSet ? setSize(selection.selectionSet) : 0);
+          else if (selection.kind === Kind.INLINE_FRAGMENT) size += setSize(selection.selectionSet);
+          else size += fragmentSize(selection.name.value);
+        }
+        return size;
+      };
+      for (const definition of document.definitions) {
+        if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+        const size = setSize(definition.selectionSet);
+        if (size > max) {
+          const shown = Number.isFinite(size) && size < 1e15 ? String(size) : 'more than 10^15';
+          context.reportError(limitError('expandedFields', Number.isFinite(size) ? size : undefined, max, `The operation has ${shown} fields once its fragments are expanded; at most ${max}.`));
+        }
+      }
+    },
+  });
+}
+
 /**
  * The cost check of one operation about to run: the error that refuses it (HTTP 400) when its
  * estimated cost with these variables is over `maxCost`.
@@ -265,6 +311,7 @@ export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
   const depthRule = maxDepthRule({ n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, propagateOnRejection: false, onReject: [reportAs('depth', limits.maxDepth)] });
   const aliasesRule = maxAliasesRule({ n: limits.maxAliases, propagateOnRejection: false, onReject: [reportAs('aliases', limits.maxAliases)] });
   const introspectionRule = introspectionFieldsRule(limits.maxIntrospectionFields ?? 3);
+  const expandedRule = expandedFieldsRule(limits.maxExpandedFields ?? 10_000);
   const costCheck = createCostCheck(limits);
   const costError = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Readonly<Record<string, unknown>> | null }) => {
     const operation = getOperationAST(args.document, args.operationName);
@@ -275,6 +322,7 @@ export function useOperationLimits(limits: QueryLimits): GatewayPlugin {
       setParseFn(parseFn);
     },
     onValidate({ addValidationRule }) {
+      addValidationRule(expandedRule);
       addValidationRule(depthRule);
       addValidationRule(aliasesRule);
       addValidationRule(introspectionRule);

@@ -324,6 +324,31 @@ describe('switches and hints', () => {
     expect(JSON.stringify(rest.body)).not.toMatch(/connection_init/);
   });
 
+  it('refuses a fragment bomb (each fragment spreads the next twice: 3 KB, 2^60 fields) at once, without a session too, and answers the same shape within the bound', async () => {
+    const fanOut = (levels: number) => {
+      let query = '{ home(repository: "default") { ...E0 } }';
+      for (let i = 0; i < levels; i++) query += ` fragment E${i} on EntriesPage { ...E${i + 1} ...E${i + 1} }`;
+      return `${query} fragment E${levels} on EntriesPage { count }`;
+    };
+    const started = Date.now();
+    const bomb = await call(`${service.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: fanOut(60) }),
+    });
+    expect(bomb.status).toBe(400);
+    expect(bomb.body.errors[0]).toMatchObject({
+      message: 'The operation has more than 10^15 fields once its fragments are expanded; at most 10000.',
+      extensions: { limit: 'expandedFields', reasonCode: 'illegalArguments', status: 400 },
+    });
+    // 2^24 fields took 7 s before this bound; the refusal is immediate
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const over = await post(service, { query: fanOut(14) });
+    expect(over.body.errors[0]).toMatchObject({ message: 'The operation has 16385 fields once its fragments are expanded; at most 10000.', extensions: { actual: 16385 } });
+    const within = await post(service, { query: fanOut(8) });
+    expect(within.body).toEqual({ data: { home: { count: expect.any(Number) } } });
+  });
+
   it('answers at most 3 introspection fields in one document, without a session too (30 aliased __schema were 3.7 MB a request)', async () => {
     const schemaFields = (n: number) => Array.from({ length: n }, (_, i) => `s${i}: __schema { types { name fields { name } } }`).join(' ');
     const ask = (query: string) => call(`${service.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
