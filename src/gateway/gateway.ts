@@ -32,7 +32,7 @@ import { requestIdPattern } from '../http/middleware/request-id.js';
 import { useCompressedGraphiQL } from './graphiql.js';
 import { useHttpFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
 import { useOperationLimits, type QueryLimits } from './limits.js';
-import { asRequestError, subscriptionNeedsSession, useErrorContract, useFiniteVariables, useJsonPostsOnly, useWellFormedGetParameters } from './plugins.js';
+import { asRequestError, subscriptionNeedsSession, useErrorContract, useSaneVariables, useJsonPostsOnly, useWellFormedGetParameters } from './plugins.js';
 import { SessionConnections } from './session-connections.js';
 import { useSingleSubgraphShortcut } from './single-subgraph.js';
 import { forwardedHeaders, inProcessKind, inProcessTransport, internalError, type InProcessSubgraph } from './transport.js';
@@ -204,7 +204,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       useJsonPostsOnly,
       useWellFormedGetParameters,
       useErrorContract(),
-      useFiniteVariables,
+      useSaneVariables,
       useOperationLimits(limits),
       subscriptionAuthPlugin,
       ...(options.plugins ?? []),

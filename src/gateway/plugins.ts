@@ -1,7 +1,7 @@
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { reasonOfStatus } from '../errors.js';
-import { holdsNonFiniteNumber } from '../http/body.js';
+import { jsonValueProblem } from '../http/body.js';
 import { missingSessionMessage } from '../modules/auth/operations.js';
 
 /** What /graphql accepts as a session, told with every 401 it answers. */
@@ -55,22 +55,25 @@ export const useWellFormedGetParameters: GatewayPlugin = {
 };
 
 /**
- * Refuses variables holding a number JSON cannot carry (`1e309` parses to Infinity). Checked once, at
- * the gateway, before execution: in split mode the gateway re-serialises variables for the subgraph,
- * where Infinity would already be `null` (which a PATCH reads as "remove"). Runs on every path into
- * the pipeline (fast path, runtime, graphql-ws, SSE, REST's execute).
+ * Refuses variables holding a number JSON cannot carry (`1e309` parses to Infinity) or nested deeper
+ * than maxJsonDepth (the JSON scalars recurse through them). Checked once, at the gateway, before
+ * execution: in split mode the gateway re-serialises variables for the subgraph, where Infinity would
+ * already be `null` (which a PATCH reads as "remove"). Runs on every path into the pipeline (fast path,
+ * runtime, graphql-ws, SSE, REST's execute).
  */
-export const useFiniteVariables: GatewayPlugin = {
+export const useSaneVariables: GatewayPlugin = {
   onExecute({ args, setResultAndStopExecution }) {
-    if (holdsNonFiniteNumber(args.variableValues)) setResultAndStopExecution({ errors: [outOfRange()] });
+    const problem = jsonValueProblem(args.variableValues);
+    if (problem) setResultAndStopExecution({ errors: [unusableVariables(problem)] });
   },
   onSubscribe({ args, setResultAndStopExecution }) {
-    if (holdsNonFiniteNumber(args.variableValues)) setResultAndStopExecution({ errors: [outOfRange()] });
+    const problem = jsonValueProblem(args.variableValues);
+    if (problem) setResultAndStopExecution({ errors: [unusableVariables(problem)] });
   },
 };
 
-const outOfRange = () =>
-  new GraphQLError('Variables: a number is out of range (JSON cannot carry it; the largest is about 1.8e308).', {
+const unusableVariables = (problem: string) =>
+  new GraphQLError(`Variables: ${problem}.`, {
     extensions: { code: 'BAD_USER_INPUT', reasonCode: 'illegalArguments', status: 400, http: { status: 400 } },
   });
 

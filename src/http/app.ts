@@ -5,6 +5,7 @@ import type { Gateway } from '../gateway/gateway.js';
 import { checkHealth } from '../modules/health/operations.js';
 import { errorBody, reasonOfStatus } from '../errors.js';
 import { useAuthenticationChallenge } from './middleware/authentication-challenge.js';
+import { useUnencodedBodies } from './middleware/content-encoding.js';
 import { useBodyIdleTimeout } from './middleware/body-idle-timeout.js';
 import { useErrorBody } from './middleware/errors.js';
 import { metricsRegistry, requireMetricsToken, useMetrics } from './middleware/metrics.js';
@@ -30,6 +31,7 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
   app.use(useAuthenticationChallenge());
   app.use(useErrorBody());
   app.use(useBodyIdleTimeout());
+  app.use(useUnencodedBodies());
 
   const operations = new Router<RequestState>({ prefix: base });
   operations.get('/healthz', (ctx) => {

@@ -47,15 +47,26 @@ async function readText(ctx: Context): Promise<string> {
   }
 }
 
-/** Whether a parsed JSON value holds a non-finite number, found without recursion (a hostile value may be very deep). */
-export function holdsNonFiniteNumber(value: unknown): boolean {
-  const stack = [value];
+/** Nesting a JSON value (a body, GraphQL variables) may have: the deepest the service takes (properties, 16 levels) fits well within it. */
+export const maxJsonDepth = 64;
+
+/**
+ * What makes a parsed JSON value unusable, found without recursion (a hostile value may be very deep):
+ * a non-finite number (`1e309` parses to Infinity, which would become null on its way on), or nesting
+ * deeper than maxJsonDepth (the GraphQL scalars that read it recurse, and 100,000 nested arrays
+ * overflowed the stack with a RangeError as the answer's message).
+ */
+export function jsonValueProblem(value: unknown): string | undefined {
+  const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
-    const current = stack.pop();
-    if (typeof current === 'number' && !Number.isFinite(current)) return true;
-    if (current !== null && typeof current === 'object') for (const child of Object.values(current)) stack.push(child);
+    const [current, depth] = stack.pop()!;
+    if (typeof current === 'number' && !Number.isFinite(current)) return 'a number is out of range (JSON cannot carry it; the largest is about 1.8e308)';
+    if (current !== null && typeof current === 'object') {
+      if (depth >= maxJsonDepth) return `nested deeper than ${maxJsonDepth} levels`;
+      for (const child of Object.values(current)) stack.push([child, depth + 1]);
+    }
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -69,7 +80,8 @@ export function parseJson(text: string, what: string): unknown {
   } catch (error) {
     throw illegalArguments(`malformed ${what}: ${(error as Error).message}`);
   }
-  if (holdsNonFiniteNumber(value)) throw illegalArguments(`malformed ${what}: a number is out of range`);
+  const problem = jsonValueProblem(value);
+  if (problem) throw illegalArguments(`malformed ${what}: ${problem}`);
   return value;
 }
 
@@ -80,8 +92,8 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   const text = await readText(ctx);
   if (text.trim() === '') return {};
   // checked after reading: an empty body of any type is an empty object
-  if (type && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new ServiceError('unsupportedMediaType', `expected a JSON body (Content-Type: application/json), got '${type}'`);
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    throw new ServiceError('unsupportedMediaType', `expected a JSON body (Content-Type: application/json), got ${type ? `'${type}'` : 'none'}`);
   }
   const value = parseJson(text, 'JSON body');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw illegalArguments('the JSON body must be an object');

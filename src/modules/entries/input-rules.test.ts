@@ -159,6 +159,23 @@ describe('properties', () => {
     const literal = await service.graphql(`mutation { updateContent(repository: "default", id: "${content.id}", input: { properties: { a: 1e309 } }) { id } }`);
     expect(literal.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
   });
+
+  it('100,000 nested arrays are a 400 saying how deep a value may be, through REST and GraphQL variables (the message was a stack overflow)', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const rest = await call(url('/folder'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name":"${unique('deep')}","properties":{"a":${deep}}}` });
+    expectBadRequest(rest, /nested deeper than 64 levels/);
+    const body = `{"query":${JSON.stringify(createContentMutation)},"variables":{"input":{"uploadId":"${await stage()}","name":"${unique('g')}","properties":{"a":${deep}}}}}`;
+    const gql = await rawGraphql(body);
+    expect(gql.errors?.[0]).toMatchObject({ message: 'Variables: nested deeper than 64 levels.', extensions: { reasonCode: 'illegalArguments', status: 400 } });
+  });
+});
+
+describe('JSON bodies', () => {
+  it('need Content-Type application/json (415 without one), as documented', async () => {
+    const untyped = await call(url('/folder'), { method: 'POST', body: new Uint8Array(Buffer.from(`{"name":"${unique('untyped')}"}`)) });
+    expect(untyped.status).toBe(415);
+    expect(untyped.body).toMatchObject({ reasonCode: 'unsupportedMediaType', message: "expected a JSON body (Content-Type: application/json), got none" });
+  });
 });
 
 describe('downloads of deactivated contents', () => {
