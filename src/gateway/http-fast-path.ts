@@ -1,5 +1,5 @@
 import { reasonOfStatus } from '../errors.js';
-import { BodyTooLargeError, readBoundedText } from '../http/body.js';
+import { BodyTooLargeError, InvalidUtf8Error, readBoundedText } from '../http/body.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { GraphQLError } from 'graphql';
@@ -73,7 +73,9 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   try {
     return await readBoundedText(req, limit);
   } catch (error) {
-    throw error instanceof BodyTooLargeError ? new HttpError(413, 'Request body is too large.') : error;
+    if (error instanceof BodyTooLargeError) throw new HttpError(413, 'Request body is too large.');
+    if (error instanceof InvalidUtf8Error) throw new HttpError(400, 'The request body is not valid UTF-8.');
+    throw error;
   }
 }
 

@@ -8,7 +8,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import { clientAddressHeader } from '../context.js';
-import { BodyTooLargeError, readBoundedText } from '../http/body.js';
+import { BodyTooLargeError, InvalidUtf8Error, readBoundedText } from '../http/body.js';
 import { attachGraphqlWs } from './websockets.js';
 
 export interface SubgraphServerOptions {
@@ -156,6 +156,7 @@ async function readJson(
     text = await readBoundedText(req, limit);
   } catch (error) {
     if (error instanceof BodyTooLargeError) return { error: 'request body too large', status: 413 };
+    if (error instanceof InvalidUtf8Error) return { error: error.message, status: 400 };
     throw error;
   }
   if (text === '') return { value: {} };

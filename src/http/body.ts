@@ -10,12 +10,26 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+export class InvalidUtf8Error extends Error {
+  constructor() {
+    super('the request body is not valid UTF-8');
+  }
+}
+
+/** Refuses bytes that are not UTF-8 (they would be stored as U+FFFD, the name or text lost). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * A request body as text, at most `limit` bytes (JSON and form bodies, GraphQL operations): a declared
- * Content-Length over the limit is refused before anything is read.
+ * Content-Length over the limit is refused before anything is read, bytes that are not UTF-8 after.
  */
 export async function readBoundedText(req: IncomingMessage, limit: number): Promise<string> {
-  return (await readBoundedBytes(req, limit)).toString('utf8');
+  const bytes = await readBoundedBytes(req, limit);
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new InvalidUtf8Error();
+  }
 }
 
 async function readBoundedBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -30,20 +44,13 @@ async function readBoundedBytes(req: IncomingMessage, limit: number): Promise<Bu
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
-/** Refuses bytes that are not UTF-8 (they would be stored as U+FFFD, the name or text lost). */
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 async function readText(ctx: Context): Promise<string> {
-  let bytes: Buffer;
   try {
-    bytes = await readBoundedBytes(ctx.req, maxBodyBytes);
+    return await readBoundedText(ctx.req, maxBodyBytes);
   } catch (error) {
-    throw error instanceof BodyTooLargeError ? new ServiceError('tooLarge', error.message) : error;
-  }
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw illegalArguments('the request body is not valid UTF-8');
+    if (error instanceof BodyTooLargeError) throw new ServiceError('tooLarge', error.message);
+    if (error instanceof InvalidUtf8Error) throw illegalArguments(error.message);
+    throw error;
   }
 }
 
