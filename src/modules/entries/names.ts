@@ -9,6 +9,24 @@ const forbiddenCharacters = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u20
 /** a surrogate not in a pair (the `u` flag reads pairs as one code point) */
 const loneSurrogate = /\p{Cs}/u;
 
+const forbiddenCharactersEverywhere = new RegExp(forbiddenCharacters.source, 'g');
+
+/**
+ * An uploaded file's name as its resource keeps it: the name the client's file had, made safe to
+ * show rather than refused (a browser sends what the disk holds): valid Unicode, NFC, without the
+ * characters names may not hold, trimmed, at most 255 characters with its extension kept. Before, a
+ * right-to-left override (`a\u202Egpj.exe`, shown as "aexe.jpg") and 10,000 characters were kept.
+ */
+export function asResourceName(fileName: string): string {
+  const cleaned = fileName.toWellFormed().normalize('NFC').replace(forbiddenCharactersEverywhere, '').trim();
+  const characters = [...cleaned];
+  if (characters.length === 0) return 'upload';
+  if (characters.length <= 255) return cleaned;
+  const dot = cleaned.lastIndexOf('.');
+  const extension = dot > 0 && cleaned.length - dot <= 16 ? [...cleaned.slice(dot)] : [];
+  return [...characters.slice(0, 255 - extension.length), ...extension].join('');
+}
+
 /** Whether `text` is Unicode: JavaScript strings may hold lone surrogates, which no database can store. */
 export const isWellFormed = (text: string) => !loneSurrogate.test(text);
 

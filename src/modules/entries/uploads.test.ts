@@ -47,6 +47,16 @@ describe('the GraphQL client upload path: POST C/uploads, then createContent', (
     expect(raw).toMatchObject({ status: 201, body: { name: 'notes.txt', mimeType: 'text/plain', fileSize: 11 } });
   });
 
+  it('keeps the file name safe to show: no bidirectional override, at most 255 characters with the extension kept', async () => {
+    const upload = (fileName: string) =>
+      call(`${service.contentBase}/uploads?sessionId=${service.adminSession}&fileName=${encodeURIComponent(fileName)}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    expect((await upload('a\u202egpj.exe')).body.name).toBe('agpj.exe');
+    const long = (await upload(`${'x'.repeat(10_000)}.txt`)).body.name as string;
+    expect([long.length, long.endsWith('xx.txt')]).toEqual([255, true]);
+    expect((await upload(' cafe\u0301.txt ')).body.name).toBe('caf\u00e9.txt');
+    expect((await upload('\u202e')).body.name).toBe('upload');
+  });
+
   it('sniffs the type of a raw body sent as a form (curl --data-binary\'s default type), as of one sent without a type', async () => {
     const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer();
     const raw = await call(`${service.contentBase}/uploads?sessionId=${service.adminSession}&fileName=scan`, {
@@ -84,7 +94,9 @@ describe('the GraphQL client upload path: POST C/uploads, then createContent', (
     expect(renamed.errors).toBeUndefined();
     expect(renamed.data!.createContent).toMatchObject({ name: 'not-taken.txt', resource: { md5: second.body.md5, mimeType: 'text/x-custom' } });
 
-    const badName = await stage('bytes', 'tab\tname.txt');
+    // a file may be called what no entry may: its content needs another name
+    const badName = await call(`${service.contentBase}/uploads?sessionId=${service.adminSession}&fileName=..`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'bytes' });
+    expect(badName.body.name).toBe('..');
     const refused = await service.graphql(createContent, { input: { uploadId: badName.body.uploadId } });
     expect(refused.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
     const named = await service.graphql(createContent, { input: { uploadId: badName.body.uploadId, name: 'good name.txt' } });

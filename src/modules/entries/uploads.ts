@@ -9,6 +9,7 @@ import { sniffMimeType } from '../../storage/mime.js';
 import { TooLargeError } from '../../storage/file-store.js';
 import { Resource } from './entry.entity.js';
 import { optionalMediaType } from './media-types.js';
+import { asResourceName } from './names.js';
 import type { EntryScope } from './scope.js';
 
 export interface UploadInput {
@@ -95,7 +96,7 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   }
   try {
     const resource = await insertPendingResource(scope, {
-      name: input.fileName,
+      name: asResourceName(input.fileName),
       mimeType: mimeType ?? (await sniffMimeType(staged.head, input.fileName)),
       fileSize: staged.size,
       md5: staged.md5,
