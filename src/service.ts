@@ -10,7 +10,7 @@ import { SnapshotReaders } from './db/snapshot-readers.js';
 import { createGateway, type Gateway, type QueryLimits } from './gateway/gateway.js';
 import { chargeListItems } from './graphql/result-budget.js';
 import { createSubgraphServer } from './gateway/subgraph-server.js';
-import { answerClientErrors, continueUnlessLargerThan, maxRequestHeadBytes } from './http/client-errors.js';
+import { answerClientErrors, answerUnknownExpectations, continueUnlessLargerThan, maxRequestHeadBytes } from './http/client-errors.js';
 import { trackUnanswered } from './http/unanswered.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
@@ -183,6 +183,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
+  answerUnknownExpectations(server);
   const unanswered = trackUnanswered(server);
   continueUnlessLargerThan(server, (request) => maxUploadBodyBytes(config, /^multipart\//i.test(request.headers['content-type'] ?? '')));
   gateway?.attachWebSockets(server);

@@ -24,13 +24,26 @@ export function answerClientErrors(server: Server): void {
     const status = tooLarge ? 431 : 400;
     const body = JSON.stringify(
       tooLarge
-        ? errorBody(431, 'tooLarge', `the request line and headers are longer than ${maxRequestHeadBytes / 1024} KiB; send long search conditions through GraphQL (POST /graphql)`)
+        ? errorBody(431, 'tooLarge', `the request line and headers are too large (over ${maxRequestHeadBytes / 1024} KiB, or too many header fields); send long search conditions through GraphQL (POST /graphql)`)
         : errorBody(400, 'illegalArguments', 'malformed HTTP request'),
     );
     const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
+  });
+}
+
+/**
+ * An `Expect` other than 100-continue: a 417 with the service's error body (Node's own answer has none).
+ * The body is not read: the connection ends with the answer.
+ */
+export function answerUnknownExpectations(server: Server): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const expectation = String(request.headers.expect ?? '').slice(0, 64);
+    const body = JSON.stringify(errorBody(417, 'illegalArguments', `Expect: '${expectation}' is not supported (only 100-continue)`));
+    response.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    response.end(body);
   });
 }
 

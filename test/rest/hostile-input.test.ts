@@ -154,4 +154,19 @@ describe('hostile input gets a 4xx with the error body', () => {
   it('a path that tries to leave the store', async () => {
     expectErrorBody(await call(contentUrl(service, '/content/..%2F..%2Fetc%2Fpasswd/download')), 404);
   });
+
+  it('an Expect the service does not know is a 417 with the error body (Node answered an empty one)', async () => {
+    const http = await import('node:http');
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(new URL(contentUrl(service, '/folder')), { method: 'POST', headers: { 'content-type': 'application/json', expect: 'bogus' } }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body }));
+      });
+      request.on('error', reject);
+      request.end('{"name":"expected"}');
+    });
+    expectErrorBody({ status: answer.status, body: JSON.parse(answer.body) }, 417);
+    expect(JSON.parse(answer.body)).toMatchObject({ reasonCode: 'illegalArguments', message: "Expect: 'bogus' is not supported (only 100-continue)" });
+  });
 });
