@@ -30,6 +30,23 @@ describe('request bodies with a Content-Encoding', () => {
     expect(await sql(service, `select id from resource where name = 'packed.txt'`)).toEqual([]);
   });
 
+  it('a transfer coding other than chunked is a 501 with the error body', async () => {
+    const http = await import('node:http');
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(`${service.contentBase}/folder?sessionId=${service.adminSession}`);
+      const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'gzip, chunked' } }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body }));
+      });
+      request.on('error', reject);
+      request.end(gzipSync('{"name":"gzip-chunked"}'));
+    });
+    expect(answer.status).toBe(501);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 501, message: "Transfer-Encoding 'gzip, chunked' is not supported: send the body chunked or with a Content-Length" });
+    expect(await sql(service, `select id from entry where name = 'gzip-chunked'`)).toEqual([]);
+  });
+
   it('takes identity as no encoding', async () => {
     const answer = await encoded(`${service.contentBase}/folder?sessionId=${service.adminSession}`, 'application/json', Buffer.from('{"name":"identity-folder"}'), 'identity');
     expect(answer.status).toBe(201);
