@@ -31,7 +31,7 @@ import { clientAddressHeader } from '../context.js';
 import { requestIdPattern } from '../http/middleware/request-id.js';
 import { useCompressedGraphiQL } from './graphiql.js';
 import { useHttpFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
-import { useOperationLimits, type QueryLimits } from './limits.js';
+import { maxOperationBytes, useOperationLimits, type QueryLimits } from './limits.js';
 import { asRequestError, subscriptionNeedsSession, useErrorContract, useSaneVariables, useJsonPostsOnly, useWellFormedGetParameters } from './plugins.js';
 import { SessionConnections } from './session-connections.js';
 import { useSingleSubgraphShortcut } from './single-subgraph.js';
@@ -141,8 +141,6 @@ function nodeHeaders(req: IncomingMessage): [string, string][] {
   return entries;
 }
 
-/** largest GraphQL request body the fast path reads (the runtime's own limit applies to the other requests) */
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export function createGateway(options: GatewayOptions): Gateway {
   const { graphqlEndpoint, limits, verifyConnection } = options;
@@ -279,7 +277,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ? undefined
       : useHttpFastPath({
           graphqlEndpoint,
-          maxBodyBytes: MAX_BODY_BYTES,
+          maxBodyBytes: maxOperationBytes,
           onUnexpected: unexpected,
           run: (req, res, params) => runOperation(requestOf(nodeHeaders(req)), params, { req, res }),
         });

@@ -17,6 +17,9 @@ import type {
 } from 'graphql';
 import { getNamedType, getNullableType, getOperationAST, GraphQLError, isCompositeType, isInterfaceType, isListType, isObjectType, Kind, parse, valueFromASTUntyped } from 'graphql';
 
+/** The largest GraphQL request: a POST's body, a graphql-ws message. */
+export const maxOperationBytes = 2 * 1024 * 1024;
+
 /**
  * Bounds of one GraphQL operation (DESIGN §9). Depth and aliases are graphql-armor's rules (fragments
  * expanded: a fragment spread N times counts N times); nested introspection is bounded by graphql-js'

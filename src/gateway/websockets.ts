@@ -4,6 +4,7 @@ import type { ConnectionInitMessage, ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
+import { maxOperationBytes } from './limits.js';
 
 /**
  * graphql-ws on `path` of `server`; upgrades to other paths are left to other handlers. Answers the
@@ -20,7 +21,8 @@ export function attachGraphqlWs<P extends ConnectionInitMessage['payload'], E ex
   options: ServerOptions<P, Extra & Partial<E>>,
   maxOperations = Infinity,
 ): () => Promise<void> {
-  const wss = new WebSocketServer({ noServer: true });
+  // a message is one operation: as large as a GraphQL POST may be (ws' default took 100 MiB)
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxOperationBytes });
   const bounded: ServerOptions<P, Extra & Partial<E>> = {
     ...options,
     onSubscribe: (ctx, id, payload) => {
@@ -50,7 +52,17 @@ export function attachGraphqlWs<P extends ConnectionInitMessage['payload'], E ex
   const disposer = useServer<P, E>(bounded, wss);
   const listener = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return;
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      wss.emit('connection', ws, req);
+      // graphql-ws writes every socket error with its stack to the console. A client's protocol fault
+      // (ws' WS_ERR_* codes: a message over maxPayload, a bad frame) is the client's, and ws has closed
+      // that socket with the code that says why (1009, 1002): it is no internal error to report.
+      const reporters = ws.listeners('error') as ((error: Error) => void)[];
+      ws.removeAllListeners('error');
+      ws.once('error', (error: Error & { code?: string }) => {
+        if (!error.code?.startsWith('WS_ERR_')) for (const report of reporters) report.call(ws, error);
+      });
+    });
   };
   server.on('upgrade', listener);
   return async () => {

@@ -230,6 +230,23 @@ describe('operations per graphql-ws connection', () => {
       await client.dispose();
     }
   }, 30_000);
+
+  it('closes a connection whose message is over 2 MiB with 1009, without an internal error on the console', async () => {
+    const { default: WebSocket } = await import('ws');
+    const { vi } = await import('vitest');
+    const consoleError = vi.spyOn(console, 'error');
+    try {
+      const socket = new WebSocket(`${service.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const closed = new Promise<number>((resolve) => socket.once('close', (code: number) => resolve(code)));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { padding: 'x'.repeat(3 * 1024 * 1024) } }));
+      expect(await closed).toBe(1009);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      consoleError.mockRestore();
+    }
+  });
 });
 
 describe('subscriptions end with their session', () => {
