@@ -73,7 +73,7 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
     return { limit: words.limit, page: creationPage(words, Number(counted!.n), Number(counted!.visible)), count: words.count };
   }
   const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, em, REPOSITORY_ID, fullTextTexts(parsed), true);
-  return buildEntryQuery(benchScope(orm), [compileCondition(parsed, { fullTextEnabled: true, repositoryName: 'default', fullTextTerms })], options);
+  return buildEntryQuery(benchScope(orm), [compileCondition(parsed, { fullTextEnabled: true, repositoryId: REPOSITORY_ID, repositoryName: 'default', fullTextTerms })], options);
 }
 
 /** The indexes a plan uses and its execution time, in one line. */

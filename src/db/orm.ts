@@ -22,6 +22,7 @@ import { Migration20261123040001EntryVisibleTags } from './migrations/Migration2
 import { Migration20261123050000EntryVisibleWords } from './migrations/Migration20261123050000EntryVisibleWords.js';
 import { Migration20261123060000HiddenEntryWords } from './migrations/Migration20261123060000HiddenEntryWords.js';
 import { Migration20261123070000RepositoryNamesIgnoreCase } from './migrations/Migration20261123070000RepositoryNamesIgnoreCase.js';
+import { Migration20261123120000RepositoryWordIndexes } from './migrations/Migration20261123120000RepositoryWordIndexes.js';
 
 export type Orm = MikroORM;
 
@@ -47,6 +48,7 @@ export const migrationsList = [
   { name: 'Migration20261123050000EntryVisibleWords', class: Migration20261123050000EntryVisibleWords },
   { name: 'Migration20261123060000HiddenEntryWords', class: Migration20261123060000HiddenEntryWords },
   { name: 'Migration20261123070000RepositoryNamesIgnoreCase', class: Migration20261123070000RepositoryNamesIgnoreCase },
+  { name: 'Migration20261123120000RepositoryWordIndexes', class: Migration20261123120000RepositoryWordIndexes },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -139,9 +139,12 @@ function hiddenEntriesMatch(query: Sql): Sql[] {
 /** Alternatives as one predicate. */
 const anyOf = (alternatives: Sql[]): Sql => ({ sql: `(${alternatives.map((a) => a.sql).join(' or ')})`, params: alternatives.flatMap((a) => a.params) });
 
-/** The matching entries of entry_visible_words (GIN over the words of name and text), of one repository (`?`) or of all. */
-const visibleWordsMatch = (query: Sql, ofRepository: boolean) =>
-  `select w.entry_id from entry_visible_words w where ${ofRepository ? 'w.repository_id = ? and ' : ''}w.words @@ (${query.sql})`;
+/**
+ * The matching entries of entry_visible_words of one repository (`?`): its GIN index over the words of
+ * name and text is that repository's (Migration20261123120000RepositoryWordIndexes), so the repository
+ * is always named, as a value the planner sees.
+ */
+const visibleWordsMatch = (query: Sql) => `select w.entry_id from entry_visible_words w where w.repository_id = ? and w.words @@ (${query.sql})`;
 
 /**
  * `fullText('…')` against the Postgres index, compiled in place: the entry matches when the words of
@@ -150,10 +153,10 @@ const visibleWordsMatch = (query: Sql, ofRepository: boolean) =>
  * from entry_visible_words for the entries it holds, else checked on the entry. `resolveTextMatch`
  * (below) does better where it can run a query first; this is for the terms it leaves.
  */
-export function fullTextMatch(searchText: string): Sql {
+export function fullTextMatch(repositoryId: string, searchText: string): Sql {
   const query = textQuery(searchText);
-  // not correlated with `e` (no repository condition): Postgres hashes the subquery once
-  return anyOf([{ sql: `e.id in (${visibleWordsMatch(query, false)})`, params: query.params }, ...hiddenEntriesMatch(query)]);
+  // not correlated with `e` (the repository is a parameter): Postgres hashes the subquery once
+  return anyOf([{ sql: `e.id in (${visibleWordsMatch(query)})`, params: [repositoryId, ...query.params] }, ...hiddenEntriesMatch(query)]);
 }
 
 /** Matching entries up to which the visible ones are sent as a list of ids; beyond, a hashed subquery. */
@@ -175,7 +178,7 @@ export async function resolveTextMatch(
   defaultVisibility: boolean,
 ): Promise<Sql> {
   const query = textQuery(searchText);
-  const words = visibleWordsMatch(query, true);
+  const words = visibleWordsMatch(query);
   const ids = await run(`${words} limit ${maxListedTextMatches + 1}`, [repositoryId, ...query.params]);
   const visible = ids.length <= maxListedTextMatches ? { sql: `e.id = any(?::text[])`, params: [ids] } : { sql: `e.id in (${words})`, params: [repositoryId, ...query.params] };
   return defaultVisibility ? visible : anyOf([visible, ...hiddenEntriesMatch(query)]);

@@ -24,6 +24,7 @@ export async function searchByCondition(scope: EntryScope, condition: string, gi
     : undefined;
   const predicate = compileCondition(parsed, {
     fullTextEnabled: scope.repository.fullTextEnabled,
+    repositoryId: scope.repository.id,
     repositoryName: scope.repository.name,
     fullTextTerms,
   });

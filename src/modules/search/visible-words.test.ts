@@ -216,3 +216,38 @@ describe('the words of visible entries', () => {
     expect(await search('/content/search/by-condition', { condition: "name ilike '*école*'" })).toEqual({ count: 1, names: ['ÉCOLE.txt'] });
   });
 });
+
+describe('the words index of each repository', () => {
+  it('comes with the repository and goes with it, and the searches of the repository use it without checking each row\'s repository', async () => {
+    const indexOf = async (repositoryId: string) =>
+      (await sql<{ indexdef: string }>(service, `select indexdef from pg_indexes where indexname = 'entry_visible_words_' || md5(?)`, [repositoryId]))[0]?.indexdef;
+    expect(await indexOf('svc.repository.default')).toMatch(/USING gin \(words\) WHERE \(repository_id = 'svc\.repository\.default'::text\)/);
+
+    const created = await service.graphql<{ createRepository: { id: string } }>('mutation { createRepository(input: { name: "words-own" }) { id } }');
+    expect(created.errors).toBeUndefined();
+    const id = created.data!.createRepository.id;
+    expect(await indexOf(id)).toBeDefined();
+
+    // the count of a words search, as the service runs it (parameters bound): the repository's index, no per-row check
+    const scope = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id }, em: service.services.orm.em } as unknown as SearchScope;
+    const { count } = buildVisibleWordsQuery(scope, 'harbour', {});
+    // an empty repository's rows are cheaper to find by the creation index: without it (in a transaction rolled back), the words index
+    let plan = '';
+    await service.services.orm.em
+      .fork()
+      .transactional(async (em) => {
+        await em.execute('drop index entry_visible_words_created_idx');
+        await em.execute('set local enable_seqscan = off');
+        plan = (await em.execute<{ 'QUERY PLAN': string }[]>(`explain ${count.sql.replace(/\$\d+/g, '?')}`, count.params)).map((row) => row['QUERY PLAN']).join('\n');
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => {
+        if (error.message !== 'roll back') throw error;
+      });
+    expect(plan).toContain(`Bitmap Index Scan on entry_visible_words_`);
+    expect(plan).not.toMatch(/Filter: \(w\.repository_id =/);
+
+    expect((await service.graphql('mutation($id: ID!) { deleteRepository(repositoryId: $id) }', { id })).errors).toBeUndefined();
+    expect(await indexOf(id)).toBeUndefined();
+  });
+});

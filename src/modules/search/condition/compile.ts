@@ -15,6 +15,8 @@ import { PropertyResolver, type ResolvedProperty } from './properties.js';
 
 export interface CompileOptions {
   fullTextEnabled: boolean;
+  /** the repository searched: its id for the text index, its name for messages */
+  repositoryId: string;
   repositoryName: string;
   /** fullText() terms resolved beforehand by a remote text index (Meilisearch); else the Postgres index */
   fullTextTerms?: ReadonlyMap<string, Sql>;
@@ -217,7 +219,7 @@ class Compiler {
   /** The full-text index (src/modules/fulltext/query.ts): the name's words or the extracted text match. */
   private fullText(text: string, position: number): Sql {
     if (!this.options.fullTextEnabled) throw conflict(`condition: fullText() at position ${position}: full text is disabled for repository '${this.options.repositoryName}'`);
-    return this.options.fullTextTerms?.get(text) ?? fullTextMatch(text);
+    return this.options.fullTextTerms?.get(text) ?? fullTextMatch(this.options.repositoryId, text);
   }
 }
 

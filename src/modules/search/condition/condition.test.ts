@@ -3,7 +3,7 @@ import { ServiceError } from '../../../errors.js';
 import { compileCondition } from './compile.js';
 import { conditionLimits, parseCondition } from './parser.js';
 
-const options = { fullTextEnabled: true, repositoryName: 'default' };
+const options = { fullTextEnabled: true, repositoryId: 'svc.repository.default', repositoryName: 'default' };
 const compile = (condition: string) => compileCondition(parseCondition(condition), options);
 
 /** The 400 (or other) a condition is refused with. */
@@ -88,7 +88,7 @@ describe('condition parser', () => {
   });
 
   it('answers fullText() with a 409 when the repository has full text disabled', () => {
-    expect(() => compileCondition(parseCondition("fullText('x')"), { fullTextEnabled: false, repositoryName: 'quiet' })).toThrow(
+    expect(() => compileCondition(parseCondition("fullText('x')"), { fullTextEnabled: false, repositoryId: 'svc.repository.quiet', repositoryName: 'quiet' })).toThrow(
       expect.objectContaining({ status: 409, reasonCode: 'conflict', message: expect.stringContaining("full text is disabled for repository 'quiet'") }),
     );
   });
