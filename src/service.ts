@@ -177,7 +177,8 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
       ? [addRepresentationDownload(transferRouter(services), services), ...(parts.gatewayRouters?.({ gateway, services, schemas: Object.values(subgraphs).map((s) => s.schema) }) ?? [])]
       : [],
   });
-  const server = http.createServer({ maxHeaderSize: maxRequestHeadBytes }, app.callback());
+  // a request without Host gets the error body from useHostHeader, not Node's empty 400
+  const server = http.createServer({ maxHeaderSize: maxRequestHeadBytes, requireHostHeader: false }, app.callback());
   // uploads of large files take long: no request timeout, but idle sockets are closed
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

@@ -6,6 +6,7 @@ import { checkHealth } from '../modules/health/operations.js';
 import { errorBody, reasonOfStatus } from '../errors.js';
 import { useAuthenticationChallenge } from './middleware/authentication-challenge.js';
 import { useUnencodedBodies } from './middleware/content-encoding.js';
+import { useHostHeader } from './middleware/host-header.js';
 import { useUtf8Urls } from './middleware/utf8-urls.js';
 import { useBodyIdleTimeout } from './middleware/body-idle-timeout.js';
 import { useErrorBody } from './middleware/errors.js';
@@ -33,6 +34,7 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
   app.use(useErrorBody());
   app.use(useBodyIdleTimeout());
   app.use(useUnencodedBodies());
+  app.use(useHostHeader());
   app.use(useUtf8Urls());
 
   const operations = new Router<RequestState>({ prefix: base });

@@ -155,6 +155,23 @@ describe('hostile input gets a 4xx with the error body', () => {
     expectErrorBody(await call(contentUrl(service, '/content/..%2F..%2Fetc%2Fpasswd/download')), 404);
   });
 
+  it('an HTTP/1.1 request without Host is a 400 with the error body (Node answered an empty one); HTTP/1.0 needs none', async () => {
+    const net = await import('node:net');
+    const { port } = new URL(service.baseUrl);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const without = await raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(without).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(without.slice(without.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, reasonCode: 'illegalArguments', message: 'an HTTP/1.1 request needs a Host header' });
+    expect(await raw('GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('an Expect the service does not know is a 417 with the error body (Node answered an empty one)', async () => {
     const http = await import('node:http');
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
