@@ -48,13 +48,27 @@ export async function sendFile(res: ServerResponse, file: FileHandle, start: num
   const buffers = [Buffer.allocUnsafeSlow(chunk), Buffer.allocUnsafeSlow(chunk)];
   const written: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
   let closed = false;
-  const onClose = () => (closed = true);
+  let onClose = () => undefined as void;
+  // Node drops the callback of a write to a socket destroyed before the response's 'close' event
+  // (`_writeRaw` returns false): every wait also ends when the response closes, or a client gone at
+  // that moment held this download and its file open for ever
+  const closing = new Promise<void>((resolve) => {
+    onClose = () => {
+      closed = true;
+      resolve();
+    };
+  });
   res.once('close', onClose);
+  const untilClosed = (promise: Promise<void>) => Promise.race([promise, closing]);
   try {
     let position = start;
     for (let turn = 0; position <= end && !closed; turn ^= 1) {
       // this buffer's previous chunk must be on the socket before it is filled again
-      await written[turn];
+      await untilClosed(written[turn]!);
+      if (closed || res.destroyed || res.socket?.destroyed) {
+        closed = true;
+        break;
+      }
       const { bytesRead } = await file.read(buffers[turn]!, 0, Math.min(chunk, end - position + 1), position);
       if (bytesRead === 0) throw new StoredFileUnavailableError(`ended at byte ${position}, before ${end + 1}`);
       position += bytesRead;
@@ -65,8 +79,8 @@ export async function sendFile(res: ServerResponse, file: FileHandle, start: num
         });
       });
     }
-    await Promise.all(written);
-    if (!closed) await new Promise<void>((resolve) => res.end(resolve));
+    await untilClosed(Promise.all(written).then(() => undefined));
+    if (!closed) await untilClosed(new Promise<void>((resolve) => res.end(resolve)));
     return { complete: !closed, bytes: position - start };
   } catch (error) {
     res.destroy(error as Error);
