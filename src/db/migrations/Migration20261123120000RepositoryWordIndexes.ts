@@ -19,42 +19,39 @@ export class Migration20261123120000RepositoryWordIndexes extends Migration {
         select 'entry_visible_words_' || md5(repository_id)
       $$;`);
     this.addSql(`
+      create function create_repository_words_index(repository_id text) returns void language plpgsql as $$
+      begin
+        execute format('create index if not exists %I on entry_visible_words using gin (words) where repository_id = %L', repository_words_index_name(repository_id), repository_id);
+      end $$;`);
+    this.addSql(`
+      create function drop_repository_words_index(repository_id text) returns void language plpgsql as $$
+      begin
+        execute format('drop index if exists %I', repository_words_index_name(repository_id));
+      end $$;`);
+    this.addSql(`
       create function repository_words_index_create() returns trigger language plpgsql as $$
       begin
-        execute format('create index if not exists %I on entry_visible_words using gin (words) where repository_id = %L', repository_words_index_name(new.id), new.id);
+        perform create_repository_words_index(new.id);
         return null;
       end $$;`);
     this.addSql(`
       create function repository_words_index_drop() returns trigger language plpgsql as $$
       begin
-        execute format('drop index if exists %I', repository_words_index_name(old.id));
+        perform drop_repository_words_index(old.id);
         return null;
       end $$;`);
     this.addSql(`create trigger repository_words_index_create after insert on repository for each row execute function repository_words_index_create();`);
     this.addSql(`create trigger repository_words_index_drop after delete on repository for each row execute function repository_words_index_drop();`);
-    this.addSql(`
-      do $$
-      declare r record;
-      begin
-        for r in select id from repository loop
-          execute format('create index if not exists %I on entry_visible_words using gin (words) where repository_id = %L', repository_words_index_name(r.id), r.id);
-        end loop;
-      end $$;`);
+    this.addSql(`select create_repository_words_index(id) from repository;`);
     this.addSql(`drop index if exists entry_visible_words_idx;`);
   }
 
   override down(): void {
     this.addSql(`create index if not exists entry_visible_words_idx on entry_visible_words using gin (words);`);
-    this.addSql(`
-      do $$
-      declare r record;
-      begin
-        for r in select id from repository loop
-          execute format('drop index if exists %I', repository_words_index_name(r.id));
-        end loop;
-      end $$;`);
+    this.addSql(`select drop_repository_words_index(id) from repository;`);
     this.addSql(`drop trigger repository_words_index_create on repository;`);
     this.addSql(`drop trigger repository_words_index_drop on repository;`);
-    this.addSql(`drop function repository_words_index_create(), repository_words_index_drop(), repository_words_index_name(text);`);
+    this.addSql(`drop function repository_words_index_create(), repository_words_index_drop();`);
+    this.addSql(`drop function create_repository_words_index(text), drop_repository_words_index(text), repository_words_index_name(text);`);
   }
 }
