@@ -57,10 +57,17 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
   const { condition, searchText, orderBy, entryType, offset, ...filter } = q.query;
   const options = { orderBy, entryType: entryType === undefined ? undefined : EntryTypeEnum.CONTENT, offset: offset === undefined ? undefined : Number(offset) };
   const em = orm.em.fork();
+  const client = orm.em.getConnection().getClient();
+  /** a words search's count: from entry_visible_word_count for one word, else by visiting the matches (as the service counts) */
+  const wordsCount = async (words: ReturnType<typeof buildVisibleWordsQuery>) => {
+    const [counted] = (await client.executeQuery<{ n: string | null; visible: string }>(CompiledQuery.raw(words.wordCount.sql, words.wordCount.params))).rows;
+    const matches = counted!.n ?? (await client.executeQuery<{ n: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows[0]!.n;
+    return { statement: counted!.n === null ? words.count : words.wordCount, matches: Number(matches), visible: Number(counted!.visible) };
+  };
   if (searchText !== undefined) {
     const words = buildVisibleWordsQuery(benchScope(orm), searchText, options);
-    // the ranked page with its count beside it, as the service runs them when a snapshot reader is free
-    return { limit: words.limit, page: words.rankedPage, count: words.count };
+    // the ranked page, its count from the word's counts (else beside it), as the service runs them
+    return { limit: words.limit, page: words.rankedPage, count: (await wordsCount(words)).statement };
   }
   if (condition === undefined) {
     return buildEntryQuery(benchScope(orm), propertyPredicates({ ...filter, tags: filter.tags === undefined ? undefined : [filter.tags] } as PropertyFilter), options);
@@ -68,9 +75,8 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
   const parsed = parseCondition(condition);
   if (parsed.type === 'fullText') {
     const words = buildVisibleWordsQuery(benchScope(orm), parsed.text, options);
-    const client = orm.em.getConnection().getClient();
-    const [counted] = (await client.executeQuery<{ n: string; visible: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows;
-    return { limit: words.limit, page: creationPage(words, Number(counted!.n), Number(counted!.visible)), count: words.count };
+    const { statement, matches, visible } = await wordsCount(words);
+    return { limit: words.limit, page: creationPage(words, matches, visible), count: statement };
   }
   const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, em, REPOSITORY_ID, fullTextTexts(parsed), true);
   return buildEntryQuery(benchScope(orm), [compileCondition(parsed, { fullTextEnabled: true, repositoryId: REPOSITORY_ID, repositoryName: 'default', fullTextTerms })], options);

@@ -9,7 +9,7 @@ import { startServiceProcess } from '../../test/helpers/process.js';
 import { call } from '../../test/helpers/service.js';
 import { createLogger } from '../logger.js';
 import { freePort } from '../net.js';
-import { sharedBuffersMb, startEmbeddedPostgres } from './embedded-postgres.js';
+import { parallelWorkersPerGather, sharedBuffersMb, startEmbeddedPostgres } from './embedded-postgres.js';
 import { createOrm } from './orm.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -57,7 +57,7 @@ describe('startEmbeddedPostgres', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it('sizes its buffer cache to a quarter of the memory, between 128 MB and 1 GB', async () => {
+  it('sizes its buffer cache to a quarter of the memory, between 128 MB and 1 GB, and gives a statement no more workers than the cores beside its own', async () => {
     expect([sharedBuffersMb(256 * 2 ** 20), sharedBuffersMb(2 * 2 ** 30), sharedBuffersMb(64 * 2 ** 30)]).toEqual([128, 512, 1024]);
     const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'embedded-pg-test-'));
     cleanups.push(() => fs.rm(directory, { recursive: true, force: true }));
@@ -68,6 +68,9 @@ describe('startEmbeddedPostgres', () => {
     cleanups.push(() => orm.close(true));
     const [row] = await orm.em.getConnection().execute<{ setting: string }[]>(`select setting::int * 8 / 1024 as setting from pg_settings where name = 'shared_buffers'`);
     expect(Number(row!.setting)).toBe(sharedBuffersMb());
+    expect([1, 2, 3, 16].map((cores) => parallelWorkersPerGather(cores))).toEqual([0, 1, 2, 2]);
+    const [workers] = await orm.em.getConnection().execute<{ setting: string }[]>(`select setting from pg_settings where name = 'max_parallel_workers_per_gather'`);
+    expect(Number(workers!.setting)).toBe(parallelWorkersPerGather());
   });
 });
 

