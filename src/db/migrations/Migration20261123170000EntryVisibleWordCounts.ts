@@ -17,9 +17,14 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261123170000EntryVisibleWordCounts extends Migration {
   override up(): void {
     this.addSql(`create table entry_visible_word_count (repository_id text not null, word text not null, entry_type text not null, n bigint not null);`);
+    // counted anew from the words: here, and after a bulk load made with the triggers below disabled
     this.addSql(`
-      insert into entry_visible_word_count
-      select repository_id, word, entry_type, count(*) from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3;`);
+      create function entry_visible_word_count_rebuild() returns void language sql as $$
+        truncate entry_visible_word_count;
+        insert into entry_visible_word_count
+        select repository_id, word, entry_type, count(*) from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3;
+      $$;`);
+    this.addSql(`select entry_visible_word_count_rebuild();`);
     this.addSql(`create index entry_visible_word_count_idx on entry_visible_word_count (repository_id, word);`);
     this.addSql(`
       create function entry_visible_word_count_fold(repository text, folded_words text[]) returns void language sql as $$
@@ -31,9 +36,9 @@ export class Migration20261123170000EntryVisibleWordCounts extends Migration {
         insert into entry_visible_word_count select repository, word, entry_type, sum(n) from folded group by word, entry_type having sum(n) <> 0;
       $$;`);
     // Row triggers: the insert, update and delete statements inside entry_visible_words' own triggers
-    // change one row each, and statement triggers with transition tables cost each of them more
-    // (seeding 100,000 contents: 123 s instead of 22; docs/benchmarks.md). On insert OLD is null, on
-    // delete NEW is: the change is the new row's words counted in and the old row's counted out.
+    // change one row each, and a statement trigger's transition tables cost each of them more. On
+    // insert OLD is null, on delete NEW is: the change is the new row's words counted in and the old
+    // row's counted out.
     this.addSql(`
       create function entry_visible_word_count_change() returns trigger language plpgsql as $$
       begin
@@ -82,7 +87,7 @@ export class Migration20261123170000EntryVisibleWordCounts extends Migration {
     this.addSql(`drop trigger entry_visible_word_count_insert_delete on entry_visible_words;`);
     this.addSql(`drop trigger entry_visible_word_count_update on entry_visible_words;`);
     this.addSql(`drop function entry_visible_word_count_change();`);
-    this.addSql(`drop function entry_visible_word_count_fold(text, text[]);`);
+    this.addSql(`drop function entry_visible_word_count_fold(text, text[]), entry_visible_word_count_rebuild();`);
     this.addSql(`drop table entry_visible_word_count;`);
   }
 }
