@@ -17,13 +17,19 @@ export const reasonStatus = {
 export type ReasonCode = keyof typeof reasonStatus;
 
 /**
+ * Whether a status says the client asked for what cannot be done: a 4xx, or a 501 (a method or
+ * transfer coding nobody implements) or 505 (an HTTP version not spoken) — not a fault of the service.
+ */
+export const isClientStatus = (status: number) => (status >= 400 && status < 500) || status === 501 || status === 505;
+
+/**
  * The reason code an HTTP status stands for, for errors raised with a status only (a router's 405 or
  * 501, Koa's body parsing, what yoga refuses): the reason of that status, `illegalArguments` for another
- * the client caused (4xx, 501: a method nobody implements), else `internal`.
+ * the client caused (`isClientStatus`), else `internal`.
  */
 export function reasonOfStatus(status: number): ReasonCode {
   const reason = (Object.keys(reasonStatus) as ReasonCode[]).find((code) => reasonStatus[code] === status);
-  return reason ?? ((status >= 400 && status < 500) || status === 501 ? 'illegalArguments' : 'internal');
+  return reason ?? (isClientStatus(status) ? 'illegalArguments' : 'internal');
 }
 
 /** The longest message an error carries. */

@@ -7,6 +7,7 @@ import { errorBody, reasonOfStatus } from '../errors.js';
 import { useAuthenticationChallenge } from './middleware/authentication-challenge.js';
 import { useUnencodedBodies } from './middleware/content-encoding.js';
 import { useHostHeader } from './middleware/host-header.js';
+import { useHttp1 } from './middleware/http-version.js';
 import { useUtf8Urls } from './middleware/utf8-urls.js';
 import { useBodyIdleTimeout } from './middleware/body-idle-timeout.js';
 import { useErrorBody } from './middleware/errors.js';
@@ -34,6 +35,7 @@ export function createHttpApp(parts: HttpAppParts): Koa<RequestState> {
   app.use(useErrorBody());
   app.use(useBodyIdleTimeout());
   app.use(useUnencodedBodies());
+  app.use(useHttp1());
   app.use(useHostHeader());
   app.use(useUtf8Urls());
 

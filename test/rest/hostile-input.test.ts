@@ -155,7 +155,7 @@ describe('hostile input gets a 4xx with the error body', () => {
     expectErrorBody(await call(contentUrl(service, '/content/..%2F..%2Fetc%2Fpasswd/download')), 404);
   });
 
-  it('an HTTP/1.1 request without Host is a 400 with the error body (Node answered an empty one); HTTP/1.0 needs none', async () => {
+  it('an HTTP/1.1 request without Host is a 400 with the error body (Node answered an empty one); HTTP/1.0 needs none; HTTP/2.0 in a request line is a 505', async () => {
     const net = await import('node:net');
     const { port } = new URL(service.baseUrl);
     const raw = (request: string) =>
@@ -170,6 +170,10 @@ describe('hostile input gets a 4xx with the error body', () => {
     expect(without).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(without.slice(without.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 400, reasonCode: 'illegalArguments', message: 'an HTTP/1.1 request needs a Host header' });
     expect(await raw('GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    // a request line of another HTTP version is not served as HTTP/1.1
+    const other = await raw('GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n');
+    expect(other).toMatch(/^HTTP\/1\.1 505 /);
+    expect(JSON.parse(other.slice(other.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 505, reasonCode: 'illegalArguments', message: expect.stringContaining('HTTP/2.0 is not supported') });
   });
 
   it('an Expect the service does not know is a 417 with the error body (Node answered an empty one)', async () => {

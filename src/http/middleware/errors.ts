@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { errorBody, reasonOfStatus, ServiceError } from '../../errors.js';
+import { errorBody, isClientStatus, reasonOfStatus, ServiceError } from '../../errors.js';
 import { knownFailure } from '../../graphql/known-failures.js';
 import type { RequestState } from './request-id.js';
 
@@ -40,7 +40,7 @@ export function useErrorBody(): Middleware<RequestState> {
         return;
       }
       const status = (error as { status?: number; expose?: boolean }).status;
-      if (status && ((status >= 400 && status < 500) || status === 501)) {
+      if (status && isClientStatus(status)) {
         ctx.status = status;
         ctx.body = errorBody(status, reasonOfStatus(status), (error as Error).message);
         return;

@@ -44,14 +44,19 @@ const maxPropertyDepth = 16;
 /**
  * What is wrong with a properties value, if anything, found without recursion (a hostile value may be
  * very deep): nesting deeper than the maximum, a number JSON cannot hold (`1e309` parses to Infinity,
- * which would be stored as null), a lone surrogate in a key or a string (Postgres refuses it).
+ * which would be stored as null), a lone surrogate in a key or a string (Postgres refuses it). With
+ * `given` (what the caller sent, not what was stored before), an integer beyond ±(2^53 − 1): parsed,
+ * it is already another number (9007199254740993 arrives as …992), so it would be stored altered.
  */
-function propertiesProblem(value: unknown): string | undefined {
+function propertiesProblem(value: unknown, given: boolean): string | undefined {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
     if (depth > maxPropertyDepth) return `nested deeper than ${maxPropertyDepth} levels`;
     if (typeof current === 'number' && !Number.isFinite(current)) return `${current} is not a finite number`;
+    if (given && typeof current === 'number' && Number.isInteger(current) && !Number.isSafeInteger(current)) {
+      return `${current} is an integer beyond ±${Number.MAX_SAFE_INTEGER}, which a JSON number does not carry exactly: send it as a string`;
+    }
     if (typeof current === 'string' && !isWellFormed(current)) return 'a string is not valid Unicode (it holds a lone surrogate)';
     if (current !== null && typeof current === 'object') {
       for (const [key, child] of Object.entries(current)) {
@@ -63,12 +68,13 @@ function propertiesProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-export function validateProperties(properties: Record<string, unknown> | null | undefined): Record<string, unknown> {
+/** Checks properties as stored; `given` is the part the caller sent (all of them unless merged with stored ones). */
+export function validateProperties(properties: Record<string, unknown> | null | undefined, given: unknown = properties): Record<string, unknown> {
   const value = properties ?? {};
   for (const key of Object.keys(value)) {
     if (!propertyName.test(key)) throw illegalArguments(`properties: '${key}' is not a valid property name`);
   }
-  const problem = propertiesProblem(value);
+  const problem = propertiesProblem(given, true) ?? propertiesProblem(value, false);
   if (problem) throw illegalArguments(`properties: ${problem}`);
   if (JSON.stringify(value).length > 64 * 1024) throw illegalArguments('properties: larger than 64 KiB');
   return value;
@@ -91,7 +97,7 @@ export function withInherited(
   if (!folder || !inheritance) return own;
   const tags = inheritance.inheritTags ? [...new Set([...own.tags, ...(folder.tags ?? [])])] : own.tags;
   if (tags.length > maxTagsPerEntry) throw illegalArguments(`tags: with the tags inherited from folder '${folder.name}', more than ${maxTagsPerEntry}`);
-  const properties = inheritance.inheritCommonProperties ? validateProperties({ ...(folder.properties ?? {}), ...own.properties }) : own.properties;
+  const properties = inheritance.inheritCommonProperties ? validateProperties({ ...(folder.properties ?? {}), ...own.properties }, own.properties) : own.properties;
   return { tags, properties };
 }
 

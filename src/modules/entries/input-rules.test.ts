@@ -123,6 +123,18 @@ describe('names and tags', () => {
   });
 });
 
+describe('names that show nothing', () => {
+  it('are refused (400): only zero-width characters, fillers, marks or spaces; one visible character is enough', async () => {
+    for (const name of ['\u200b', '\u200d\u200c\ufeff', '\u3164', '\u0301\u0301', '\u200b \u2060']) {
+      expectBadRequest(await uploadContent(service, { name }), /name must hold a visible character/);
+      expectBadRequest(await call(url('/folder'), json('POST', { name })), /name must hold a visible character/);
+    }
+    const content = await newContent(service, { name: unique('a\u200bb') });
+    expect(content.name).toMatch(/^a\u200bb-\d+\.txt$/);
+    expectBadRequest(await call(url(`/content/${content.id}`), json('PATCH', { name: '\u200b\u200b' })), /name must hold a visible character/);
+  });
+});
+
 describe('typeName', () => {
   it('is bounded: at most 128 characters and no control characters, through PATCH and multipart (400); empty removes it', async () => {
     const content = await newContent(service, { name: unique('typed'), typeName: "type'?" });
@@ -158,6 +170,22 @@ describe('properties', () => {
     expect((await rawGraphql(body)).errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
     const literal = await service.graphql(`mutation { updateContent(repository: "default", id: "${content.id}", input: { properties: { a: 1e309 } }) { id } }`);
     expect(literal.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+  });
+
+  it('an integer beyond ±(2^53 − 1) is a 400 through PATCH, multipart and GraphQL, not stored altered; one stored before blocks nothing', async () => {
+    const content = await newContent(service, { name: unique('big'), properties: { a: 1 } });
+    const patch = await call(url(`/content/${content.id}`), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"properties":{"a":9007199254740993}}' });
+    expectBadRequest(patch, /integer beyond ±9007199254740991.*send it as a string/);
+    expect((await call(url(`/content/${content.id}`))).body.properties).toEqual({ a: 1 });
+    expectBadRequest(await uploadContent(service, { name: unique('b'), properties: '{"a":{"b":[-12345678901234567890]}}' }), /send it as a string/);
+    const literal = await service.graphql(`mutation { updateContent(repository: "default", id: "${content.id}", input: { properties: { a: 9007199254740993 } }) { id } }`);
+    expect(literal.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
+    // the largest exact integer and a string of any length are kept as given
+    const kept = await call(url(`/content/${content.id}`), json('PATCH', { properties: { a: 9007199254740991, b: '9007199254740993' } }));
+    expect(kept.body.properties).toEqual({ a: 9007199254740991, b: '9007199254740993' });
+    // one that came in before this rule does not stop changes of other properties
+    await sql(service, `update entry set properties = '{"old": 12345678901234567890}' where id = ?`, [content.id]);
+    expect((await call(url(`/content/${content.id}`), json('PATCH', { properties: { other: 1 } }))).status).toBe(200);
   });
 
   it('100,000 nested arrays are a 400 saying how deep a value may be, through REST and GraphQL variables (the message was a stack overflow)', async () => {

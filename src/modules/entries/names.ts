@@ -8,6 +8,8 @@ import { illegalArguments } from '../../errors.js';
 const forbiddenCharacters = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 /** a surrogate not in a pair (the `u` flag reads pairs as one code point) */
 const loneSurrogate = /\p{Cs}/u;
+/** A text that shows nothing: only characters drawn as nothing (zero-width spaces and joiners, fillers), marks and spaces. */
+const invisible = /^[\p{Default_Ignorable_Code_Point}\p{M}\p{White_Space}]*$/u;
 
 const forbiddenCharactersEverywhere = new RegExp(forbiddenCharacters.source, 'g');
 
@@ -20,7 +22,7 @@ const forbiddenCharactersEverywhere = new RegExp(forbiddenCharacters.source, 'g'
 export function asResourceName(fileName: string): string {
   const cleaned = fileName.toWellFormed().normalize('NFC').replace(forbiddenCharactersEverywhere, '').trim();
   const characters = [...cleaned];
-  if (characters.length === 0) return 'upload';
+  if (invisible.test(cleaned)) return 'upload';
   if (characters.length <= 255) return cleaned;
   const dot = cleaned.lastIndexOf('.');
   const extension = dot > 0 && cleaned.length - dot <= 16 ? [...cleaned.slice(dot)] : [];
@@ -54,7 +56,8 @@ export function textProblem(text: string): string | undefined {
 
 /**
  * Entry names are path segments for clients that mirror folders to disks: no separators, no `.`/`..`,
- * no control characters or bidirectional overrides, at most 255 characters. The name is stored NFC-
+ * no control characters or bidirectional overrides, a visible character at least (a name of only
+ * zero-width characters shows as nothing), at most 255 characters. The name is stored NFC-
  * normalised and trimmed, so that names which look the same are the same for the uniqueness rule of a
  * folder (`é` typed as one character or as `e` + accent).
  */
@@ -63,6 +66,7 @@ export function validateEntryName(name: string, field = 'name'): string {
   if (problem) throw illegalArguments(`${field} ${problem}`);
   const normalised = asStoredName(name);
   if (normalised.length === 0) throw illegalArguments(`${field} must not be empty`);
+  if (invisible.test(normalised)) throw illegalArguments(`${field} must hold a visible character (it has only zero-width characters, marks or spaces)`);
   if (longerThan(normalised, 255)) throw illegalArguments(`${field} is longer than 255 characters`);
   if (normalised === '.' || normalised === '..') throw illegalArguments(`${field} must not be '.' or '..'`);
   if (/[/\\]/.test(normalised)) throw illegalArguments(`${field} must not contain '/' or '\\'`);

@@ -63,7 +63,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
       finalName = chronicle.latest.name;
       if (typeName !== undefined) entry.typeName = typeName;
       if (given(input.parentId) || typeName !== undefined) await requireTypeAllowedIn(tx.em, entry.parentId, entry.typeName ?? null);
-      if (patch !== undefined) entry.properties = validateProperties(mergedProperties(entry.properties ?? {}, patch));
+      if (patch !== undefined) entry.properties = validateProperties(mergedProperties(entry.properties ?? {}, patch), patch);
       touch(tx, entry, now);
       // the unique index guards latest versions; a working copy's name is checked here, since its
       // check-in would clash
@@ -109,7 +109,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
       }
       if (name !== undefined) folder.name = finalName = name;
       if (tags !== undefined) folder.tags = tags;
-      if (patch !== undefined) folder.properties = validateProperties(mergedProperties(folder.properties ?? {}, patch));
+      if (patch !== undefined) folder.properties = validateProperties(mergedProperties(folder.properties ?? {}, patch), patch);
       touch(tx, folder);
       await tx.em.flush();
       if (given(input.parentId)) await requireTypesAllowedBelow(tx.em, folder.id, folder.parentId ?? null);
