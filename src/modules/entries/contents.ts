@@ -44,17 +44,17 @@ const maxPropertyDepth = 16;
 /**
  * What is wrong with a properties value, if anything, found without recursion (a hostile value may be
  * very deep): nesting deeper than the maximum, a number JSON cannot hold (`1e309` parses to Infinity,
- * which would be stored as null), a lone surrogate in a key or a string (Postgres refuses it). With
- * `given` (what the caller sent, not what was stored before), an integer beyond ±(2^53 − 1): parsed,
- * it is already another number (9007199254740993 arrives as …992), so it would be stored altered.
+ * which would be stored as null), an integer beyond ±(2^53 − 1) (parsed, it is already another number:
+ * 9007199254740993 arrives as …992, and would be stored altered), a lone surrogate in a key or a
+ * string (Postgres refuses it).
  */
-function propertiesProblem(value: unknown, given: boolean): string | undefined {
+function propertiesProblem(value: unknown): string | undefined {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
     if (depth > maxPropertyDepth) return `nested deeper than ${maxPropertyDepth} levels`;
     if (typeof current === 'number' && !Number.isFinite(current)) return `${current} is not a finite number`;
-    if (given && typeof current === 'number' && Number.isInteger(current) && !Number.isSafeInteger(current)) {
+    if (typeof current === 'number' && Number.isInteger(current) && !Number.isSafeInteger(current)) {
       return `${current} is an integer beyond ±${Number.MAX_SAFE_INTEGER}, which a JSON number does not carry exactly: send it as a string`;
     }
     if (typeof current === 'string' && !isWellFormed(current)) return 'a string is not valid Unicode (it holds a lone surrogate)';
@@ -68,16 +68,27 @@ function propertiesProblem(value: unknown, given: boolean): string | undefined {
   return undefined;
 }
 
-/** Checks properties as stored; `given` is the part the caller sent (all of them unless merged with stored ones). */
-export function validateProperties(properties: Record<string, unknown> | null | undefined, given: unknown = properties): Record<string, unknown> {
+/** Properties as stored are at most this large, as JSON. */
+const maxPropertiesJsonLength = 64 * 1024;
+
+/**
+ * Properties merged from parts that were each valid (stored ones and a patch, a folder's and an
+ * entry's own): only their size can be wrong. What was stored before a rule came in blocks nothing.
+ */
+export function boundedProperties(properties: Record<string, unknown>): Record<string, unknown> {
+  if (JSON.stringify(properties).length > maxPropertiesJsonLength) throw illegalArguments('properties: larger than 64 KiB');
+  return properties;
+}
+
+/** The properties a caller gives (an upload's, a folder's, a patch), checked once. */
+export function validateProperties(properties: Record<string, unknown> | null | undefined): Record<string, unknown> {
   const value = properties ?? {};
   for (const key of Object.keys(value)) {
     if (!propertyName.test(key)) throw illegalArguments(`properties: '${key}' is not a valid property name`);
   }
-  const problem = propertiesProblem(given, true) ?? propertiesProblem(value, false);
+  const problem = propertiesProblem(value);
   if (problem) throw illegalArguments(`properties: ${problem}`);
-  if (JSON.stringify(value).length > 64 * 1024) throw illegalArguments('properties: larger than 64 KiB');
-  return value;
+  return boundedProperties(value);
 }
 
 /**
@@ -97,7 +108,7 @@ export function withInherited(
   if (!folder || !inheritance) return own;
   const tags = inheritance.inheritTags ? [...new Set([...own.tags, ...(folder.tags ?? [])])] : own.tags;
   if (tags.length > maxTagsPerEntry) throw illegalArguments(`tags: with the tags inherited from folder '${folder.name}', more than ${maxTagsPerEntry}`);
-  const properties = inheritance.inheritCommonProperties ? validateProperties({ ...(folder.properties ?? {}), ...own.properties }, own.properties) : own.properties;
+  const properties = inheritance.inheritCommonProperties ? boundedProperties({ ...(folder.properties ?? {}), ...own.properties }) : own.properties;
   return { tags, properties };
 }
 

@@ -172,7 +172,7 @@ describe('properties', () => {
     expect(literal.errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments', status: 400 });
   });
 
-  it('an integer beyond ±(2^53 − 1) is a 400 through PATCH, multipart and GraphQL, not stored altered; one stored before blocks nothing', async () => {
+  it('an integer beyond ±(2^53 − 1) is a 400 through PATCH, multipart and GraphQL, not stored altered; one stored before blocks no change or copy', async () => {
     const content = await newContent(service, { name: unique('big'), properties: { a: 1 } });
     const patch = await call(url(`/content/${content.id}`), { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"properties":{"a":9007199254740993}}' });
     expectBadRequest(patch, /integer beyond ±9007199254740991.*send it as a string/);
@@ -186,6 +186,7 @@ describe('properties', () => {
     // one that came in before this rule does not stop changes of other properties
     await sql(service, `update entry set properties = '{"old": 12345678901234567890}' where id = ?`, [content.id]);
     expect((await call(url(`/content/${content.id}`), json('PATCH', { properties: { other: 1 } }))).status).toBe(200);
+    expect((await call(url(`/content/${content.id}/copy`), json('POST', { name: unique('copied') }))).status).toBe(201);
   });
 
   it('100,000 nested arrays are a 400 saying how deep a value may be, through REST and GraphQL variables (the message was a stack overflow)', async () => {

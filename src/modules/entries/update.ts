@@ -2,7 +2,7 @@ import { conflict, illegalArguments } from '../../errors.js';
 import { requireTypeAllowedIn, requireTypesAllowedBelow } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
-import { validateProperties, validateTags } from './contents.js';
+import { boundedProperties, validateProperties, validateTags } from './contents.js';
 import { Entry } from './entry.entity.js';
 import type { UpdateContentInput, UpdateFolderInput } from './inputs.js';
 import { validateEntryName, validateTypeName } from './names.js';
@@ -63,7 +63,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
       finalName = chronicle.latest.name;
       if (typeName !== undefined) entry.typeName = typeName;
       if (given(input.parentId) || typeName !== undefined) await requireTypeAllowedIn(tx.em, entry.parentId, entry.typeName ?? null);
-      if (patch !== undefined) entry.properties = validateProperties(mergedProperties(entry.properties ?? {}, patch), patch);
+      if (patch !== undefined) entry.properties = boundedProperties(mergedProperties(entry.properties ?? {}, patch));
       touch(tx, entry, now);
       // the unique index guards latest versions; a working copy's name is checked here, since its
       // check-in would clash
@@ -109,7 +109,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
       }
       if (name !== undefined) folder.name = finalName = name;
       if (tags !== undefined) folder.tags = tags;
-      if (patch !== undefined) folder.properties = validateProperties(mergedProperties(folder.properties ?? {}, patch), patch);
+      if (patch !== undefined) folder.properties = boundedProperties(mergedProperties(folder.properties ?? {}, patch));
       touch(tx, folder);
       await tx.em.flush();
       if (given(input.parentId)) await requireTypesAllowedBelow(tx.em, folder.id, folder.parentId ?? null);
