@@ -255,6 +255,11 @@ describe('the counts of each word', () => {
     expect((await search('/content/search/by-text', { searchText: 'lantern', limit: '1' })).count).toBe(16);
     await expect.poll(async () => Number((await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_count where word = 'lantern'`))[0]!.n)).toBe(1);
     await expectWordsEqualRows('folded by a search');
+    // counted anew (after a bulk load with the triggers disabled): one row for each word and type
+    await sql(service, `select entry_visible_word_count_rebuild()`);
+    await expectWordsEqualRows('rebuilt');
+    const [shape] = await sql<{ rows: string; keys: string }>(service, `select count(*) as rows, count(distinct (repository_id, word, entry_type)) as keys from entry_visible_word_count`);
+    expect(shape!.rows).toBe(shape!.keys);
 
     // a one-word search reads its count from the counts, any other visits its matches
     const scope = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: repository!.id }, em: service.services.orm.em } as unknown as SearchScope;
@@ -289,7 +294,7 @@ describe('the counts of each word', () => {
 });
 
 describe('the words index of each repository', () => {
-  it('comes with the repository and goes with it, and the searches of the repository use it without checking each row\'s repository', async () => {
+  it('comes with the repository and goes with it (and so do its word counts), and the searches of the repository use it without checking each row\'s repository', async () => {
     const indexOf = async (repositoryId: string) =>
       (await sql<{ indexdef: string }>(service, `select indexdef from pg_indexes where indexname = 'entry_visible_words_' || md5(?)`, [repositoryId]))[0]?.indexdef;
     expect(await indexOf('svc.repository.default')).toMatch(/USING gin \(words\) WHERE \(repository_id = 'svc\.repository\.default'::text\)/);
@@ -318,7 +323,10 @@ describe('the words index of each repository', () => {
     expect(plan).toContain(`Bitmap Index Scan on entry_visible_words_`);
     expect(plan).not.toMatch(/Filter: \(w\.repository_id =/);
 
+    // what an emptied repository leaves of its word counts (rows that sum to nothing) goes with it
+    await sql(service, `insert into entry_visible_word_count values (?, 'gone', 'CONTENT', 1), (?, 'gone', 'CONTENT', -1)`, [id, id]);
     expect((await service.graphql('mutation($id: ID!) { deleteRepository(repositoryId: $id) }', { id })).errors).toBeUndefined();
     expect(await indexOf(id)).toBeUndefined();
+    expect(await sql(service, `select * from entry_visible_word_count where repository_id = ?`, [id])).toEqual([]);
   });
 });
