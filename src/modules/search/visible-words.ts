@@ -139,17 +139,18 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
   const query = buildVisibleWordsQuery(scope, searchText, options);
   const countOf = async (run: RunStatement, statement: Statement) => Number((await run<{ n: string }>(statement))[0]?.n ?? 0);
   return runSearchStatements(scope, async (run, beside) => {
+    // one row, whatever the query
     const [counts] = await run<{ word: string | null; n: string | null; summed: string | null; visible: string }>(query.wordCount);
-    const wordMatches = counts?.n === null || counts?.n === undefined ? undefined : Number(counts.n);
-    if (counts?.word && Number(counts.summed) > wordCountRowsToFold) foldWordCounts(scope, counts.word);
-    const pageOfIds = async (ranked: { entry_id: string }[]) =>
-      ranked.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ranked.map((r) => r.entry_id)] });
+    const wordMatches = counts!.n === null ? undefined : Number(counts!.n);
+    if (counts!.word !== null && Number(counts!.summed) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
       const matches = wordMatches ?? (await countOf(run, query.count));
-      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, Number(counts?.visible ?? 0))) : [];
+      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, Number(counts!.visible))) : [];
       return { rows, count: matches };
     }
+    const pageOfIds = async (ranked: { entry_id: string }[]) =>
+      ranked.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ranked.map((r) => r.entry_id)] });
     if (wordMatches !== undefined) return { rows: await pageOfIds(await run<{ entry_id: string }>(query.rankedPage)), count: wordMatches };
     // The count beside the ranked page, on a second connection in the same snapshot: each visits every
     // match, and together on two cores they take about as long as ranking alone.
