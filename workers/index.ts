@@ -26,7 +26,10 @@ export function startWorkers(services: Services): BackgroundJob[] {
   services.jobs.define(deepCheckJobName, deepCheckHandler(services), { waitsForJobs: true });
   // a process that takes no jobs leaves the sweep to those that do
   const extraction = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services)] : [];
-  return [startUploadSweeper(services), startUnreferencedFileSweeper(services), ...extraction,
+  return [
+    startUploadSweeper(services),
+    startUnreferencedFileSweeper(services),
+    ...extraction,
     { name: 'render processes', stop: async () => renderProcesses.close() },
     { name: 'extraction processes', stop: async () => extractionProcesses.close() },
   ];
