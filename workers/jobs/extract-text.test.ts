@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newContent, sql } from '../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../test/helpers/service.js';
-import { boundStatements } from '../../src/modules/jobs/queue.js';
+import { withStatementTimeout } from '../../src/db/statement-timeout.js';
 import type { ChildPool } from '../child/bounded-child.js';
 import { extractionPool } from '../extract/extract-process.js';
 import { indexBatch, storeTexts } from './extract-text.js';
@@ -63,14 +63,16 @@ describe('a batch of text extractions', () => {
     const [fast, slow] = await contentsWithoutText({ name: 'fast.txt' }, { name: 'slow.txt' });
     const config = { ...service.config, JOB_STATEMENT_TIMEOUT_MS: 300 };
     const em = service.services.orm.em.fork() as EntityManager;
-    boundStatements(em, config.JOB_STATEMENT_TIMEOUT_MS);
     const resource = (content: Record<string, any>, name: string) => ({ id: content.resource.id, repositoryId: 'svc.repository.default', name, mimeType: 'text/plain', fileSize: 1, storagePath: 'x' });
     // as no extraction now leaves it (storableText): to_tsvector would take minutes on it
     const started = performance.now();
-    const outcomes = await storeTexts({ ...service.services, config }, em, 'svc.repository.default', [
-      { resource: resource(fast, 'fast.txt'), text: { resourceId: fast.resource.id, text: 'fastword', truncated: false } },
-      { resource: resource(slow, 'slow.txt'), text: { resourceId: slow.resource.id, text: '<!--'.repeat(65_536), truncated: false } },
-    ]);
+    // as a job runs it
+    const outcomes = await withStatementTimeout(config.JOB_STATEMENT_TIMEOUT_MS, () =>
+      storeTexts({ ...service.services, config }, em, 'svc.repository.default', [
+        { resource: resource(fast, 'fast.txt'), text: { resourceId: fast.resource.id, text: 'fastword', truncated: false } },
+        { resource: resource(slow, 'slow.txt'), text: { resourceId: slow.resource.id, text: '<!--'.repeat(65_536), truncated: false } },
+      ]),
+    );
     expect(outcomes[1]).toEqual({
       resource: expect.objectContaining({ name: 'slow.txt' }),
       failure: { reasonCode: 'statementTimeout', message: 'the indexing of the text of slow.txt ran longer than JOB_STATEMENT_TIMEOUT_MS (300 ms) and was cancelled', fileMissing: false },

@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
 import { endPool } from '../../db/end-pool.js';
+import { withStatementTimeout } from '../../db/statement-timeout.js';
 import { isStatementTimeout } from '../../errors.js';
 import { JobChanges } from './changes.js';
 import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
@@ -37,15 +38,6 @@ export class JobFailure extends Error {
     super(message);
     this.name = 'JobFailure';
   }
-}
-
-/**
- * Bounds every statement run through `em`, its forks and its transactions by `timeoutMs`: MikroORM's
- * session context sets statement_timeout (set_config(…, true), as SET LOCAL) as each transaction begins,
- * and runs a statement outside one in a transaction of its own. Postgres cancels a statement over it.
- */
-export function boundStatements(em: EntityManager, timeoutMs: number): void {
-  em.setSessionContext({ variables: { statement_timeout: String(timeoutMs) } });
 }
 
 /** The failure of `what` (a job's statement) that Postgres cancelled after JOB_STATEMENT_TIMEOUT_MS. */
@@ -150,7 +142,8 @@ export class JobQueue {
       this.ownSlots += 1;
       this.agenda.maxConcurrency(this.config.JOB_CONCURRENCY + this.ownSlots).lockLimit(this.config.JOB_CONCURRENCY + this.ownSlots);
     }
-    this.agenda.define<QueueData>(name, (job) => this.run(job, handler), {
+    // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
+    this.agenda.define<QueueData>(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, handler)), {
       concurrency: options.waitsForJobs ? 1 : this.config.JOB_CONCURRENCY,
       lockLifetime: this.config.JOB_LOCK_LIFETIME_MS,
     });
@@ -204,8 +197,6 @@ export class JobQueue {
 
   private async run(job: Job<QueueData>, handler: JobHandler): Promise<void> {
     const em = this.orm.em.fork() as EntityManager;
-    // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
-    boundStatements(em, this.config.JOB_STATEMENT_TIMEOUT_MS);
     const { jobId } = job.attrs.data;
     const record = await startJob(em, jobId, this.workerName);
     if (!record) return; // it ended meanwhile (a run after a worker's death that had finished it)

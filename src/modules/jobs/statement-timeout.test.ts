@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishedJob } from '../../../test/helpers/conversion.js';
 import { sql } from '../../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
+import { executeBounded } from '../../db/statement-timeout.js';
 import { JobQueue } from './queue.js';
 
 let service: TestService;
@@ -14,10 +15,12 @@ const slowStatement = `select length(to_tsvector('simple', repeat('<!--', 65536)
 beforeAll(async () => {
   service = await startTestService();
   queue = new JobQueue({ ...service.config, WORKER_NAME: 'statement-timeout', JOB_CONCURRENCY: 1, JOB_STATEMENT_TIMEOUT_MS: timeoutMs }, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
-  // a statement alone, and one in a transaction on a fork, as the domain operations a job calls open them (inTransaction)
-  queue.define('slow-statement', async ({ em }) => ({ result: { rows: await em.execute(slowStatement) } }));
-  queue.define('slow-transaction', async ({ em }) => ({ result: { rows: await em.fork().transactional((tx) => tx.execute(slowStatement)) } }));
-  queue.define('quick-statement', async ({ em }) => ({ result: { rows: await em.execute(`select 1 as one`) } }));
+  // in a transaction of the job's unit of work, in one on a fork (as the domain operations a job calls open them:
+  // inTransaction), and a lone statement sent bounded (as the texts of an extraction are stored)
+  queue.define('slow-transaction', async ({ em }) => ({ result: { rows: await em.transactional((tx) => tx.execute(slowStatement)) } }));
+  queue.define('slow-forked-transaction', async ({ em }) => ({ result: { rows: await em.fork().transactional((tx) => tx.execute(slowStatement)) } }));
+  queue.define('slow-bounded-statement', async ({ em }) => ({ result: { rows: await executeBounded(em, slowStatement, []) } }));
+  queue.define('quick-statement', async ({ em }) => ({ result: { rows: await em.transactional((tx) => tx.execute(`show statement_timeout`)) } }));
   await queue.start();
 });
 afterAll(async () => {
@@ -39,8 +42,8 @@ const submit = (jobName: string) =>
   });
 
 describe('JOB_STATEMENT_TIMEOUT_MS', () => {
-  it('a job statement over it is cancelled and fails its job with a clear reason, alone or in a transaction', { timeout: 90_000 }, async () => {
-    for (const jobName of ['slow-statement', 'slow-transaction']) {
+  it('a job statement over it is cancelled and fails its job with a clear reason: in a transaction of the job, or sent bounded', { timeout: 90_000 }, async () => {
+    for (const jobName of ['slow-transaction', 'slow-forked-transaction', 'slow-bounded-statement']) {
       const started = performance.now();
       const job = (await finishedJob(service, (await submit(jobName)).id)).serviceRequestJob;
       expect(job, jobName).toMatchObject({
@@ -55,8 +58,10 @@ describe('JOB_STATEMENT_TIMEOUT_MS', () => {
     }
   });
 
-  it('leaves statements within it alone', async () => {
+  it('leaves statements within it alone, and bounds the transactions of jobs only', async () => {
     const job = (await finishedJob(service, (await submit('quick-statement')).id)).serviceRequestJob;
-    expect(job).toMatchObject({ state: 'Done', serializedResult: JSON.stringify({ rows: [{ one: 1 }] }) });
+    expect(job).toMatchObject({ state: 'Done', serializedResult: JSON.stringify({ rows: [{ statement_timeout: `${timeoutMs}ms` }] }) });
+    // a request's transaction, outside any job
+    expect(await service.services.orm.em.fork().transactional((tx) => tx.execute(`show statement_timeout`))).toEqual([{ statement_timeout: '0' }]);
   });
 });
