@@ -68,6 +68,8 @@ const environmentSchema = z.object({
   JOB_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).default(60_000),
   /** how often a worker looks for due jobs besides the LISTEN/NOTIFY wake-ups (and for expired locks) */
   JOB_POLL_MS: z.coerce.number().int().min(100).default(1_000),
+  /** a job's database statement running longer is cancelled by Postgres and fails its job (statementTimeout) */
+  JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** the memory bound of one render process (V8 heap and, through its resident size, native memory) */
   CONV_RENDER_MEMORY_MB: z.coerce.number().int().min(64).default(1024),
   /** the deadline of one conversion's rendering */

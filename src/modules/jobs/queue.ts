@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
 import { endPool } from '../../db/end-pool.js';
 import { withProjectPaths } from '../../paths.js';
+import { isStatementTimeout } from '../../errors.js';
 import { JobChanges } from './changes.js';
 import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
 
@@ -38,6 +39,19 @@ export class JobFailure extends Error {
     this.name = 'JobFailure';
   }
 }
+
+/**
+ * Bounds every statement run through `em`, its forks and its transactions by `timeoutMs`: MikroORM's
+ * session context sets statement_timeout (set_config(…, true), as SET LOCAL) as each transaction begins,
+ * and runs a statement outside one in a transaction of its own. Postgres cancels a statement over it.
+ */
+export function boundStatements(em: EntityManager, timeoutMs: number): void {
+  em.setSessionContext({ variables: { statement_timeout: String(timeoutMs) } });
+}
+
+/** The failure of `what` (a job's statement) that Postgres cancelled after JOB_STATEMENT_TIMEOUT_MS. */
+export const statementTimedOut = (config: Config, what = 'a database statement of the job') =>
+  new JobFailure('statementTimeout', `${what} ran longer than JOB_STATEMENT_TIMEOUT_MS (${config.JOB_STATEMENT_TIMEOUT_MS} ms) and was cancelled`);
 
 /**
  * What a job's failure records for its client. The storage folders of this deployment are named, not
@@ -192,6 +206,8 @@ export class JobQueue {
 
   private async run(job: Job<QueueData>, handler: JobHandler): Promise<void> {
     const em = this.orm.em.fork() as EntityManager;
+    // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
+    boundStatements(em, this.config.JOB_STATEMENT_TIMEOUT_MS);
     const { jobId } = job.attrs.data;
     const record = await startJob(em, jobId, this.workerName);
     if (!record) return; // it ended meanwhile (a run after a worker's death that had finished it)
@@ -223,7 +239,7 @@ export class JobQueue {
         log.info('job done');
       }
     } catch (error) {
-      const failure = failureOf(error, this.config);
+      const failure = failureOf(isStatementTimeout(error) ? statementTimedOut(this.config) : error, this.config);
       await failJob(em, jobId, failure);
       log.info({ reasonCode: failure.reasonCode, message: failure.errorMessage }, 'job failed');
     } finally {
