@@ -201,6 +201,7 @@ async function convertPdf(start: StartMessage) {
 async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   const pages = document.numPages;
   if (pages < 1) throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has no pages`);
+  await send({ type: 'opened', pages });
   const objects: number[] = [];
   const countStarted = performance.now();
   for (let number = 1; number <= pages; number++) {

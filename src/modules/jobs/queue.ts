@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
 import { endPool } from '../../db/end-pool.js';
 import { withStatementTimeout } from '../../db/statement-timeout.js';
+import { withProjectPaths } from '../../paths.js';
 import { isStatementTimeout } from '../../errors.js';
 import { JobChanges } from './changes.js';
 import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
@@ -46,7 +47,8 @@ export const statementTimedOut = (config: Config, what = 'a database statement o
 
 /**
  * What a job's failure records for its client. The storage folders of this deployment are named, not
- * shown (`<cache storage>/.tmp/…`): a library's message (vips, pdfjs) may quote a path.
+ * shown (`<cache storage>/.tmp/…`): a library's message (vips, pdfjs) may quote a path; the project's
+ * files are named relative to its root (`dist/workers/…`), not where it is installed.
  */
 function failureOf(error: unknown, config: Config): { reasonCode: string; errorMessage: string; stackTrace: string } {
   const e = error instanceof Error ? error : new Error(String(error));
@@ -58,7 +60,7 @@ function failureOf(error: unknown, config: Config): { reasonCode: string; errorM
     [config.contentStoragePath, '<content storage>'],
     [config.dataDir, '<data folder>'],
   ];
-  const withoutFolders = (text: string) => folders.reduce((result, [folder, name]) => result.split(folder).join(name), text);
+  const withoutFolders = (text: string) => withProjectPaths(folders.reduce((result, [folder, name]) => result.split(folder).join(name), text));
   return { reasonCode, errorMessage: withoutFolders(e.message), stackTrace: withoutFolders(e.stack ?? `${e.name}: ${e.message}`) };
 }
 
