@@ -290,12 +290,22 @@ describe('a search that runs too long', () => {
   });
   afterAll(() => slow?.stop());
 
+  /**
+   * The body of a search of few matches, which answers within the 50 ms: a loaded machine (a CI run
+   * beside other test files) can stall one try past it, so it gets three, and the last answer is shown.
+   */
+  const withinTimeout = async (url: string) => {
+    let answer = await call(url);
+    for (let tries = 1; answer.status === 503 && tries < 3; tries++) answer = await call(url);
+    return answer.body;
+  };
+
   it('is stopped at SEARCH_TIMEOUT_MS with a 503 saying so, and the service goes on', async () => {
     // 300 leading-wildcard patterns over 20,000 rows: far more than 50 ms of work
     const condition = Array.from({ length: 300 }, (_, i) => `name ilike '*${i}*x*'`).join(' or ');
     const { status, body } = await call(contentUrl(slow, '/content/search/by-condition', { condition }));
     expect({ status, body }).toMatchObject({ status: 503, body: { reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') } });
-    expect((await call(contentUrl(slow, '/content/search/by-condition', { condition: "name = 'folder-7'" }))).body).toMatchObject({ count: 1 });
+    expect(await withinTimeout(contentUrl(slow, '/content/search/by-condition', { condition: "name = 'folder-7'" }))).toMatchObject({ count: 1 });
   });
 
   it('is stopped there too when by-text ranks its page with the count beside it (two connections)', async () => {
@@ -304,7 +314,7 @@ describe('a search that runs too long', () => {
     const { status, body } = await call(contentUrl(slow, '/content/search/by-text', { searchText }));
     expect({ status, body }).toMatchObject({ status: 503, body: { reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') } });
     expect(slow.services.snapshotReaders.free).toBe(true);
-    expect((await call(contentUrl(slow, '/content/search/by-text', { searchText: 'folder-7' }))).body).toMatchObject({ count: 1 });
+    expect(await withinTimeout(contentUrl(slow, '/content/search/by-text', { searchText: 'folder-7' }))).toMatchObject({ count: 1 });
   });
 
   it("is stopped there too while a condition's fullText() term, or by-text's match, is resolved first", async () => {
@@ -326,7 +336,7 @@ describe('a search that runs too long', () => {
       await holder.end();
     }
     // a term of few matches resolves well within the time
-    expect((await call(contentUrl(slow, '/content/search/by-condition', { condition: "fullText('7') and entryType = 'FOLDER'" }))).body).toMatchObject({ count: 1 });
+    expect(await withinTimeout(contentUrl(slow, '/content/search/by-condition', { condition: "fullText('7') and entryType = 'FOLDER'" }))).toMatchObject({ count: 1 });
   });
 });
 
