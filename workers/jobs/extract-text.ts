@@ -167,7 +167,7 @@ export const extractionTurnMs = 1_000;
 interface ExtractionResult {
   extracted: number;
   failed: { resourceId: string; contentIds: string[]; reasonCode: string; message: string }[];
-  purgedMeanwhile?: number;
+  purgedMeanwhile: number;
 }
 
 /**
@@ -204,7 +204,7 @@ export const extractTextHandler =
       const outcomes = await indexBatch(services, em, record.repositoryId, resources, { signal, stop: turnOver });
       for (const outcome of outcomes) {
         if ('text' in outcome) result.extracted++;
-        else if ('gone' in outcome) result.purgedMeanwhile!++;
+        else if ('gone' in outcome) result.purgedMeanwhile++;
         else if (result.failed.length < listedFailures) {
           const { reasonCode, message } = outcome.failure;
           result.failed.push({ resourceId: outcome.resource.id, contentIds: outcome.resource.contentIds, reasonCode, message });
@@ -220,7 +220,7 @@ export const extractTextHandler =
     }
     if (result.extracted === 0 && result.failed.length > 0) throw new JobFailure(result.failed[0]!.reasonCode, result.failed[0]!.message);
     const { purgedMeanwhile, ...counted } = result;
-    return { result: { ...counted, ...(purgedMeanwhile! > 0 && { purgedMeanwhile }) } };
+    return { result: { ...counted, ...(purgedMeanwhile > 0 && { purgedMeanwhile }) } };
   };
 
 const reindexBatch = 100;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finishedJob } from '../../../test/helpers/conversion.js';
 import { contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
 import { buildPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
@@ -27,13 +28,7 @@ afterAll(() => service?.stop());
 
 const reindex = (query: Record<string, string> = {}) => call(contentUrl(service, '/reindex', query, service.adminSession, base), { method: 'POST' });
 
-async function ended(jobId: string, timeoutMs = 90_000): Promise<Record<string, any>> {
-  for (const until = Date.now() + timeoutMs; ; await sleep(100)) {
-    const { body } = await call(contentUrl(service, '/jobs/status', { jobId }, service.adminSession, base));
-    if (['Done', 'panic', 'cancelled'].includes(body.state)) return body.serviceRequestJob;
-    if (Date.now() > until) throw new Error(`job ${jobId} still ${body.state}`);
-  }
-}
+const ended = async (jobId: string) => (await finishedJob(service, jobId, { base }, 90_000)).serviceRequestJob;
 
 describe('text extraction takes turns between uploaders', () => {
   it("one uploader's hostile files do not hold the extraction slot against another's one-line text", { timeout: 180_000 }, async () => {

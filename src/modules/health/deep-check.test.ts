@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedFiles, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
+import { finishedJob } from '../../../test/helpers/conversion.js';
 import { textPdf } from '../../../test/helpers/pdf.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { deepCheck, type DeepCheckResult } from './deep-check.js';
@@ -389,16 +390,11 @@ describe('the asynchronous deep check in a worker of one job at a time (JOB_CONC
     const content = await newContent(single, { name: 'users.pdf', bytes: textPdf(1), session: user });
     const conversion = await call(`${single.contentBase}/convert/image?sessionId=${user}`, json('POST', { contentId: content.id, resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png' }));
     expect(conversion.status).toBe(200);
-    const ended = async (path: string) => {
-      for (const until = Date.now() + 150_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
-        const { body } = await call(path);
-        if (['Done', 'panic'].includes(body.state)) return body.serviceRequestJob;
-        if (Date.now() > until) throw new Error(`${path}: still ${body.state}`);
-      }
-    };
-    const converted = await ended(`${single.contentBase}/jobs/status?jobId=${conversion.body.jobId}&sessionId=${user}`);
+    const converted = (await finishedJob(single, conversion.body.jobId, { session: user }, 150_000)).serviceRequestJob;
     expect(converted.state).toBe('Done');
-    const checks = await Promise.all(starts.map((start) => ended(`${single.adminBase}/jobs/status?jobId=${start.body._id}&sessionId=${single.adminSession}`)));
+    const checks = await Promise.all(
+      ['default', ...names].map(async (name, i) => (await finishedJob(single, starts[i]!.body._id, { base: `${single.baseUrl}/api/v1/access.svc.content.${name}/v1` }, 150_000)).serviceRequestJob),
+    );
     for (const check of checks) {
       const result = JSON.parse(check.serializedResult);
       expect(result.checkStatus, result.message).toBe('ok');

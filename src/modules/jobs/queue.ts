@@ -201,16 +201,29 @@ export class JobQueue {
 
   /**
    * Submits a job unless a job of its exclusive key is pending or running: answers that one then
-   * (`submitted` false), so that calls made while it is active make no new job.
+   * (`submitted` false), so that calls made while it is active make no new job. An active one pending
+   * without a queue job (its submitter died between the two) is queued now: it would hold the key unrun.
    */
   async submitExclusive(em: EntityManager, job: NewJob & { exclusiveKey: string }): Promise<{ record: JobRecord; submitted: boolean }> {
     const { record, inserted } = await insertExclusiveJob(em, job);
-    return { record: inserted ? await this.queue(em, record) : record, submitted: inserted };
+    const unqueued = record.state === 'pending' && record.queueJobId === null;
+    return { record: inserted || unqueued ? await this.queue(em, record) : record, submitted: inserted };
   }
 
-  /** Queues a job for the record; the record names it while it is pending. */
+  /**
+   * Queues a job for the record; the record names it while it is pending. When the queue refuses, the
+   * record ends in panic: pending without a queue job, it would never run.
+   */
   private async queue(em: EntityManager, record: JobRecord): Promise<JobRecord> {
-    const queued = await this.enqueue(record.jobName);
+    let queued: string;
+    try {
+      queued = await this.enqueue(record.jobName);
+    } catch (error) {
+      await failJob(em, record.id, failureOf(error, this.config)).catch((unrecorded: unknown) =>
+        this.logger.warn({ err: unrecorded, jobId: record.id }, 'a job the queue refused is left pending'),
+      );
+      throw error;
+    }
     return (await recordQueueJob(em, record.id, queued)) ?? record;
   }
 
