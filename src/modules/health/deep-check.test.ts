@@ -377,7 +377,8 @@ describe('GraphQL through the gateway', () => {
 describe('the asynchronous deep check in a worker of one job at a time (JOB_CONCURRENCY=1)', () => {
   let single: TestService;
   beforeAll(async () => {
-    single = await startTestService({ JOB_CONCURRENCY: '1', DEEP_CHECK_WAIT_MS: '10000' });
+    // the default wait (30 s) for the conversion and extraction a check waits for: generous on a loaded machine
+    single = await startTestService({ JOB_CONCURRENCY: '1' });
   }, 60_000);
   afterAll(() => single?.stop());
 

@@ -6,7 +6,7 @@ import { durationOf, type JobRecord } from './records.js';
 @ObjectType('ServiceRequestJob', { description: 'the record of a background job: a conversion, a text extraction, a reindexing or an asynchronous deep check' })
 export class ServiceRequestJobNode {
   @Field(() => ID, { description: 'the job id (jobId)' }) id!: string;
-  @Field(() => ID, { nullable: true, description: 'the queue job that runs it (while pending: the one submitted with it; queue jobs take records in turns)' }) conversionJobId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'the queue job that runs or ran it; null while pending (queue jobs take records in turns)' }) conversionJobId!: string | null;
   @Field(() => String, { description: 'the kind of job: IMAGE, TEXT_EXTRACTION, REINDEX or DEEP_CHECK' }) conversionType!: string;
   @Field(() => String, { nullable: true, description: 'a reference to the session that started the job (never the session id)' }) clientSessionId!: string | null;
   @Field(() => String, { description: 'the user who started the job; (service) for text extraction' }) clientUsername!: string;

@@ -18,7 +18,6 @@ import {
   insertBoundedJob,
   insertExclusiveJob,
   insertJob,
-  recordQueueJob,
   reportProgress,
   requeueJob,
   type JobRecord,
@@ -201,30 +200,32 @@ export class JobQueue {
 
   /**
    * Submits a job unless a job of its exclusive key is pending or running: answers that one then
-   * (`submitted` false), so that calls made while it is active make no new job. An active one pending
-   * without a queue job (its submitter died between the two) is queued now: it would hold the key unrun.
+   * (`submitted` false), so that calls made while it is active make no new job. For one still pending,
+   * a queue job is added all the same (usually one too many, which takes nothing): its submitter may have
+   * died between the record and its queue job, and it would hold the key unrun.
    */
   async submitExclusive(em: EntityManager, job: NewJob & { exclusiveKey: string }): Promise<{ record: JobRecord; submitted: boolean }> {
     const { record, inserted } = await insertExclusiveJob(em, job);
-    const unqueued = record.state === 'pending' && record.queueJobId === null;
-    return { record: inserted || unqueued ? await this.queue(em, record) : record, submitted: inserted };
+    if (inserted) await this.queue(em, record);
+    else if (record.state === 'pending') await this.enqueue(record.jobName);
+    return { record, submitted: inserted };
   }
 
   /**
-   * Queues a job for the record; the record names it while it is pending. When the queue refuses, the
-   * record ends in panic: pending without a queue job, it would never run.
+   * Queues a job for a new record (it names the queue job that runs it when one takes it: the submitter
+   * writes nothing more to it, so a worker taking it at once never finds it locked). When the queue
+   * refuses, the record ends in panic: pending without a queue job, it would wait for another's.
    */
   private async queue(em: EntityManager, record: JobRecord): Promise<JobRecord> {
-    let queued: string;
     try {
-      queued = await this.enqueue(record.jobName);
+      await this.enqueue(record.jobName);
+      return record;
     } catch (error) {
       await failJob(em, record.id, failureOf(error, this.config)).catch((unrecorded: unknown) =>
         this.logger.warn({ err: unrecorded, jobId: record.id }, 'a job the queue refused is left pending'),
       );
       throw error;
     }
-    return (await recordQueueJob(em, record.id, queued)) ?? record;
   }
 
   /**
@@ -257,10 +258,8 @@ export class JobQueue {
   }
 
   /** A queue job of kind `name`: when it runs, it takes the record whose turn it is (`claimJob`). */
-  private async enqueue(name: string): Promise<string> {
-    const job = this.agenda.create(name, {});
-    await job.save();
-    return String(job.attrs._id);
+  private async enqueue(name: string): Promise<void> {
+    await this.agenda.create(name, {}).save();
   }
 
   private async run(queueJob: Job, name: string, handler: JobHandler): Promise<void> {

@@ -259,14 +259,13 @@ export async function listJobs(
   return { count: (counted[0] as { count: number }).count, entries: (rows as Record<string, any>[]).map(toRecord) };
 }
 
-/** Names the queue job submitted for a pending record (a queue job that took it since has named itself). */
-export const recordQueueJob = (em: EntityManager, id: string, queueJobId: string) => changeJob(em, id, 'queue_job_id = ?', [queueJobId], `state = 'pending'`);
-
 /**
  * The queue job `queueJobId` (of kind `jobName`) takes a job for the worker `workerName`: the job it ran
  * before when it runs again (its worker died: the queue lock expired), else the pending job whose
  * owner's turn is the oldest (`job_turn`: an owner who never had one first), the highest priority
- * first; the owner's turn is now. `tries` counts every start. Undefined when there is none.
+ * first; the owner's turn is now. `tries` counts every start. Undefined when there is none. Records
+ * locked by another statement are skipped: only claims (and cancellations) lock pending records, so a
+ * record skipped is being taken by another queue job (or leaves the queue).
  */
 export async function claimJob(em: EntityManager, jobName: string, queueJobId: string, workerName: string): Promise<JobRecord | undefined> {
   const rows: Record<string, any>[] = await em.execute(
