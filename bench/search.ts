@@ -25,7 +25,7 @@ import { buildVisibleWordsQuery, creationPage } from '../src/modules/search/visi
 import { propertyPredicates } from '../src/modules/search/by-properties.js';
 import { compileCondition } from '../src/modules/search/condition/compile.js';
 import { fullTextTexts, parseCondition } from '../src/modules/search/condition/parser.js';
-import { buildEntryQuery, type EntryQuery, type SearchScope } from '../src/modules/search/entry-query.js';
+import { buildEntryQuery, type EntryQuery, type RunStatement, type SearchScope, type Statement } from '../src/modules/search/entry-query.js';
 import type { PropertyFilter } from '../src/modules/search/inputs.js';
 import { contentBase, cpuSecondsOf, fmt, header, runBench, targetsLine, verdict } from './lib.js';
 import { REPOSITORY_ID, seededFolders, seededWord, startSeededService } from './seed.js';
@@ -56,7 +56,6 @@ const benchScope = (orm: Orm) =>
 async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit' | 'page' | 'count'>> {
   const { condition, searchText, orderBy, entryType, offset, ...filter } = q.query;
   const options = { orderBy, entryType: entryType === undefined ? undefined : EntryTypeEnum.CONTENT, offset: offset === undefined ? undefined : Number(offset) };
-  const em = orm.em.fork();
   const client = orm.em.getConnection().getClient();
   /** a words search's count: from entry_visible_word_count for one word, else by visiting the matches (as the service counts) */
   const wordsCount = async (words: ReturnType<typeof buildVisibleWordsQuery>) => {
@@ -78,7 +77,8 @@ async function statementsOf(orm: Orm, q: Query): Promise<Pick<EntryQuery, 'limit
     const { statement, matches, visible } = await wordsCount(words);
     return { limit: words.limit, page: creationPage(words, matches, visible), count: statement };
   }
-  const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, em, REPOSITORY_ID, fullTextTexts(parsed), true);
+  const run: RunStatement = async <Row>({ sql, params }: Statement) => (await client.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+  const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, run, REPOSITORY_ID, fullTextTexts(parsed), true);
   return buildEntryQuery(benchScope(orm), [compileCondition(parsed, { fullTextEnabled: true, repositoryId: REPOSITORY_ID, repositoryName: 'default', fullTextTerms })], options);
 }
 

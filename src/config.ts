@@ -46,6 +46,13 @@ const environmentSchema = z.object({
   GRAPHQL_MAX_RESULT_ITEMS: positiveInt.default(50_000),
   /** how often open subscription connections have their session verified again (idle and absolute expiry) */
   SUBSCRIPTION_SESSION_CHECK_SECONDS: positiveInt.default(30),
+  /** what one session, and one client address, may hold open on the gateway (docs/security.md): graphql-ws sockets, and operations under way across them and SSE */
+  SUBSCRIPTION_MAX_SOCKETS_PER_SESSION: positiveInt.default(10),
+  SUBSCRIPTION_MAX_SOCKETS_PER_ADDRESS: positiveInt.default(100),
+  SUBSCRIPTION_MAX_OPERATIONS_PER_SESSION: positiveInt.default(100),
+  SUBSCRIPTION_MAX_OPERATIONS_PER_ADDRESS: positiveInt.default(500),
+  /** the shortest interval a subscription may ask for (healthChanges' intervalMs) */
+  SUBSCRIPTION_MIN_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   CONV_MAX_INPUT_FILE_SIZE: positiveInt.default(524288000),
   CONV_MAX_TOTAL_INPUT_FILE_SIZE: positiveInt.default(2147483648),
@@ -63,6 +70,8 @@ const environmentSchema = z.object({
   JOB_POLL_MS: z.coerce.number().int().min(100).default(1_000),
   /** queued (pending) jobs one user may have; a conversion asked for beyond them is a 429 with Retry-After */
   JOB_MAX_PENDING_PER_USER: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** a statement in a job's transactions (and the one storing extracted texts) running longer is cancelled by Postgres and fails the job (statementTimeout) */
+  JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** the memory bound of one render process (V8 heap and, through its resident size, native memory) */
   CONV_RENDER_MEMORY_MB: z.coerce.number().int().min(64).default(1024),
   /** the deadline of one conversion's rendering */

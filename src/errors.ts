@@ -95,6 +95,12 @@ export function isRefusedValue(error: unknown): boolean {
   return code.startsWith('22') || code === '54000';
 }
 
+/** Postgres cancelled a statement that ran past its statement_timeout (SQLSTATE 57014, with that reason). */
+export function isStatementTimeout(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; cause?: { code?: string } };
+  return (e?.code ?? e?.cause?.code) === '57014' && /statement timeout/.test(e?.message ?? '');
+}
+
 /**
  * Postgres gave up on a transaction because of concurrent ones (deadlock detected, serialisation
  * failure): running it again may succeed.

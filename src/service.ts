@@ -140,6 +140,12 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
       httpFastPath: config.GATEWAY_HTTP_FAST_PATH,
       singleSubgraphShortcut: config.GATEWAY_SINGLE_SUBGRAPH_SHORTCUT,
       reverifySessionsMs: config.SUBSCRIPTION_SESSION_CHECK_SECONDS * 1000,
+      subscriptionBounds: {
+        socketsPerSession: config.SUBSCRIPTION_MAX_SOCKETS_PER_SESSION,
+        socketsPerAddress: config.SUBSCRIPTION_MAX_SOCKETS_PER_ADDRESS,
+        operationsPerSession: config.SUBSCRIPTION_MAX_OPERATIONS_PER_SESSION,
+        operationsPerAddress: config.SUBSCRIPTION_MAX_OPERATIONS_PER_ADDRESS,
+      },
       // split mode: a synchronous deep check answers within its deadline and the clean-up's grace (docs/administration.md)
       upstreamTimeoutsMs: { health: Math.max(30_000, config.DEEP_CHECK_TIMEOUT_MS + deepCheckGraceMs) },
       logger,

@@ -3,6 +3,7 @@ import { convertJobName } from '../src/modules/conversion/operations.js';
 import { extractTextJobName, reindexJobName } from '../src/modules/fulltext/operations.js';
 import { deepCheckJobName } from '../src/modules/health/async-deep-check.js';
 import { convertHandler } from './jobs/convert.js';
+import { extractionPool } from './extract/extract-process.js';
 import { renderPool } from './render/render-process.js';
 import { deepCheckHandler } from './jobs/deep-check.js';
 import { extractTextHandler, reindexHandler, startExtractionSweeper } from './jobs/extract-text.js';
@@ -18,10 +19,18 @@ export function startWorkers(services: Services): BackgroundJob[] {
   // render processes stay warm between conversions, one for each job this process may run at once
   const renderProcesses = renderPool(services.config.CONV_RENDER_MEMORY_MB, services.config.JOB_CONCURRENCY);
   services.jobs.define(convertJobName, convertHandler(services, renderProcesses));
-  services.jobs.define(extractTextJobName, extractTextHandler(services));
-  services.jobs.define(reindexJobName, reindexHandler(services));
+  // likewise the extraction processes, which read every text (docs/search.md)
+  const extractionProcesses = extractionPool(services.config.FULLTEXT_EXTRACT_MEMORY_MB, services.config.JOB_CONCURRENCY);
+  services.jobs.define(extractTextJobName, extractTextHandler(services, extractionProcesses));
+  services.jobs.define(reindexJobName, reindexHandler(services, extractionProcesses));
   services.jobs.define(deepCheckJobName, deepCheckHandler(services), { waitsForJobs: true });
   // a process that takes no jobs leaves the sweep to those that do
   const extraction = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services)] : [];
-  return [startUploadSweeper(services), startUnreferencedFileSweeper(services), ...extraction, { name: 'render processes', stop: async () => renderProcesses.close() }];
+  return [
+    startUploadSweeper(services),
+    startUnreferencedFileSweeper(services),
+    ...extraction,
+    { name: 'render processes', stop: async () => renderProcesses.close() },
+    { name: 'extraction processes', stop: async () => extractionProcesses.close() },
+  ];
 }

@@ -71,7 +71,7 @@ export type CreateContentTypeInput = {
 
 /** a default type policy: content created without a type in its folders gets this one */
 export type CreateDefaultTypePolicyInput = {
-  /** a type of the registry (POST A/type) */
+  /** any type name, as contents carry them (registered with POST A/type or not) */
   defaultTypeName: string;
   /** 1 to 255 characters */
   name: string;

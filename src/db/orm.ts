@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.js';
 import { entities } from './entities.js';
+import { statementTimeouts } from './statement-timeout.js';
 import { Migration20261122000001Initial } from './migrations/Migration20261122000001Initial.js';
 import { Migration20261122210000LoginLimits } from './migrations/Migration20261122210000LoginLimits.js';
 import { Migration20261122210001UserNamesCaseInsensitive } from './migrations/Migration20261122210001UserNamesCaseInsensitive.js';
@@ -60,6 +61,7 @@ export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20)
     clientUrl,
     entities,
     extensions: [Migrator],
+    subscribers: [statementTimeouts],
     migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },
     // an idle connection is kept 5 minutes, not pg-pool's 10 s: a new one costs the first request after a
     // pause ≈ 10 ms (connecting, and the backend's catalog caches filling again), docs/benchmarks.md

@@ -33,10 +33,11 @@ import { useCompressedGraphiQL } from './graphiql.js';
 import { useHttpFastPath, type OperationOutcome, type OperationParams } from './http-fast-path.js';
 import { maxOperationBytes, useOperationLimits, type QueryLimits } from './limits.js';
 import { asRequestError, subscriptionNeedsSession, useErrorContract, useSaneVariables, useJsonPostsOnly, useWellFormedGetParameters } from './plugins.js';
-import { SessionConnections } from './session-connections.js';
+import { SessionConnections, sessionKeyOf } from './session-connections.js';
 import { useSingleSubgraphShortcut } from './single-subgraph.js';
+import { SubscriptionLimits, type SubscriptionBounds } from './subscription-limits.js';
 import { forwardedHeaders, inProcessKind, inProcessTransport, internalError, type InProcessSubgraph } from './transport.js';
-import { attachGraphqlWs } from './websockets.js';
+import { attachGraphqlWs, tooManyOperations } from './websockets.js';
 
 export type { InProcessSubgraph } from './transport.js';
 export type { QueryLimits } from './limits.js';
@@ -84,6 +85,11 @@ export interface GatewayOptions {
   plugins?: GatewayPlugin[];
   /** how often the session of each open subscription connection is verified again (default 30 s) */
   reverifySessionsMs?: number;
+  /**
+   * what one session and one client address may hold open (unbounded when absent, beyond the 100
+   * operations of one socket): a socket beyond is closed with 4429, an operation beyond is a 429
+   */
+  subscriptionBounds?: Partial<SubscriptionBounds>;
 }
 
 export interface Gateway {
@@ -148,6 +154,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const hiveLog = hiveLogger(log);
   const inProcess = new Map((options.subgraphs ?? []).map((s) => [s.name.toLowerCase(), s]));
   const sessionConnections = new SessionConnections(verifyConnection, options.reverifySessionsMs ?? 30_000);
+  const subscriptionLimits = new SubscriptionLimits(options.subscriptionBounds ?? {});
+  /** the operations check of each accepted graphql-ws socket, by its graphql-ws context */
+  const socketOperationChecks = new WeakMap<object, () => string | undefined>();
 
   /** SSE (and any non-WebSocket) subscriptions need a valid session; graphql-ws checks it at connection_init */
   const subscriptionAuthPlugin: GatewayPlugin = {
@@ -285,12 +294,21 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     async handle(req, res) {
       // the address subgraphs rate-limit on comes from the socket, never from the client
-      req.headers[clientAddressHeader] = req.socket.remoteAddress ?? 'unknown';
+      const address = req.socket.remoteAddress ?? 'unknown';
+      req.headers[clientAddressHeader] = address;
       const id = saneRequestId(req.headers['x-request-id']) ?? randomUUID();
       req.headers['x-request-id'] = id;
       if (req.headers.accept?.includes('text/event-stream')) {
+        const stream = subscriptionLimits.openStream(sessionKeyOf(req.headers.authorization), address);
+        if ('refused' in stream) {
+          res.writeHead(429, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ errors: [tooManyOperations(stream.refused)] }));
+          return;
+        }
         const untrack = sessionConnections.track(req.headers.authorization, () => res.destroy());
-        res.once('close', untrack);
+        res.once('close', () => {
+          untrack();
+          stream.release();
+        });
       }
       if (await fastPath?.(req, res, id)) return;
       await runtime.requestListener(req, res);
@@ -326,6 +344,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       detachers.push(
         attachGraphqlWs(server, graphqlEndpoint, {
           ...graphqlWs,
+          onSubscribe: (ctx, id, payload) => {
+            // graphql-ws has entered this one among the socket's operations already
+            const refused = socketOperationChecks.get(ctx)?.();
+            return refused ? [tooManyOperations(refused)] : graphqlWs.onSubscribe?.(ctx, id, payload);
+          },
           onConnect: async (ctx) => {
             const authorization = authorizationOf(ctx.connectionParams);
             try {
@@ -335,8 +358,18 @@ export function createGateway(options: GatewayOptions): Gateway {
               return false;
             }
             const socket = ctx.extra.socket;
+            const admission = subscriptionLimits.openSocket(sessionKeyOf(authorization), ctx.extra.request.socket.remoteAddress ?? 'unknown', () => Object.keys(ctx.subscriptions).length);
+            if ('refused' in admission) {
+              // graphql-ws would close with 4403 Forbidden: the client learns why, and that retrying now is no use
+              socket.close(4429, admission.refused);
+              return false;
+            }
+            socketOperationChecks.set(ctx, admission.operationRefused);
             const untrack = sessionConnections.track(authorization, () => socket.close(4401, 'Session ended'));
-            socket.once('close', untrack);
+            socket.once('close', () => {
+              untrack();
+              admission.release();
+            });
             return true;
           },
         }, maxOperationsPerConnection),

@@ -1,6 +1,12 @@
 import { bearerToken } from '../context.js';
 import { sessionTokenHash } from '../modules/auth/operations.js';
 
+/** A session's key in memory: the hash of its bearer token; none without one. */
+export function sessionKeyOf(authorization: string | undefined): string | undefined {
+  const token = bearerToken(authorization);
+  return token ? sessionTokenHash(token) : undefined;
+}
+
 /**
  * The open subscription connections (graphql-ws sockets, SSE responses) by the session they were
  * opened with, so that the end of a session closes them: logout or user deletion (announced by
@@ -23,9 +29,8 @@ export class SessionConnections {
 
   /** Tracks a connection opened with `Authorization: <authorization>`; answers its untrack function. */
   track(authorization: string | undefined, close: () => void): () => void {
-    const token = bearerToken(authorization);
-    if (!authorization || !token) return () => undefined;
-    const hash = sessionTokenHash(token);
+    const hash = sessionKeyOf(authorization);
+    if (!authorization || !hash) return () => undefined;
     let connections = this.#byHash.get(hash);
     if (!connections) this.#byHash.set(hash, (connections = new Map()));
     const key = {};

@@ -6,6 +6,10 @@ import { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { maxOperationBytes } from './limits.js';
 
+/** The error of an operation refused because too many are under way (on a connection, for a session or an address). */
+export const tooManyOperations = (message: string) =>
+  new GraphQLError(message, { extensions: { code: 'TOO_MANY_OPERATIONS', reasonCode: 'tooManyRequests', status: 429 } });
+
 /**
  * graphql-ws on `path` of `server`; upgrades to other paths are left to other handlers. Answers the
  * function that detaches it: stops taking upgrades, then closes the open sockets.
@@ -28,11 +32,7 @@ export function attachGraphqlWs<P extends ConnectionInitMessage['payload'], E ex
     onSubscribe: (ctx, id, payload) => {
       // graphql-ws has already entered this one in `subscriptions`
       if (Object.keys(ctx.subscriptions).length > maxOperations) {
-        return [
-          new GraphQLError(`A connection may have at most ${maxOperations} operations under way: complete one first, or open another connection.`, {
-            extensions: { code: 'TOO_MANY_OPERATIONS', reasonCode: 'tooManyRequests', status: 429 },
-          }),
-        ];
+        return [tooManyOperations(`A connection may have at most ${maxOperations} operations under way: complete one first, or open another connection.`)];
       }
       return options.onSubscribe?.(ctx, id, payload);
     },

@@ -20,6 +20,19 @@ export class InvalidUtf8Error extends Error {
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
+ * Whether percent-decoding `text` (a URL's path or query, a form field) gives UTF-8; a `%` that starts
+ * no escape stays as it is, as the URL and form parsers keep it.
+ */
+export function percentDecodesAsUtf8(text: string): boolean {
+  try {
+    strictUtf8.decode(Buffer.from(text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A request body as text, at most `limit` bytes (JSON and form bodies, GraphQL operations): a declared
  * Content-Length over the limit is refused before anything is read, bytes that are not UTF-8 after.
  */
@@ -107,7 +120,11 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   return value as Record<string, unknown>;
 }
 
-/** Form fields (application/x-www-form-urlencoded) as repeated-value lists, or a JSON object's fields. */
+/**
+ * Form fields (application/x-www-form-urlencoded) as repeated-value lists, or a JSON object's fields.
+ * A field whose percent-escapes are not UTF-8 (`name=%ED%A0%80`) is a 400 naming it: URLSearchParams
+ * would put U+FFFD in their place, as the URL middleware refuses for queries.
+ */
 export async function readForm(ctx: Context): Promise<Record<string, string | string[]>> {
   if (ctx.request.is('application/json')) {
     const json = await readJsonObject(ctx);
@@ -116,6 +133,11 @@ export async function readForm(ctx: Context): Promise<Record<string, string | st
     );
   }
   const text = await readText(ctx);
+  for (const field of text.split('&')) {
+    if (percentDecodesAsUtf8(field)) continue;
+    const [name] = new URLSearchParams(field).keys();
+    throw illegalArguments(`form field '${name}' is not valid UTF-8 once percent-decoded`);
+  }
   const form: Record<string, string | string[]> = {};
   for (const [key, value] of new URLSearchParams(text)) {
     const existing = form[key];

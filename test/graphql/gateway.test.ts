@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-const healthSubscription = 'subscription { healthChanges(intervalMs: 100) { status database contentStorage checkedAt } }';
+const healthSubscription = 'subscription { healthChanges(intervalMs: 1000) { status database contentStorage checkedAt } }';
 
 describe('GraphQL through the gateway at {base_url}/graphql', () => {
   it('federates the three subgraphs in one request', async () => {

@@ -250,7 +250,7 @@ describe('operations per graphql-ws connection', () => {
 });
 
 describe('subscriptions end with their session', () => {
-  const subscription = 'subscription { healthChanges(intervalMs: 100) { status } }';
+  const subscription = 'subscription { healthChanges(intervalMs: 1000) { status } }';
 
   it('closes the graphql-ws and SSE subscriptions of a session within a second of its logout', async () => {
     const session = await service.createUserSession('leaving');

@@ -20,7 +20,8 @@ export interface PdfOptions {
 
 /**
  * A small PDF writer for tests and benchmarks: a catalog, a page tree, Helvetica as /F1, each page with
- * its content stream (and an image), and a correct cross-reference table.
+ * its content stream (and an image), and a correct cross-reference table. Pages given as one object
+ * share their content stream and image (a document of many pages stays small).
  */
 export function buildPdf(pages: PageSpec[], options: PdfOptions = {}): Buffer {
   const objects: Buffer[] = [];
@@ -34,7 +35,8 @@ export function buildPdf(pages: PageSpec[], options: PdfOptions = {}): Buffer {
   const tree = add('');
   const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
   const kids: number[] = [];
-  for (const page of pages) {
+  const written = new Map<PageSpec, { content: number; xobjects: string }>();
+  const writeContent = (page: PageSpec) => {
     const raw = typeof page.content === 'string' ? Buffer.from(page.content, 'latin1') : page.content;
     const compress = page.compress ?? true;
     const content = add(stream(compress ? '/Filter /FlateDecode' : '', compress ? deflateSync(raw) : raw));
@@ -45,8 +47,13 @@ export function buildPdf(pages: PageSpec[], options: PdfOptions = {}): Buffer {
       );
       xobjects = ` /XObject << /Im1 ${image} 0 R >>`;
     }
+    return { content, xobjects };
+  };
+  for (const page of pages) {
+    const shared = written.get(page) ?? writeContent(page);
+    written.set(page, shared);
     kids.push(
-      add(`<< /Type /Page /Parent ${tree} 0 R /MediaBox [0 0 ${page.width ?? 612} ${page.height ?? 792}] /Resources << /Font << /F1 ${font} 0 R >>${xobjects} >> /Contents ${content} 0 R >>`),
+      add(`<< /Type /Page /Parent ${tree} 0 R /MediaBox [0 0 ${page.width ?? 612} ${page.height ?? 792}] /Resources << /Font << /F1 ${font} 0 R >>${shared.xobjects} >> /Contents ${shared.content} 0 R >>`),
     );
   }
   objects[catalog - 1] = Buffer.from(`<< /Type /Catalog /Pages ${tree} 0 R >>`, 'latin1');

@@ -24,7 +24,7 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(
   env: Record<string, string>,
-  options: { timeoutMs?: number; nodeArgs?: string[] } = {},
+  options: StartOptions = {},
 ): Promise<ServiceProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -69,9 +69,17 @@ export async function startWorkerProcesses(
 
 class PortTakenError extends Error {}
 
-async function startOnce(env: Record<string, string>, options: { timeoutMs?: number; nodeArgs?: string[] }): Promise<ServiceProcess> {
+interface StartOptions {
+  timeoutMs?: number;
+  nodeArgs?: string[];
+  /** another built copy of the project to start, from its own folder (default: this one, from the current folder) */
+  root?: string;
+}
+
+async function startOnce(env: Record<string, string>, options: StartOptions): Promise<ServiceProcess> {
   // --expose-gc: as `npm start` runs it (the upload path paces garbage collection)
-  const child = spawn(process.execPath, ['--expose-gc', ...(options.nodeArgs ?? []), path.join(projectRoot, 'dist/app/main.js')], {
+  const child = spawn(process.execPath, ['--expose-gc', ...(options.nodeArgs ?? []), path.join(options.root ?? projectRoot, 'dist/app/main.js')], {
+    ...(options.root ? { cwd: options.root } : {}),
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

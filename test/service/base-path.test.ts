@@ -21,7 +21,7 @@ describe('BASE_PATH', () => {
     expect(await download.text()).toBe('rooted bytes');
     expect((await service.graphql('{ me { userName } }')).data).toEqual({ me: { userName: 'admin' } });
 
-    const { events } = await subscriptionEvents<{ healthChanges: { status: string } }>(service, 'subscription { healthChanges(intervalMs: 100) { status } }', 1);
+    const { events } = await subscriptionEvents<{ healthChanges: { status: string } }>(service, 'subscription { healthChanges(intervalMs: 1000) { status } }', 1);
     expect(events.map((event) => event.data?.healthChanges.status)).toEqual(['ok']);
   });
 

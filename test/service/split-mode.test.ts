@@ -49,14 +49,14 @@ describe('split mode (ROLE)', () => {
   });
 
   it('relays a subscription from the health subgraph', async () => {
-    const { events } = await subscriptionEvents<{ healthChanges: { status: string } }>(gateway, 'subscription { healthChanges(intervalMs: 100) { status } }', 2);
+    const { events } = await subscriptionEvents<{ healthChanges: { status: string } }>(gateway, 'subscription { healthChanges(intervalMs: 1000) { status } }', 2);
     const statuses = events.map((event) => event.data!.healthChanges.status);
     expect(statuses).toEqual(['ok', 'ok']);
   });
 
   it('ends a subscription on the gateway process when its session logs out through the admin subgraph process', async () => {
     const session = await gateway.createUserSession('split-leaver');
-    const subscription = subscriptionEvents(gateway, 'subscription { healthChanges(intervalMs: 100) { status } }', 10_000, { session, timeoutMs: 20_000 });
+    const subscription = subscriptionEvents(gateway, 'subscription { healthChanges(intervalMs: 1000) { status } }', 10_000, { session, timeoutMs: 20_000 });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const loggedOut = performance.now();
     // logout runs in the admin process, which announces it (pg_notify); the gateway process closes the socket

@@ -46,17 +46,6 @@ export interface ChildSource {
   giveBack(child: ChildProcess): Promise<void>;
 }
 
-/** A new process for every job (the child exits after its job). */
-export function freshChildren(script: string, memoryMb: number): ChildSource {
-  return {
-    memoryMb,
-    take: async () => forkBounded(script, memoryMb),
-    giveBack: async (child) => {
-      if (isAlive(child)) child.kill('SIGKILL');
-    },
-  };
-}
-
 export interface ChildPoolOptions {
   /** processes kept waiting between jobs */
   maxIdle: number;

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../src/context.js';
 import { missingRows } from '../../src/db/missing-rows.js';
 import { conflict, isUniqueViolation } from '../../src/errors.js';
-import { checkInputFiles, decidePdf, type PdfDecision } from '../../src/modules/conversion/limits.js';
+import { checkInputFiles, checkPdfPageCount, decidePdf, type PdfDecision } from '../../src/modules/conversion/limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/operations.js';
 import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from '../../src/modules/conversion/representations.js';
 import { authorize } from '../../src/modules/access/policy.js';
@@ -262,6 +262,7 @@ async function convert(
       { type: 'start', inputPath, fileName: resource.name, kind, format, dpi, maxPixels, maxPagePixels: pagePixels, outputDir },
       services.config.CONV_RENDER_TIMEOUT_MS,
       {
+        opened: async (pages) => checkPdfPageCount(resource.name, pages, services.config),
         inspected: async (pages, objects) => {
           result.pages = pages;
           // the limits are checked on every conversion, also when every page is stored already

@@ -2,13 +2,30 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newContent, sql } from '../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../test/helpers/service.js';
+import { withStatementTimeout } from '../../src/db/statement-timeout.js';
+import type { ChildPool } from '../child/bounded-child.js';
+import { extractionPool } from '../extract/extract-process.js';
 import { indexBatch, storeTexts } from './extract-text.js';
 
 let service: TestService;
+let processes: ChildPool;
 beforeAll(async () => {
   service = await startTestService();
+  processes = extractionPool(service.config.FULLTEXT_EXTRACT_MEMORY_MB, 1);
 });
-afterAll(() => service?.stop());
+afterAll(async () => {
+  processes?.close();
+  await service?.stop();
+});
+
+/** Contents whose own extraction jobs have ended and whose texts are removed again, so that what is stored below is the test's alone. */
+async function contentsWithoutText<U extends { name: string; bytes?: string }[]>(...uploads: U): Promise<{ [K in keyof U]: Record<string, any> }> {
+  const contents = await Promise.all(uploads.map((upload) => newContent(service, upload)));
+  const ids = contents.map((content) => content.resource.id);
+  while ((await sql(service, 'select 1 from resource_text where resource_id = any(array[?]::text[])', [ids])).length < ids.length) await new Promise((resolve) => setTimeout(resolve, 50));
+  await sql(service, 'delete from resource_text where resource_id = any(array[?]::text[])', [ids]);
+  return contents as { [K in keyof U]: Record<string, any> };
+}
 
 describe('a batch of text extractions', () => {
   it('passes over a resource purged while the batch ran (no failure), and fails one whose bytes alone are missing', async () => {
@@ -17,7 +34,7 @@ describe('a batch of text extractions', () => {
     const resource = (id: string, storagePath: string) => ({ id, repositoryId: 'svc.repository.default', name: 'x.txt', mimeType: 'text/plain', fileSize: 5, storagePath });
     const em = service.services.orm.em.fork() as EntityManager;
     // its row and bytes gone (a purge between the batch's take and its read), and a row whose bytes are gone
-    const outcomes = await indexBatch(service.services, em, 'svc.repository.default', [resource('purged-meanwhile', 'nowhere/purged'), resource(kept!.id, 'nowhere/lost')]);
+    const outcomes = await indexBatch(service.services, processes, em, 'svc.repository.default', [resource('purged-meanwhile', 'nowhere/purged'), resource(kept!.id, 'nowhere/lost')]);
     expect(outcomes).toEqual([
       { resource: expect.objectContaining({ id: 'purged-meanwhile' }), gone: true },
       { resource: expect.objectContaining({ id: kept!.id }), failure: expect.objectContaining({ fileMissing: true, message: expect.stringContaining('ENOENT') }) },
@@ -25,11 +42,8 @@ describe('a batch of text extractions', () => {
   });
 
   it('stores the texts Postgres takes and fails only the one it refuses, which the queue does not keep', async () => {
-    const [good, bad] = [await newContent(service, { name: 'takes.txt', bytes: 'x' }), await newContent(service, { name: 'refused.txt', bytes: 'y' })];
-    // their own extraction jobs first, so that what is stored below is this call's alone
+    const [good, bad] = await contentsWithoutText({ name: 'takes.txt' }, { name: 'refused.txt' });
     const ids = [good.resource.id, bad.resource.id];
-    while ((await sql(service, 'select 1 from resource_text where resource_id in (?, ?)', ids)).length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
-    await sql(service, 'delete from resource_text where resource_id in (?, ?)', ids);
     const resource = (content: Record<string, any>, name: string) => ({ id: content.resource.id, repositoryId: 'svc.repository.default', name, mimeType: 'text/plain', fileSize: 1, storagePath: 'x' });
     const em = service.services.orm.em.fork() as EntityManager;
     // a lone surrogate, as no extraction now leaves one (storableText): Postgres refuses it in JSON
@@ -41,7 +55,43 @@ describe('a batch of text extractions', () => {
       expect.objectContaining({ text: expect.objectContaining({ resourceId: good.resource.id }) }),
       { resource: expect.objectContaining({ name: 'refused.txt' }), failure: { reasonCode: 'extractionFailed', message: expect.stringMatching(/^the text of refused\.txt could not be stored: /), fileMissing: false } },
     ]);
-    const stored = await sql<{ resource_id: string }>(service, 'select resource_id from resource_text where resource_id in (?, ?)', ids);
+    const stored = await sql<{ resource_id: string }>(service, 'select resource_id from resource_text where resource_id = any(array[?]::text[])', [ids]);
     expect(stored.map((row) => row.resource_id)).toEqual([good.resource.id]);
+  });
+
+  it('fails alone a text whose indexing runs past JOB_STATEMENT_TIMEOUT_MS, and stores the others', async () => {
+    const [fast, slow] = await contentsWithoutText({ name: 'fast.txt' }, { name: 'slow.txt' });
+    const config = { ...service.config, JOB_STATEMENT_TIMEOUT_MS: 300 };
+    const em = service.services.orm.em.fork() as EntityManager;
+    const resource = (content: Record<string, any>, name: string) => ({ id: content.resource.id, repositoryId: 'svc.repository.default', name, mimeType: 'text/plain', fileSize: 1, storagePath: 'x' });
+    // as no extraction now leaves it (storableText): to_tsvector would take minutes on it
+    const started = performance.now();
+    // as a job runs it
+    const outcomes = await withStatementTimeout(config.JOB_STATEMENT_TIMEOUT_MS, () =>
+      storeTexts({ ...service.services, config }, em, 'svc.repository.default', [
+        { resource: resource(fast, 'fast.txt'), text: { resourceId: fast.resource.id, text: 'fastword', truncated: false } },
+        { resource: resource(slow, 'slow.txt'), text: { resourceId: slow.resource.id, text: '<!--'.repeat(65_536), truncated: false } },
+      ]),
+    );
+    expect(outcomes[1]).toEqual({
+      resource: expect.objectContaining({ name: 'slow.txt' }),
+      failure: { reasonCode: 'statementTimeout', message: 'the indexing of the text of slow.txt ran longer than JOB_STATEMENT_TIMEOUT_MS (300 ms) and was cancelled', fileMissing: false },
+    });
+    // the batch's statement and the slow text's own, each cancelled (the text alone would hold a core for minutes)
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const stored = await sql<{ resource_id: string }>(service, 'select resource_id from resource_text where resource_id = any(array[?]::text[])', [[fast.resource.id, slow.resource.id]]);
+    expect(stored.map((row) => row.resource_id)).toEqual([fast.resource.id]);
+  });
+
+  it('reads every kind of text in an extraction process, never in the service', async () => {
+    const [page, plain] = await contentsWithoutText({ name: 'page.html', bytes: '<p>pageword &amp; <!-- hidden --></p>' }, { name: 'plain.txt', bytes: 'plainword' });
+    const em = service.services.orm.em.fork() as EntityManager;
+    const [pageRow, plainRow] = await sql<{ id: string; storage_path: string }>(service, 'select id, storage_path from resource where id = any(array[?]::text[]) order by name', [[page.resource.id, plain.resource.id]]);
+    const resource = (row: { id: string; storage_path: string }, name: string, mimeType: string) => ({ id: row.id, repositoryId: 'svc.repository.default', name, mimeType, fileSize: 1, storagePath: row.storage_path });
+    const outcomes = await indexBatch(service.services, processes, em, 'svc.repository.default', [resource(pageRow!, 'page.html', 'text/html'), resource(plainRow!, 'plain.txt', 'text/plain')]);
+    expect(outcomes.map((outcome) => ('text' in outcome ? outcome.text.text.replace(/\s+/g, ' ').trim() : outcome))).toEqual(['pageword &', 'plainword']);
+    // the one process of the pool read both, and waits for the next
+    expect(processes.waitingPids).toHaveLength(1);
+    expect(processes.waitingPids[0]).not.toBe(process.pid);
   });
 });

@@ -1,10 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
 import { missingRows } from '../../src/db/missing-rows.js';
-import { isRefusedValue } from '../../src/errors.js';
-import { inProcessText, readHead, storableText, textKindOf } from '../../src/modules/fulltext/extract.js';
+import { isRefusedValue, isStatementTimeout } from '../../src/errors.js';
+import { readHead, textKindOf } from '../../src/modules/fulltext/extract.js';
 import {
   clearExtractionFailures,
   countFailedResources,
@@ -20,51 +19,26 @@ import {
   type ResourceToIndex,
 } from '../../src/modules/fulltext/operations.js';
 import { textIndexOf } from '../../src/modules/fulltext/text-index.js';
-import { JobFailure, type JobHandler } from '../../src/modules/jobs/queue.js';
+import { JobFailure, statementTimedOut, type JobHandler } from '../../src/modules/jobs/queue.js';
 import { addJobContents, othersWaiting, saveJobResult } from '../../src/modules/jobs/records.js';
 import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
-import { freshChildren, runBoundedChild } from '../child/bounded-child.js';
-import type { ExtractMessage, ExtractStart } from '../extract/protocol.js';
+import type { ChildPool } from '../child/bounded-child.js';
+import { extractInChild } from '../extract/extract-process.js';
 import { startPeriodic, type BackgroundJob } from '../periodic.js';
-
-const childScript = fileURLToPath(new URL('../extract/extract-child.js', import.meta.url));
 
 type Extracted = { text: string; truncated: boolean } | { skipped: string };
 
-/** Files up to this size are read with one call (most texts): the profile of `npm run bench -- ingest` showed the second open/read/close. */
-const smallFileBytes = 64 * 1024;
-
 /**
  * The text of one resource, within the bounds of the configuration (size read, characters kept, memory
- * and time of the child); `signal` (the job's cancellation) kills the child.
+ * and time of the extraction process); `signal` (the job's cancellation) kills the process.
  */
-async function extractText(config: Config, file: string, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
+async function extractText(config: Config, processes: ChildPool, file: string, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
   if (resource.fileSize > config.FULLTEXT_MAX_INPUT_BYTES) return { skipped: `larger than FULLTEXT_MAX_INPUT_BYTES (${config.FULLTEXT_MAX_INPUT_BYTES} bytes)` };
-  // a small file is read once, whole: its first bytes tell its kind, and its text is there too
-  const small = resource.fileSize <= smallFileBytes;
-  const head = await readHead(file, small ? smallFileBytes + 1 : 1024);
-  const kind = textKindOf(resource.mimeType, resource.name, head);
+  // the first bytes tell a PDF whatever it is called; the text itself is read in the extraction process only
+  const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
   if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
-  const maxChars = config.FULLTEXT_MAX_TEXT_CHARS;
-  if (kind !== 'pdf' && kind !== 'docx') return inProcessText(file, kind, maxChars, small && head.length <= smallFileBytes ? head : undefined);
-  let extracted: Extracted | undefined;
-  const start: ExtractStart = { type: 'start', inputPath: file, fileName: resource.name, kind, maxChars };
-  const bounds = { memoryMb: config.FULLTEXT_EXTRACT_MEMORY_MB, timeoutMs: config.FULLTEXT_EXTRACT_TIMEOUT_MS };
-  await runBoundedChild<ExtractMessage>(
-    freshChildren(childScript, bounds.memoryMb),
-    start,
-    bounds.timeoutMs,
-    {
-      memoryExceeded: () => new JobFailure('extractionMemoryExceeded', `the text extraction of ${resource.name} needed more than its memory bound of ${bounds.memoryMb} MB and was stopped`),
-      timedOut: () => new JobFailure('extractionTimeout', `the text extraction of ${resource.name} did not finish within its deadline of ${bounds.timeoutMs} ms and was stopped`),
-      crashed: (detail) => new JobFailure('extractionFailed', `the extraction process of ${resource.name} ended unexpectedly (${detail})`),
-    },
-    async (message) => {
-      extracted = { text: message.text, truncated: message.truncated };
-    },
-    signal,
-  );
-  return extracted ?? { skipped: 'the extraction process sent no text' };
+  const start = { type: 'start', inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS } as const;
+  return (await extractInChild(processes, start, config.FULLTEXT_EXTRACT_TIMEOUT_MS, signal)) ?? { skipped: 'the extraction process sent no text' };
 }
 
 /**
@@ -74,12 +48,12 @@ async function extractText(config: Config, file: string, resource: ResourceToInd
 export type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string; fileMissing: boolean } } | { resource: R; gone: true };
 
 /** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's; a cancellation is the job's. */
-async function extractOne<R extends ResourceToIndex>(services: Services, resource: R, signal?: AbortSignal): Promise<Outcome<R>> {
+async function extractOne<R extends ResourceToIndex>(services: Services, processes: ChildPool, resource: R, signal?: AbortSignal): Promise<Outcome<R>> {
   try {
-    const extracted = await extractText(services.config, services.contentStore.absolutePath(resource.storagePath), resource, signal);
+    const extracted = await extractText(services.config, processes, services.contentStore.absolutePath(resource.storagePath), resource, signal);
     // an empty text marks the resource as done (a reindex passes it over); its name is indexed anyway
     if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false } };
-    return { resource, text: { resourceId: resource.id, text: storableText(extracted.text), truncated: extracted.truncated } };
+    return { resource, text: { resourceId: resource.id, text: extracted.text, truncated: extracted.truncated } };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     const fileMissing = (error as NodeJS.ErrnoException).code === 'ENOENT';
@@ -88,14 +62,14 @@ async function extractOne<R extends ResourceToIndex>(services: Services, resourc
 }
 
 /**
- * Whether a failure is the resource's own (a bomb, the deadline, a corrupt file, a text Postgres refuses):
- * it would fail again, so a reindex passes the resource over unless forced. Bytes missing from the store
- * and internal errors are the service's: a reindex tries again.
+ * Whether a failure is the resource's own (a bomb, the deadline, a corrupt file, a text Postgres refuses
+ * or indexes too slowly): it would fail again, so a reindex passes the resource over unless forced.
+ * Bytes missing from the store and internal errors are the service's: a reindex tries again.
  */
 const ownFailure = (failure: { reasonCode: string; fileMissing: boolean }) => !failure.fileMissing && failure.reasonCode !== 'internal';
 
 export interface BatchOptions {
-  /** the job's cancellation: the extraction under way is stopped (its child killed) and nothing more is stored */
+  /** the job's cancellation: the extraction under way is stopped (its process killed) and nothing more is stored */
   signal?: AbortSignal;
   /** asked after each resource: true leaves the rest of the batch unread (the job gives its turn up) */
   stop?: () => Promise<boolean>;
@@ -106,11 +80,18 @@ export interface BatchOptions {
  * in one statement and marks the resources that failed for reasons of their own; answers the outcomes
  * of the resources read (exported for its test).
  */
-export async function indexBatch<R extends ResourceToIndex>(services: Services, em: EntityManager, repositoryId: string, resources: R[], options: BatchOptions = {}): Promise<Outcome<R>[]> {
+export async function indexBatch<R extends ResourceToIndex>(
+  services: Services,
+  processes: ChildPool,
+  em: EntityManager,
+  repositoryId: string,
+  resources: R[],
+  options: BatchOptions = {},
+): Promise<Outcome<R>[]> {
   const extracted: Outcome<R>[] = [];
   for (const resource of resources) {
     options.signal?.throwIfAborted();
-    extracted.push(await extractOne(services, resource, options.signal));
+    extracted.push(await extractOne(services, processes, resource, options.signal));
     if (extracted.length < resources.length && (await options.stop?.())) break;
   }
   // a file missing because its content was purged meanwhile is no failure (a missing file of a resource still there is)
@@ -128,8 +109,9 @@ export async function indexBatch<R extends ResourceToIndex>(services: Services, 
 
 /**
  * Stores the texts of a batch's outcomes in one statement. A text Postgres refuses (a value no
- * storableText rule foresaw) becomes its resource's failure, not the batch's: otherwise the batch
- * stays queued and every later job of the repository fails on it again. (Exported for its test.)
+ * storableText rule foresaw), or whose indexing runs past JOB_STATEMENT_TIMEOUT_MS (a parser's slow
+ * case no rule foresaw), becomes its resource's failure, not the batch's: otherwise the batch stays
+ * queued and every later job of the repository fails on it again. (Exported for its test.)
  */
 export async function storeTexts<R extends ResourceToIndex>(services: Services, em: EntityManager, repositoryId: string, outcomes: Outcome<R>[]): Promise<Outcome<R>[]> {
   const index = textIndexOf(services.config);
@@ -137,7 +119,7 @@ export async function storeTexts<R extends ResourceToIndex>(services: Services, 
     await index.save(em, repositoryId, outcomes.flatMap((outcome) => ('text' in outcome ? [outcome.text] : [])));
     return outcomes;
   } catch (error) {
-    if (!isRefusedValue(error)) throw error;
+    if (!isRefusedValue(error) && !isStatementTimeout(error)) throw error;
   }
   const separately: Outcome<R>[] = [];
   for (const outcome of outcomes) {
@@ -145,9 +127,13 @@ export async function storeTexts<R extends ResourceToIndex>(services: Services, 
       if ('text' in outcome) await index.save(em, repositoryId, [outcome.text]);
       separately.push(outcome);
     } catch (error) {
-      if (!isRefusedValue(error)) throw error;
-      const message = `the text of ${outcome.resource.name} could not be stored: ${(error as Error).message}`;
-      separately.push({ resource: outcome.resource, failure: { reasonCode: 'extractionFailed', message, fileMissing: false } });
+      const failure = isStatementTimeout(error)
+        ? statementTimedOut(services.config, `the indexing of the text of ${outcome.resource.name}`)
+        : isRefusedValue(error)
+          ? new JobFailure('extractionFailed', `the text of ${outcome.resource.name} could not be stored: ${(error as Error).message}`)
+          : undefined;
+      if (!failure) throw error;
+      separately.push({ resource: outcome.resource, failure: { reasonCode: failure.reasonCode, message: failure.message, fileMissing: false } });
     }
   }
   return separately;
@@ -181,7 +167,7 @@ interface ExtractionResult {
  * in panic with the first failure's reason.
  */
 export const extractTextHandler =
-  (services: Services): JobHandler =>
+  (services: Services, processes: ChildPool): JobHandler =>
   async ({ record, em, signal }) => {
     // switched off since the upload (the record as stored now, not a cached copy): nothing is indexed
     if (!(await currentRepository(em, repositoryNameOf(record.repositoryId))).fullTextEnabled) {
@@ -201,7 +187,7 @@ export const extractTextHandler =
       const { queued, resources } = await takeQueuedResources(em, record, extractionBatch);
       if (queued.length === 0) break;
       await addJobContents(em, record.id, resources.flatMap((r) => r.contentIds), resources.map((r) => r.name));
-      const outcomes = await indexBatch(services, em, record.repositoryId, resources, { signal, stop: turnOver });
+      const outcomes = await indexBatch(services, processes, em, record.repositoryId, resources, { signal, stop: turnOver });
       for (const outcome of outcomes) {
         if ('text' in outcome) result.extracted++;
         else if ('gone' in outcome) result.purgedMeanwhile++;
@@ -233,7 +219,7 @@ const reindexBatch = 100;
  * worker's death goes on from what is stored.
  */
 export const reindexHandler =
-  (services: Services): JobHandler =>
+  (services: Services, processes: ChildPool): JobHandler =>
   async ({ record, em, progress, signal }) => {
     const force = (record.serializedRequest as { force?: boolean }).force === true;
     let indexed = 0;
@@ -248,7 +234,7 @@ export const reindexHandler =
     for (;;) {
       const batch = await resourcesWithoutText(em, record.repositoryId, force, afterId, reindexBatch);
       if (batch.length === 0) break;
-      const outcomes = await indexBatch(services, em, record.repositoryId, batch, { signal });
+      const outcomes = await indexBatch(services, processes, em, record.repositoryId, batch, { signal });
       for (const outcome of outcomes) {
         if ('text' in outcome) indexed++;
         else if ('failure' in outcome && failed.length < listedFailures) {

@@ -26,6 +26,8 @@ export type DecisionMessage = { type: 'render'; placeholders: { page: number; te
 
 export type ChildMessage =
   | ReadyMessage
+  /** a PDF opened: its page count, before any page is parsed (the parent may stop the job on it) */
+  | { type: 'opened'; pages: number }
   /** countMs: the time the prescan took (loading the document not included) */
   | { type: 'inspected'; pages: number; objects: number[]; countMs: number }
   | { type: 'page'; page: number; path: string; width: number; height: number; placeholder: boolean }

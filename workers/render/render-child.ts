@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { type Canvas, createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import sharp from 'sharp';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { parentMessages } from '../child/inbox.js';
 import type { ChildMessage, DecisionMessage, StartMessage, TargetFormat } from './protocol.js';
 
 type Image = ReturnType<typeof sharp>;
@@ -41,20 +42,7 @@ class RenderFailure extends Error {
   }
 }
 
-/** Messages from the parent, kept in order until asked for (a job's start may come before it is awaited). */
-const inbox: unknown[] = [];
-let waiting: ((message: unknown) => void) | undefined;
-process.on('message', (message) => {
-  const resolve = waiting;
-  waiting = undefined;
-  if (resolve) resolve(message);
-  else inbox.push(message);
-});
-
-function nextMessage<T>(): Promise<T> {
-  if (inbox.length > 0) return Promise.resolve(inbox.shift() as T);
-  return new Promise((resolve) => (waiting = resolve as (message: unknown) => void));
-}
+const nextMessage = parentMessages();
 
 function encoder(format: TargetFormat, image: Image): Image {
   switch (format) {
@@ -213,6 +201,7 @@ async function convertPdf(start: StartMessage) {
 async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   const pages = document.numPages;
   if (pages < 1) throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has no pages`);
+  await send({ type: 'opened', pages });
   const objects: number[] = [];
   const countStarted = performance.now();
   for (let number = 1; number <= pages; number++) {

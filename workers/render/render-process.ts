@@ -11,6 +11,8 @@ export function renderPool(memoryMb: number, maxIdle: number): ChildPool {
 }
 
 export interface RenderCallbacks {
+  /** a PDF opened, before its pages are parsed: a page count over the limits fails the job here (it throws) */
+  opened?(pages: number): Promise<void>;
   /** after the prescan: what to render (or stop) */
   inspected(pages: number, objects: number[], countMs: number): Promise<DecisionMessage>;
   page(message: Extract<ChildMessage, { type: 'page' }>): Promise<void>;
@@ -32,7 +34,8 @@ export function renderInChild(pool: ChildPool, start: StartMessage, timeoutMs: n
       crashed: (detail) => new JobFailure('conversionFailed', `the render process of ${start.fileName} ended unexpectedly (${detail})`),
     },
     async (message, child) => {
-      if (message.type === 'inspected') child.send(await callbacks.inspected(message.pages, message.objects, message.countMs));
+      if (message.type === 'opened') await callbacks.opened?.(message.pages);
+      else if (message.type === 'inspected') child.send(await callbacks.inspected(message.pages, message.objects, message.countMs));
       else await callbacks.page(message);
     },
     signal,

@@ -11,20 +11,30 @@ export interface FolderPolicies {
   restrictions: TypeRestrictionFields[];
   /** the nearest inheritance policy: what the folder hands down to the entries created in it */
   inheritance: InheritanceFields | null;
+  /** how deep the folder lies: 1 for a folder at the repository's root, 0 for the root */
+  level: number;
 }
 
-const none: FolderPolicies = { defaultTypeName: null, restrictions: [], inheritance: null };
+/**
+ * The deepest level a folder may lie at (a folder at the root is at level 1). Every rule of a folder
+ * comes from walking its ancestors up to the root: the bound keeps that walk short, and a folder
+ * found deeper (made before the bound, or a cycle) fails closed instead of escaping the rules above it.
+ */
+export const maxFolderLevels = 1000;
+
+const root: FolderPolicies = { defaultTypeName: null, restrictions: [], inheritance: null, level: 0 };
 
 /**
- * The policies in effect in `folderId` (DESIGN §8), in one query (a folder without policies answers
- * no rows). A folder's policies reach its subfolders unless an inheritance policy on a folder on the
+ * The policies in effect in `folderId` (DESIGN §8) and its level, in one query (a 409 for a folder
+ * deeper than maxFolderLevels). A folder's policies reach its subfolders unless an inheritance policy on a folder on the
  * way says `inheritPolicies: false` (no inheritance policy = they do). The inheritance policy in effect
  * also says whether new entries get the folder's tags and common properties (entries/inheritance.ts); ACL and
  * classification flags are recorded only (no ACLs exist yet).
  */
 export async function folderPolicies(em: EntityManager, folderId: string | null | undefined): Promise<FolderPolicies> {
-  if (!folderId) return none;
-  return policiesOf(await em.execute<PolicyRow[]>(`with recursive ${policyChain} select c.depth, p.kind, p.fields from ${chainPolicies} order by c.depth`, [folderId]));
+  if (!folderId) return root;
+  const [chain] = await em.execute<ChainRow[]>(`with recursive ${policyChain} select ${chainSummary}`, [folderId]);
+  return policiesOf(chain!, folderId);
 }
 
 /**
@@ -36,18 +46,17 @@ export async function folderRowWithPolicies(
   folderId: string,
   repositoryId: string,
 ): Promise<{ row: Record<string, unknown>; policies: FolderPolicies } | undefined> {
-  const [found] = await executePrepared<Record<string, unknown> & { folder_policies: PolicyRow[] }>(
+  const [found] = await executePrepared<Record<string, unknown> & ChainRow>(
     em,
     'folder-row-with-policies',
     `with recursive ${policyChain}
-     select e.*, (select coalesce(json_agg(json_build_object('depth', c.depth, 'kind', p.kind, 'fields', p.fields) order by c.depth), '[]'::json)
-                    from ${chainPolicies}) as folder_policies
+     select e.*, ${chainSummary}
        from entry e where e.id = ? and e.repository_id = ? and e.entry_type = 'FOLDER'`,
     [folderId, folderId, repositoryId],
   );
   if (!found) return undefined;
-  const { folder_policies: rows, ...row } = found;
-  return { row, policies: policiesOf(rows) };
+  const { folder_policies, folder_level, ...row } = found;
+  return { row, policies: policiesOf({ folder_policies, folder_level }, folderId) };
 }
 
 interface PolicyRow {
@@ -56,17 +65,31 @@ interface PolicyRow {
   fields: Record<string, unknown>;
 }
 
-/** The folder and its ancestors, nearest first (`chain`), for the policies assigned along it. */
+/** The policies assigned along a folder's chain, nearest first, and the chain's length. */
+interface ChainRow {
+  folder_policies: PolicyRow[];
+  folder_level: number;
+}
+
+/**
+ * The folder and its ancestors, nearest first (`chain`), for the policies assigned along it: up to the
+ * root, or one level past `maxFolderLevels` (a chain that long is refused: policiesOf).
+ */
 const policyChain = `chain (id, parent_id, depth) as (
        select id, parent_id, 0 from entry where id = ?
        union all
-       select e.id, e.parent_id, c.depth + 1 from entry e join chain c on e.id = c.parent_id where c.depth < 1000
+       select e.id, e.parent_id, c.depth + 1 from entry e join chain c on e.id = c.parent_id where c.depth < ${maxFolderLevels}
      )`;
 const chainPolicies = `chain c join policy_assignment a on a.folder_id = c.id join policy p on p.id = a.policy_id`;
+const chainSummary = `(select coalesce(json_agg(json_build_object('depth', c.depth, 'kind', p.kind, 'fields', p.fields) order by c.depth), '[]'::json)
+                         from ${chainPolicies}) as folder_policies,
+                      (select count(*)::int from chain) as folder_level`;
 
-function policiesOf(rows: PolicyRow[]): FolderPolicies {
-  if (rows.length === 0) return none;
-  const result: FolderPolicies = { defaultTypeName: null, restrictions: [], inheritance: null };
+function policiesOf({ folder_policies: rows, folder_level: level }: ChainRow, folderId: string): FolderPolicies {
+  if (level > maxFolderLevels) {
+    throw conflict(`folder '${folderId}' lies more than ${maxFolderLevels} levels deep, deeper than a folder may: move it up before placing anything in it`);
+  }
+  const result: FolderPolicies = { defaultTypeName: null, restrictions: [], inheritance: null, level };
   // the first depth whose policies no longer reach the folder: above a folder that does not pass them on
   let reach = Infinity;
   for (const row of rows) if (row.kind === 'INHERITANCE' && row.depth >= 1 && (row.fields as unknown as InheritanceFields).inheritPolicies === false) reach = Math.min(reach, row.depth);
@@ -118,6 +141,27 @@ export async function requireTypeAllowedIn(em: EntityManager, folderId: string |
 }
 
 /**
+ * A folder moved under `newParentId` (null: the root): a 409 when the deepest folder of its subtree would
+ * lie deeper than maxFolderLevels there. The walk down stops one level past the room there is.
+ */
+export async function requireFolderDepthAllowed(em: EntityManager, folder: { id: string; name: string; repositoryId: string }, newParentId: string | null): Promise<void> {
+  const room = maxFolderLevels - (await folderPolicies(em, newParentId)).level;
+  const [subtree] = await em.execute<{ height: number }[]>(
+    `with recursive tree (id, height) as (
+       select ?::text, 1
+       union all
+       select e.id, t.height + 1 from entry e join tree t on e.parent_id = t.id
+        where e.repository_id = ? and e.is_latest and e.entry_type = 'FOLDER' and t.height <= ?
+     )
+     select max(height)::int as height from tree`,
+    [folder.id, folder.repositoryId, room],
+  );
+  if (subtree!.height > room) {
+    throw conflict(`folder '${folder.name}' cannot be moved there: its folders would lie more than ${maxFolderLevels} levels deep, deeper than a folder may`);
+  }
+}
+
+/**
  * A folder moved under `newParentId`: the type restrictions that reach it there apply to every content
  * in it and below, as if each had been moved on its own (409 for the first one refused). Called after
  * the move is written in the transaction, so each content's policies are read at its new place. When
@@ -129,7 +173,7 @@ export async function requireTypesAllowedBelow(em: EntityManager, folderId: stri
     `with recursive tree (id, depth) as (
        select ?::text, 0
        union all
-       select e.id, t.depth + 1 from entry e join tree t on e.parent_id = t.id where e.entry_type = 'FOLDER' and t.depth < 1000
+       select e.id, t.depth + 1 from entry e join tree t on e.parent_id = t.id where e.entry_type = 'FOLDER' and t.depth < ${maxFolderLevels}
      )
      select distinct c.parent_id, c.type_name from entry c join tree t on c.parent_id = t.id where c.entry_type = 'CONTENT' and c.is_latest`,
     [folderId],

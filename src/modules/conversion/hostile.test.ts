@@ -3,7 +3,7 @@ import { deflateRawSync, createDeflate, crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertBytes, startConversion, finishedJob } from '../../../test/helpers/conversion.js';
 import { contentUrl } from '../../../test/helpers/entries.js';
-import { buildPdf, objectsPage, textPdf } from '../../../test/helpers/pdf.js';
+import { buildPdf, objectsPage, textPage, textPdf } from '../../../test/helpers/pdf.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -88,6 +88,18 @@ describe('hostile inputs end in panic with a clear message or in a bounded resul
   it('an encrypted PDF', async () => {
     const { job } = await convertBytes(service, buildPdf([objectsPage(3)], { encrypted: true }), 'secret.pdf');
     panicked(job, 'illegalArguments', /^input resource secret\.pdf is encrypted and cannot be opened without its password$/);
+  });
+
+  it('a PDF of 20,000 pages (the limit is 10,000) fails with the page message as it opens, before its pages are parsed', async () => {
+    // 20,000 page objects sharing one content stream (3 MB): parsing them all took over 70 s, past this deadline of 30 s
+    const page = textPage(['one of many pages']);
+    const pdf = buildPdf(Array.from({ length: 20_000 }, () => page));
+    const { jobId } = await startConversion(service, pdf, 'long.pdf');
+    const started = Date.now();
+    const job = await finishedJob(service, jobId);
+    panicked(job, 'illegalArguments', /^more pages \(20000\) than allowed \(10000\) on input resource long\.pdf$/);
+    // opening it takes well under a second; the bound is generous for a loaded machine
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('200,000 objects on one page: stopped at the memory bound (it needs about 850 MB), within the deadline', async () => {

@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../paths.js';
 import { changeLimits, convert, convertBytes, finishedJob, repositoryWithLimits } from '../../../test/helpers/conversion.js';
 import { contentUrl, newContent } from '../../../test/helpers/entries.js';
 import { buildPdf, objectsPage, textPdf } from '../../../test/helpers/pdf.js';
@@ -63,6 +65,20 @@ describe('input file limits: repository limits, then conversion limits (spec Err
     const base = await repositoryWithLimits(service, { maxNumberOfInputFiles: 0 });
     const { job } = await convertBytes(service, textPdf(1), 'one.pdf', {}, { base });
     expect(failed(job)).toBe('more input files attached (1) than allowed per job (0) or in general (3): one.pdf');
+  });
+});
+
+describe("a failed job's stackTrace", () => {
+  it('names the service\'s files relative to the project, not where it is installed', async () => {
+    const { job } = await convertBytes(service, textPdf(11, 1), 'trace.pdf');
+    const trace: string = job.serviceRequestJob.stackTrace;
+    expect(trace).toMatch(/^LimitExceeded: more pages \(11\) than allowed \(10\)/);
+    // the frames of the limit and of the conversion job that checked it (compiled files; their sources under vitest's source maps)
+    expect(trace).toMatch(/\((dist\/)?src\/modules\/conversion\/limits\.[jt]s:\d+:\d+\)/);
+    expect(trace).toMatch(/\((dist\/)?workers\/jobs\/convert\.[jt]s:\d+:\d+\)/);
+    expect(trace).not.toContain('file://');
+    expect(trace).not.toContain(projectRoot);
+    expect(trace).not.toContain(realpathSync(projectRoot));
   });
 });
 

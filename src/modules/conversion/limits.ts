@@ -66,12 +66,27 @@ interface PdfMaxima {
   total: number;
 }
 
+const pageViolation = (file: string, pages: number, maxPages: number) =>
+  pages > maxPages ? `more pages (${pages}) than allowed (${maxPages}) on input resource ${file}` : undefined;
+
+/**
+ * The page count against the conversion limit, as soon as the document opens and before any page is
+ * parsed (a 20,000-page document took 111 s to count): throws LimitExceeded with the spec's message.
+ * The conversion limits come before the repository's, whose page share decidePdf checks with the
+ * objects (a document over both is refused with the conversion limit broken first).
+ */
+export function checkPdfPageCount(file: string, pages: number, config: Config): void {
+  const over = pageViolation(file, pages, config.CONV_MAX_PDF_TO_IMAGE_MAX_NUMBER_OF_PAGES);
+  if (over) throw new LimitExceeded(over);
+}
+
 /**
  * The first limit the counts break, as the spec's message; undefined when none. The total's message
  * names both maxima, whichever of them `max` is.
  */
 function firstViolation({ file, objects }: PdfCounts, max: PdfMaxima, totals: { repository: number; hard: number }): string | undefined {
-  if (objects.length > max.pages) return `more pages (${objects.length}) than allowed (${max.pages}) on input resource ${file}`;
+  const pages = pageViolation(file, objects.length, max.pages);
+  if (pages) return pages;
   const page = objects.findIndex((n) => n > max.perPage);
   if (page >= 0) return `more objects (${objects[page]}) on page ${page + 1} than allowed (${max.perPage}) on input resource ${file}`;
   const total = objects.reduce((sum, n) => sum + n, 0);

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { conflict } from '../../errors.js';
+import { maxFolderLevels } from '../access/folder-policies.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { validateProperties, validateTags, withInherited } from './contents.js';
 import { Entry } from './entry.entity.js';
@@ -12,6 +14,7 @@ export async function createFolder(scope: EntryScope, input: CreateFolderInput):
   const name = validateEntryName(input.name);
   const own = { tags: validateTags(input.tags), properties: validateProperties(input.properties) };
   const { parent, policies } = await requireParentFolderWithPolicies(scope, input.parentId);
+  if (policies.level >= maxFolderLevels) throw conflict(`folder '${parent!.name}' lies ${maxFolderLevels} levels deep, the deepest a folder may: it cannot hold another folder`);
   const { tags, properties } = withInherited(parent, policies, own);
   const id = randomUUID();
   const now = new Date();

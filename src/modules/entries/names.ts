@@ -79,13 +79,14 @@ const maxTypeNameLength = 128;
 /**
  * A content's type name as given: any text a type may be called (quotes included), but no control
  * characters and at most 128 characters (it was unbounded: half a megabyte went into every search
- * answer). Empty or null means none; undefined, not given.
+ * answer). Empty or null means none; undefined, not given. Policies name types by the same rule
+ * (`field`: the input's name).
  */
-export function validateTypeName(typeName: string | null | undefined): string | null | undefined {
+export function validateTypeName(typeName: string | null | undefined, field = 'typeName'): string | null | undefined {
   if (typeName === undefined) return undefined;
   if (typeName === null || typeName === '') return null;
   const problem = textProblem(typeName);
-  if (problem) throw illegalArguments(`typeName ${problem}`);
-  if (longerThan(typeName, maxTypeNameLength)) throw illegalArguments(`typeName is longer than ${maxTypeNameLength} characters`);
+  if (problem) throw illegalArguments(`${field} ${problem}`);
+  if (longerThan(typeName, maxTypeNameLength)) throw illegalArguments(`${field} is longer than ${maxTypeNameLength} characters`);
   return typeName;
 }

@@ -1,5 +1,5 @@
 import { conflict, illegalArguments } from '../../errors.js';
-import { requireTypeAllowedIn, requireTypesAllowedBelow } from '../access/folder-policies.js';
+import { requireFolderDepthAllowed, requireTypeAllowedIn, requireTypesAllowedBelow } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { boundedProperties, validateProperties, validateTags } from './contents.js';
@@ -105,6 +105,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
               : `folder '${folder.name}' cannot be moved into its own subfolder '${parent.name}'`,
           );
         }
+        await requireFolderDepthAllowed(tx.em, folder, parent?.id ?? null);
         folder.parentId = parent?.id ?? null;
       }
       if (name !== undefined) folder.name = finalName = name;

@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { decodeHTML, decodeXML } from 'entities';
+import { Tokenizer } from 'htmlparser2';
 
-/** How the text of a resource is read: in this process (plain text, markup) or in a bounded child (pdf, docx). */
+/** How the text of a resource is read (each kind in the bounded extraction process, workers/extract/extract-child.ts). */
 export type TextKind = 'plain' | 'html' | 'xml' | 'pdf' | 'docx';
 
 const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -33,31 +33,70 @@ export async function readHead(file: string, bytes: number): Promise<Buffer> {
   }
 }
 
-/** The text of markup: elements dropped (with the content of script and style in HTML), entities decoded (all of HTML's named ones: `&eacute;`). Linear in the input. */
-export function markupText(source: string, kind: 'html' | 'xml'): string {
-  const withoutCode = kind === 'html' ? source.replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ') : source;
-  const text = withoutCode
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, ' $1 ')
-    // only what opens like a tag is one: a bare '<' in text ("1 < 2 and 3 > 2") would swallow the words up to the next '>'
-    .replace(/<[a-zA-Z\/!?][^>]*>/g, ' ');
-  return kind === 'html' ? decodeHTML(text) : decodeXML(text);
-}
+/** HTML elements whose content is code, not text. */
+const codeElements = new Set(['script', 'style']);
 
 /**
- * The text of a plain or markup resource, read in this process: only its first bytes are read (four
- * per kept character at most, UTF-8's widest), so a huge file costs no more than a small one.
+ * The text of markup: tags, comments, declarations and processing instructions dropped (in HTML also
+ * the content of script and style), entities decoded (HTML: every named one, `&eacute;`; XML: its
+ * five), CDATA kept as text with the markup it carries stripped as HTML (HTML in a feed). Each tag
+ * stands for a space, so that the words of neighbouring elements stay apart.
+ *
+ * htmlparser2's tokenizer reads it in one pass, linear in the input whatever it holds (unclosed
+ * comments, CDATA or script, `<a` repeated: 1 MB of each in about 0.1 s; the regular expressions used
+ * before took 1–3 s on 64 KB of `<!--` or `<a`, in the service's event loop). Its Parser is not used:
+ * its stack of open elements is quadratic on deep nesting (393 KB of nested `<b><i>` took 1.7 s).
  */
-export async function inProcessText(
-  file: string,
-  kind: 'plain' | 'html' | 'xml',
-  maxChars: number,
-  /** the whole file, when the caller has read it already */
-  whole?: Buffer,
-): Promise<{ text: string; truncated: boolean }> {
+export function markupText(source: string, kind: 'html' | 'xml'): string {
+  return tokenizedText(source, kind === 'xml', false);
+}
+
+/** `cdataAsText`: CDATA inside CDATA's content is taken as it is, so a nested section is read at most twice, never once per level. */
+function tokenizedText(source: string, xmlMode: boolean, cdataAsText: boolean): string {
+  const parts: string[] = [];
+  let tagName = '';
+  let inCode = false;
+  const space = () => void parts.push(' ');
+  const tokenizer = new Tokenizer(
+    { xmlMode, decodeEntities: true },
+    {
+      ontext: (start, end) => void (inCode || parts.push(source.slice(start, end))),
+      ontextentity: (codePoint) => void (inCode || parts.push(String.fromCodePoint(codePoint))),
+      oncdata: (start, end, endOffset) => {
+        const content = source.slice(start, end - endOffset);
+        parts.push(' ', cdataAsText ? content : tokenizedText(content, false, true), ' ');
+      },
+      onopentagname: (start, end) => {
+        tagName = xmlMode ? '' : source.slice(start, end).toLowerCase();
+        space();
+      },
+      // the tokenizer reads what follows <script> or <style> (not self-closing) as raw text up to its end tag
+      onopentagend: () => void (inCode = codeElements.has(tagName)),
+      onselfclosingtag: () => undefined,
+      onclosetag: () => {
+        inCode = false;
+        space();
+      },
+      oncomment: space,
+      ondeclaration: space,
+      onprocessinginstruction: space,
+      onattribname: () => undefined,
+      onattribdata: () => undefined,
+      onattribentity: () => undefined,
+      onattribend: () => undefined,
+      onend: () => undefined,
+    },
+  );
+  tokenizer.write(source);
+  tokenizer.end();
+  return parts.join('');
+}
+
+/** Text of a plain or markup resource: only its first bytes are read (four per kept character at most, UTF-8's widest), so a huge file costs no more than a small one. */
+export async function plainOrMarkupText(file: string, kind: 'plain' | 'html' | 'xml', maxChars: number): Promise<{ text: string; truncated: boolean }> {
   // markup loses characters to its tags: read more of it, still bounded
   const factor = kind === 'plain' ? 4 : 16;
-  const head = whole && whole.length <= maxChars * factor + 1 ? whole : await readHead(file, maxChars * factor + 1);
+  const head = await readHead(file, maxChars * factor + 1);
   const readAll = head.length <= maxChars * factor;
   // a byte order mark is no character of the text (else it sticks to the first word)
   const decoded = head.subarray(0, Math.min(head.length, maxChars * factor)).toString('utf8').replace(/^\uFEFF/, '');
@@ -66,14 +105,28 @@ export async function inProcessText(
 }
 
 /**
+ * Runs of non-blank characters longer than this keep only their letters, marks and digits (`storableText`):
+ * a URL, path, e-mail address or host name up to this length stays one token of the text search parser.
+ */
+export const longestTokenRun = 128;
+
+/**
  * Text as the index keeps it: NFC-normalised, as searches are (`café` typed as `e` + accent is the
  * same word); control characters as spaces (Postgres text holds no NUL, a tsvector has no use for the
  * others), and so the replacement character, which stands for bytes or code points that could not be
  * read — and for a lone surrogate (`toWellFormed`), such as the half of a pair a cut at
  * FULLTEXT_MAX_TEXT_CHARS leaves: Postgres refuses those in JSON.
+ *
+ * And what Postgres's text search parser (to_tsvector, the generated `document`) reads in quadratic
+ * time is taken apart: at a `<` it tries a tag or comment, which may span blanks, up to the end of the
+ * text (64 KB of `<!--` took 11–17 s), so `<` is a space; at `_ / . ~` and their like it tries a host,
+ * path or URL up to the next blank (64 KB of `a_` took 42 s, of `/~` 68 s), so a run of non-blank
+ * characters longer than `longestTokenRun` keeps its words only. The parser is then linear: 256 KB of
+ * any of them in 110 ms at most (docs/search.md).
  */
 export const storableText = (text: string) =>
   text
     .toWellFormed()
     .normalize('NFC')
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/g, ' ');
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd<]/g, ' ')
+    .replace(/[^ \t\n\r]+/g, (run) => (run.length <= longestTokenRun ? run : run.replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')));

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executeBounded } from '../../db/statement-timeout.js';
 import { accessDenied, conflict } from '../../errors.js';
 import { isAdmin } from '../auth/principal.js';
 import type { Services } from '../../context.js';
@@ -98,11 +99,13 @@ export interface ResourceText {
 
 /**
  * Stores texts, each whole, in one statement (a rerun overwrites them): a worker killed midway leaves
- * no partial text. Answers the ids stored (a resource deleted meanwhile is left out).
+ * no partial text. Answers the ids stored (a resource deleted meanwhile is left out). In a job the
+ * statement is bounded by JOB_STATEMENT_TIMEOUT_MS (`executeBounded`): its tsvector is computed here.
  */
 export async function saveResourceTexts(em: EntityManager, texts: ResourceText[]): Promise<string[]> {
   if (texts.length === 0) return [];
-  const rows = await em.execute<{ resource_id: string }[]>(
+  const rows = await executeBounded<{ resource_id: string }>(
+    em,
     `insert into resource_text (resource_id, repository_id, text, truncated)
        select r.id, r.repository_id, t.text, t.truncated
          from jsonb_to_recordset(?::jsonb) as t("resourceId" text, text text, truncated boolean) join resource r on r.id = t."resourceId"

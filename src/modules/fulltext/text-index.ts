@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Meilisearch } from 'meilisearch';
 import type { Config } from '../../config.js';
+import { numbered } from '../../db/placeholders.js';
 import { illegalArguments } from '../../errors.js';
-import type { SqlPredicate } from '../search/entry-query.js';
+import type { RunStatement, SqlPredicate } from '../search/entry-query.js';
 import { saveResourceTexts, type ResourceText } from './operations.js';
 import { nameDocument, resolveTextMatch, textQuery } from './query.js';
 
@@ -16,17 +17,18 @@ export interface TextIndex {
   /** Stores texts, each whole (a rerun overwrites them). Answers the resource ids stored (not those gone meanwhile). */
   save(em: EntityManager, repositoryId: string, texts: ResourceText[]): Promise<string[]>;
   /**
-   * The predicate over `e` matching the entries whose name and text match `searchText` (`em` for a
-   * query first); `defaultVisibility`: the search sees no versions, working copies or deactivated entries.
+   * The predicate over `e` matching the entries whose name and text match `searchText` (`run`: the
+   * search's own statements, for a query first, under its timeout); `defaultVisibility`: the search
+   * sees no versions, working copies or deactivated entries.
    */
-  match(em: EntityManager, repositoryId: string, searchText: string, defaultVisibility: boolean): Promise<SqlPredicate>;
+  match(run: RunStatement, repositoryId: string, searchText: string, defaultVisibility: boolean): Promise<SqlPredicate>;
 }
 
 export const postgresTextIndex: TextIndex = {
   name: 'postgres',
   save: (em, _repositoryId, texts) => saveResourceTexts(em, texts),
-  match: (em, repositoryId, searchText, defaultVisibility) =>
-    resolveTextMatch(async (sql, params) => (await em.execute<{ entry_id: string }[]>(sql, params)).map((row) => row.entry_id), repositoryId, searchText, defaultVisibility),
+  match: (run, repositoryId, searchText, defaultVisibility) =>
+    resolveTextMatch(async (sql, params) => (await run<{ entry_id: string }>({ sql: numbered(sql), params })).map((row) => row.entry_id), repositoryId, searchText, defaultVisibility),
 };
 
 /** Resource ids one Meilisearch answer contributes to a search at most (then intersected in SQL). */
@@ -62,7 +64,7 @@ export class MeilisearchTextIndex implements TextIndex {
     return [...saved];
   }
 
-  async match(_em: EntityManager, repositoryId: string, searchText: string): Promise<SqlPredicate> {
+  async match(_run: RunStatement, repositoryId: string, searchText: string): Promise<SqlPredicate> {
     const name = textQuery(searchText);
     const answer = await (await this.index()).search(searchText, {
       filter: `repositoryId = ${JSON.stringify(repositoryId)}`,
@@ -104,7 +106,7 @@ export const maxResolvedPostgresTerms = 32;
  */
 export async function resolveFullTextTerms(
   index: TextIndex,
-  em: EntityManager,
+  run: RunStatement,
   repositoryId: string,
   texts: string[],
   defaultVisibility: boolean,
@@ -116,7 +118,7 @@ export async function resolveFullTextTerms(
     throw illegalArguments(`condition: at most ${maxRemoteFullTextTerms} different fullText() terms with the Meilisearch index, found ${distinct.length}`);
   }
   const resolved: [string, SqlPredicate][] = [];
-  // one after another: they share the request's connection
-  for (const text of distinct) resolved.push([text, await index.match(em, repositoryId, text, defaultVisibility)]);
+  // one after another: they share the search's transaction
+  for (const text of distinct) resolved.push([text, await index.match(run, repositoryId, text, defaultVisibility)]);
   return new Map(resolved);
 }

@@ -14,6 +14,8 @@ class HealthStatusNode {
   @Field(() => Date, { description: 'when the parts were checked' }) checkedAt!: Date;
 }
 
+const maxIntervalMs = 60_000;
+
 /** Emits the service's health every `intervalMs` until the subscriber leaves. */
 async function* healthEvery(context: RequestContext, intervalMs: number): AsyncGenerator<HealthStatus> {
   for (;;) {
@@ -31,15 +33,19 @@ export class HealthResolver {
 
   @Authorized()
   @Subscription(() => HealthStatusNode, {
-    description: 'the health status, now and every intervalMs (100 to 60000) after',
+    description: "the health status, now and every intervalMs after (at least the service's SUBSCRIPTION_MIN_INTERVAL_MS, 1000 by default; at most 60000)",
     subscribe: subscribeMappingErrors(async ({ args, context }) => {
-      const intervalMs = (args.intervalMs as number | undefined) ?? 1000;
-      if (!Number.isInteger(intervalMs) || intervalMs < 100 || intervalMs > 60_000) throw illegalArguments('intervalMs must be from 100 to 60000');
+      const { services } = context as RequestContext;
+      const minimum = services.config.SUBSCRIPTION_MIN_INTERVAL_MS;
+      const intervalMs = (args.intervalMs as number | undefined) ?? Math.max(1000, minimum);
+      if (!Number.isInteger(intervalMs) || intervalMs < minimum || intervalMs > maxIntervalMs) {
+        throw illegalArguments(`intervalMs must be at least ${minimum} (this service's SUBSCRIPTION_MIN_INTERVAL_MS) and at most ${maxIntervalMs}`);
+      }
       await (context as RequestContext).principal();
       return healthEvery(context as RequestContext, intervalMs);
     }),
   })
-  healthChanges(@Root() status: HealthStatus, @Arg('intervalMs', () => Int, { nullable: true, description: 'ms between two statuses, 100 to 60000; default 1000' }) _intervalMs?: number): HealthStatus {
+  healthChanges(@Root() status: HealthStatus, @Arg('intervalMs', () => Int, { nullable: true, description: "ms between two statuses, from the service's minimum (1000 by default) to 60000; default 1000 or the minimum" }) _intervalMs?: number): HealthStatus {
     return status;
   }
 }

@@ -8,6 +8,9 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
 import { endPool } from '../../db/end-pool.js';
+import { withStatementTimeout } from '../../db/statement-timeout.js';
+import { withProjectPaths } from '../../paths.js';
+import { isStatementTimeout } from '../../errors.js';
 import { JobChanges } from './changes.js';
 import {
   claimJob,
@@ -70,9 +73,14 @@ export class JobFailure extends Error {
   }
 }
 
+/** The failure of `what` (a job's statement) that Postgres cancelled after JOB_STATEMENT_TIMEOUT_MS. */
+export const statementTimedOut = (config: Config, what = 'a database statement of the job') =>
+  new JobFailure('statementTimeout', `${what} ran longer than JOB_STATEMENT_TIMEOUT_MS (${config.JOB_STATEMENT_TIMEOUT_MS} ms) and was cancelled`);
+
 /**
  * What a job's failure records for its client. The storage folders of this deployment are named, not
- * shown (`<cache storage>/.tmp/…`): a library's message (vips, pdfjs) may quote a path.
+ * shown (`<cache storage>/.tmp/…`): a library's message (vips, pdfjs) may quote a path; the project's
+ * files are named relative to its root (`dist/workers/…`), not where it is installed.
  */
 export function failureOf(error: unknown, config: Config): { reasonCode: string; errorMessage: string; stackTrace: string } {
   const e = error instanceof Error ? error : new Error(String(error));
@@ -84,7 +92,7 @@ export function failureOf(error: unknown, config: Config): { reasonCode: string;
     [config.contentStoragePath, '<content storage>'],
     [config.dataDir, '<data folder>'],
   ];
-  const withoutFolders = (text: string) => folders.reduce((result, [folder, name]) => result.split(folder).join(name), text);
+  const withoutFolders = (text: string) => withProjectPaths(folders.reduce((result, [folder, name]) => result.split(folder).join(name), text));
   return { reasonCode, errorMessage: withoutFolders(e.message), stackTrace: withoutFolders(e.stack ?? `${e.name}: ${e.message}`) };
 }
 
@@ -175,7 +183,8 @@ export class JobQueue {
       this.agenda.maxConcurrency(this.config.JOB_CONCURRENCY + this.ownSlots).lockLimit(this.config.JOB_CONCURRENCY + this.ownSlots);
     }
     const concurrency = options.waitsForJobs ? 1 : this.config.JOB_CONCURRENCY;
-    this.agenda.define(name, (job) => this.run(job, name, handler), {
+    // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
+    this.agenda.define(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, name, handler)), {
       concurrency,
       // Agenda locks up to lockLimit queue jobs of a kind ahead of their run (0: up to the process's limit).
       // A job locked while it waits for a slot holds a slot of the process's limit that the jobs it waits
@@ -305,7 +314,7 @@ export class JobQueue {
     } catch (error) {
       if (cancellation.signal.aborted || error instanceof JobCancelled) log.info('job cancelled');
       else {
-        const failure = failureOf(error, this.config);
+        const failure = failureOf(isStatementTimeout(error) ? statementTimedOut(this.config) : error, this.config);
         await failJob(em, jobId, failure);
         log.info({ reasonCode: failure.reasonCode, message: failure.errorMessage }, 'job failed');
       }

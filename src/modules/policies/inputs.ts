@@ -6,7 +6,7 @@ import { Field, InputType } from 'type-graphql';
 export class CreateDefaultTypePolicyInput {
   @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
-  @Field(() => String, { description: 'a type of the registry (POST A/type)' }) defaultTypeName!: string;
+  @Field(() => String, { description: 'any type name, as contents carry them (registered with POST A/type or not)' }) defaultTypeName!: string;
 }
 
 @InputType('CreateInheritancePolicyInput', { description: 'each flag defaults to true' })

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, illegalArguments, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
+import { validateTypeName } from '../entries/names.js';
 import { repositoryIdOf, repositoryNameOfId } from '../repositories/operations.js';
 import type { CreateDefaultTypePolicyInput, CreateInheritancePolicyInput, CreateTypeRestrictionPolicyInput } from './inputs.js';
 
@@ -85,10 +86,18 @@ async function insertPolicy(em: EntityManager, actor: Principal, input: { name: 
   }
 }
 
+/*
+ * Policies name types as contents carry them: any type name, registered (POST A/type) or not — the
+ * spec has no type registry, and a fresh installation has none. A rule matches a type by its name, and
+ * `includeSubTypes` reads the registry when the rule is checked (folder-policies.ts), so types
+ * registered later are subtypes from then on.
+ */
+
 /** Spec endpoint 6. */
 export async function createDefaultTypePolicy(em: EntityManager, actor: Principal, input: CreateDefaultTypePolicyInput): Promise<PolicyRecord> {
-  await requireTypes(em, 'defaultTypeName', [input.defaultTypeName]);
-  return insertPolicy(em, actor, input, 'DEFAULT_TYPE', { defaultTypeName: input.defaultTypeName });
+  const defaultTypeName = validateTypeName(input.defaultTypeName, 'defaultTypeName');
+  if (!defaultTypeName) throw illegalArguments('defaultTypeName: a type name is required');
+  return insertPolicy(em, actor, input, 'DEFAULT_TYPE', { defaultTypeName });
 }
 
 /** Spec endpoint 7: every flag defaults to true. */
@@ -105,13 +114,13 @@ export async function createInheritancePolicy(em: EntityManager, actor: Principa
 /** Spec endpoint 8. */
 export async function createTypeRestrictionPolicy(em: EntityManager, actor: Principal, input: CreateTypeRestrictionPolicyInput): Promise<PolicyRecord> {
   // an empty value (a form's `deniedTypeNames=`) names no type
-  const allowedTypeNames = [...new Set((input.allowedTypeNames ?? []).filter((name) => name !== ''))];
-  const deniedTypeNames = [...new Set((input.deniedTypeNames ?? []).filter((name) => name !== ''))];
+  const typeNames = (field: string, names: readonly string[] | null | undefined) =>
+    [...new Set((names ?? []).map((name) => validateTypeName(name, field)).filter((name): name is string => !!name))];
+  const allowedTypeNames = typeNames('allowedTypeNames', input.allowedTypeNames);
+  const deniedTypeNames = typeNames('deniedTypeNames', input.deniedTypeNames);
   if (allowedTypeNames.length === 0 && deniedTypeNames.length === 0) throw illegalArguments('allowedTypeNames or deniedTypeNames: at least one type');
   const both = allowedTypeNames.filter((name) => deniedTypeNames.includes(name));
   if (both.length > 0) throw illegalArguments(`a type is either allowed or denied, not both: ${both.map((name) => `'${name}'`).join(', ')}`);
-  await requireTypes(em, 'allowedTypeNames', allowedTypeNames);
-  await requireTypes(em, 'deniedTypeNames', deniedTypeNames);
   return insertPolicy(em, actor, input, 'TYPE_RESTRICTION', {
     description: input.description ?? null,
     allowedTypeNames,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentUrl, newContent, newFolder, restDatePattern, uploadContent } from '../../../test/helpers/entries.js';
+import { contentUrl, newContent, newFolder, restDatePattern, sql, uploadContent } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 let service: TestService;
@@ -52,7 +52,6 @@ describe('policy creation (spec endpoints 6–8)', () => {
     expect(first).toMatchObject({ status: 201, body: { technicalName: 'dt-invoice', kind: 'DEFAULT_TYPE', fields: { defaultTypeName: 'invoice' } } });
     const second = await call(admin('/policy/default-type'), multipart({ name: 'images', defaultType: 'image' }));
     expect(second).toMatchObject({ status: 201, body: { technicalName: 'images', fields: { defaultTypeName: 'image' } } });
-    expect((await call(admin('/policy/default-type'), form({ name: 'no such', defaultTypeName: 'nothing' }))).status).toBe(400);
   });
 
   it('creates an inheritance policy whose booleans default to true', async () => {
@@ -187,6 +186,90 @@ describe('policies take effect in the content operations', () => {
     expect((await call(admin('/policy/assignment', { policyId: id, repositoryId, folderId: folder.id }), { method: 'DELETE' })).status).toBe(204);
     expect((await newContent(service, { parentId: folder.id, name: 'q.txt' })).typeName).toBeFalsy();
     expect((await call(admin('/policy/assignment', { policyId: id, repositoryId, folderId: folder.id }), { method: 'DELETE' })).status).toBe(404);
+  });
+});
+
+/**
+ * `levels` folders, each inside the one before, under `parentId` (null: the root), written in one
+ * statement as a tree made before folder depth was bounded could be: their ids, outermost first.
+ */
+async function folderChain(prefix: string, parentId: string | null, levels: number): Promise<string[]> {
+  await sql(
+    service,
+    `insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, parent_id)
+     select ?::text || i, r.id, 'FOLDER', ?::text || i, ?::text || i, 'admin', 'admin', 'admin', case when i = 1 then ?::text else ?::text || (i - 1) end
+       from generate_series(1, ?::int) i, repository r where r.name = 'default'`,
+    [`${prefix}-`, `${prefix}-`, `${prefix}-`, parentId, `${prefix}-`, levels],
+  );
+  return Array.from({ length: levels }, (_, index) => `${prefix}-${index + 1}`);
+}
+
+/** A content of `typeName` in `folderId`, written directly (uploads into a folder too deep are refused). */
+const contentRow = (id: string, folderId: string, typeName: string) =>
+  sql(
+    service,
+    `insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, parent_id, type_name, version, version_major, version_minor, version_status)
+     select ?, r.id, 'CONTENT', ?, ?, 'admin', 'admin', 'admin', ?, ?, '1.0', 1, 0, 'CURRENT' from repository r where r.name = 'default'`,
+    [id, id, `${id}.txt`, folderId, typeName],
+  );
+
+const parentOf = async (folderId: string) => (await call(contentUrl(service, `/folder/${folderId}`))).body.parent?.id ?? null;
+
+describe('folders lie at most 1,000 levels deep; the policies above reach the deepest of them', () => {
+  it('a type restriction reaches content 1,000 levels down; no folder is created or moved deeper (409)', async () => {
+    const closed = await newFolder(service, 'closed-at-the-top');
+    await assign(await policyId('no-invoices'), closed.id);
+    const chain = await folderChain('bounded', closed.id, 999);
+    const bottom = chain.at(-1)!; // level 1000
+    const denied = await uploadContent(service, { parentId: bottom, name: 'credit.txt', typeName: 'creditNote' });
+    expect(denied).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: expect.stringContaining('denied') } });
+    expect((await uploadContent(service, { parentId: bottom, name: 'pic.txt', typeName: 'image' })).status).toBe(201);
+    const invoice = await newContent(service, { name: 'bounded-invoice.txt', typeName: 'invoice' });
+    expect((await call(contentUrl(service, `/content/${invoice.id}`), json('PATCH', { parentId: bottom }))).status).toBe(409);
+
+    const tooDeep = await call(contentUrl(service, '/folder'), json('POST', { name: 'level-1001', parentId: bottom }));
+    expect(tooDeep).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: `folder 'bounded-999' lies 1000 levels deep, the deepest a folder may: it cannot hold another folder` } });
+    expect((await newFolder(service, 'level-1000', chain.at(-2)!)).parent.id).toBe(chain.at(-2));
+
+    // a folder with a subfolder takes two levels: under level 999 the subfolder would be at 1001
+    const carrier = await newFolder(service, 'carrier-of-two');
+    await newFolder(service, 'second-level', carrier.id);
+    const moved = await call(contentUrl(service, `/folder/${carrier.id}`), json('PATCH', { parentId: chain.at(-2) }));
+    expect(moved).toMatchObject({ status: 409, body: { message: `folder 'carrier-of-two' cannot be moved there: its folders would lie more than 1000 levels deep, deeper than a folder may` } });
+    expect(await parentOf(carrier.id)).toBeNull();
+    expect((await call(contentUrl(service, `/folder/${carrier.id}`), json('PATCH', { parentId: chain.at(-3) }))).status).toBe(200);
+  });
+
+  it('a folder found deeper (made before the bound) refuses what is placed in it, instead of escaping the restriction above; moved up, it takes the rule again', async () => {
+    const closed = await newFolder(service, 'closed-over-an-old-tree');
+    await assign(await policyId('no-invoices'), closed.id);
+    const chain = await folderChain('old', closed.id, 1001);
+    const bottom = chain.at(-1)!; // level 1002
+    for (const typeName of ['creditNote', 'image']) {
+      const refused = await uploadContent(service, { parentId: bottom, name: `${typeName}.txt`, typeName });
+      expect(refused).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: `folder '${bottom}' lies more than 1000 levels deep, deeper than a folder may: move it up before placing anything in it` } });
+    }
+    expect((await call(contentUrl(service, '/folder'), json('POST', { name: 'below', parentId: bottom }))).status).toBe(409);
+    // moved up into the restricted folder itself (levels 2 to 502), the rule reaches it
+    expect((await call(contentUrl(service, `/folder/${chain[500]}`), json('PATCH', { parentId: closed.id }))).status).toBe(200);
+    const denied = await uploadContent(service, { parentId: bottom, name: 'credit.txt', typeName: 'creditNote' });
+    expect(denied).toMatchObject({ status: 409, body: { message: expect.stringContaining('denied') } });
+    expect((await uploadContent(service, { parentId: bottom, name: 'pic.txt', typeName: 'image' })).status).toBe(201);
+  });
+
+  it('moving a subtree under a restricted folder checks the content at its bottom: 900 levels down refused by type, 1,200 by depth; nothing moves', async () => {
+    const closed = await newFolder(service, 'closed-to-deep-trees');
+    await assign(await policyId('no-invoices'), closed.id);
+    for (const [prefix, levels, message] of [
+      ['tall', 900, "type 'creditNote' is denied"],
+      ['taller', 1200, 'more than 1000 levels deep'],
+    ] as const) {
+      const chain = await folderChain(prefix, null, levels);
+      await contentRow(`${prefix}-credit`, chain.at(-1)!, 'creditNote');
+      const refused = await call(contentUrl(service, `/folder/${chain[0]}`), json('PATCH', { parentId: closed.id }));
+      expect(refused, prefix).toMatchObject({ status: 409, body: { reasonCode: 'conflict', message: expect.stringContaining(message) } });
+      expect(await parentOf(chain[0]!)).toBeNull();
+    }
   });
 });
 

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
@@ -303,6 +305,28 @@ describe('a search that runs too long', () => {
     expect({ status, body }).toMatchObject({ status: 503, body: { reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') } });
     expect(slow.services.snapshotReaders.free).toBe(true);
     expect((await call(contentUrl(slow, '/content/search/by-text', { searchText: 'folder-7' }))).body).toMatchObject({ count: 1 });
+  });
+
+  it("is stopped there too while a condition's fullText() term, or by-text's match, is resolved first", async () => {
+    // the table of words held by another transaction: resolving a term waits as a slow resolution would run
+    const holder = new pg.Client({ connectionString: slow.config.DATABASE_URL });
+    await holder.connect();
+    await holder.query('begin; lock table entry_visible_words in access exclusive mode');
+    try {
+      const searches = Promise.all([
+        call(contentUrl(slow, '/content/search/by-condition', { condition: "fullText('folder') and entryType = 'FOLDER'" })),
+        // ordered by name: the general query, with the match resolved first
+        call(contentUrl(slow, '/content/search/by-text', { searchText: 'folder', orderBy: 'name' })),
+      ]);
+      // resolved outside the search's transaction, they waited for the lock as long as it was held
+      const answers = await Promise.race([searches, sleep(15_000).then(() => 'still waiting after 15 s')]);
+      expect(answers).toEqual([0, 1].map(() => expect.objectContaining({ status: 503, body: expect.objectContaining({ reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') }) })));
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
+    // a term of few matches resolves well within the time
+    expect((await call(contentUrl(slow, '/content/search/by-condition', { condition: "fullText('7') and entryType = 'FOLDER'" }))).body).toMatchObject({ count: 1 });
   });
 });
 

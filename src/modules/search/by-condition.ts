@@ -19,14 +19,22 @@ export async function searchByCondition(scope: EntryScope, condition: string, gi
   if (parsed.type === 'fullText' && scope.repository.fullTextEnabled && visibleWordsAnswer(scope, options)) {
     return searchVisibleWords(scope, parsed.text, options, 'created');
   }
-  const fullTextTerms = scope.repository.fullTextEnabled
-    ? await resolveFullTextTerms(textIndexOf(scope.services.config), scope.em, scope.repository.id, fullTextTexts(parsed), onlyVisibleByDefault(options))
-    : undefined;
-  const predicate = compileCondition(parsed, {
-    fullTextEnabled: scope.repository.fullTextEnabled,
-    repositoryId: scope.repository.id,
-    repositoryName: scope.repository.name,
-    fullTextTerms,
-  });
-  return runEntryQuery(scope, [predicate], options);
+  // the fullText() terms are resolved by the search's own statements, under its timeout
+  return runEntryQuery(
+    scope,
+    async (run) => {
+      const fullTextTerms = scope.repository.fullTextEnabled
+        ? await resolveFullTextTerms(textIndexOf(scope.services.config), run, scope.repository.id, fullTextTexts(parsed), onlyVisibleByDefault(options))
+        : undefined;
+      return [
+        compileCondition(parsed, {
+          fullTextEnabled: scope.repository.fullTextEnabled,
+          repositoryId: scope.repository.id,
+          repositoryName: scope.repository.name,
+          fullTextTerms,
+        }),
+      ];
+    },
+    options,
+  );
 }

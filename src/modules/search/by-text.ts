@@ -9,6 +9,7 @@ import { searchVisibleWords, visibleWordsAnswer } from './visible-words.js';
 export async function searchByText(scope: EntryScope, searchText: string, options: SearchOptions): Promise<EntriesPage> {
   requireFullText(scope);
   if (visibleWordsAnswer(scope, options)) return searchVisibleWords(scope, searchText, options, 'relevance');
-  const match = await textIndexOf(scope.services.config).match(scope.em, scope.repository.id, searchText, onlyVisibleByDefault(options));
-  return runEntryQuery(scope, [match], options, relevanceOrder(searchText));
+  const order = relevanceOrder(searchText);
+  // the match's query runs as the search's own statement, under its timeout
+  return runEntryQuery(scope, async (run) => [await textIndexOf(scope.services.config).match(run, scope.repository.id, searchText, onlyVisibleByDefault(options))], options, order);
 }

@@ -311,15 +311,18 @@ function countFromPage(rows: number, limit: number, offset: number): number | un
   return rows < limit && (rows > 0 || offset === 0) ? offset + rows : undefined;
 }
 
+/** Predicates that need queries of their own first (full-text terms): run as the search's statements, under its timeout. */
+export type ResolvePredicates = (run: RunStatement) => Promise<SqlPredicate[]>;
+
 /** Runs a search; `count` is the total. */
 export async function runEntryQuery(
   scope: EntryScope,
-  predicates: SqlPredicate[],
+  predicates: SqlPredicate[] | ResolvePredicates,
   options: SearchOptions,
   defaultOrder?: DefaultOrder,
 ): Promise<EntriesPage> {
-  const query = buildEntryQuery(scope, predicates, options, defaultOrder);
   return runSearchStatements(scope, async (run) => {
+    const query = buildEntryQuery(scope, typeof predicates === 'function' ? await predicates(run) : predicates, options, defaultOrder);
     const rows = await run<Record<string, unknown>>(query.page);
     const fromPage = countFromPage(rows.length, query.limit, query.offset);
     if (fromPage !== undefined) return { rows, count: fromPage };
