@@ -68,6 +68,8 @@ const environmentSchema = z.object({
   JOB_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).default(60_000),
   /** how often a worker looks for due jobs besides the LISTEN/NOTIFY wake-ups (and for expired locks) */
   JOB_POLL_MS: z.coerce.number().int().min(100).default(1_000),
+  /** queued (pending) jobs one user may have; a conversion asked for beyond them is a 429 with Retry-After */
+  JOB_MAX_PENDING_PER_USER: z.coerce.number().int().min(1).max(100_000).default(100),
   /** a statement in a job's transactions (and the one storing extracted texts) running longer is cancelled by Postgres and fails the job (statementTimeout) */
   JOB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** the memory bound of one render process (V8 heap and, through its resident size, native memory) */

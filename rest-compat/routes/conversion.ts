@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
-import { ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
+import { CancelJobDocument, ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
 import { bool, limit, nonEmptyText, offset, parse } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
 import { asyncJobResponseShape, representationShape, serviceRequestJobShape } from '../shapes/jobs.js';
@@ -13,7 +13,7 @@ const jobsQuery = z.object({
   offset: offset.optional(),
 });
 
-/** Conversion and the cache area of the content domain (spec endpoints 4 and 5, DESIGN §4). */
+/** Conversion and the cache area of the content domain (spec endpoints 4 and 5, DESIGN §4 and §7). */
 export const conversionRoutes: RestRoute[] = [
   route({
     method: 'POST',
@@ -27,6 +27,14 @@ export const conversionRoutes: RestRoute[] = [
     method: 'GET',
     path: `${contentDomain}/jobs/status`,
     document: JobStatusDocument,
+    input: (ctx, params) => ({ repository: params.repository!, jobId: parse(statusQuery, ctx.query).jobId }),
+    variables: (input) => input,
+    reply: ({ result }) => ({ body: asyncJobResponseShape(result) }),
+  }),
+  route({
+    method: 'POST',
+    path: `${contentDomain}/jobs/cancel`,
+    document: CancelJobDocument,
     input: (ctx, params) => ({ repository: params.repository!, jobId: parse(statusQuery, ctx.query).jobId }),
     variables: (input) => input,
     reply: ({ result }) => ({ body: asyncJobResponseShape(result) }),

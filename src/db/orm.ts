@@ -25,6 +25,7 @@ import { Migration20261123060000HiddenEntryWords } from './migrations/Migration2
 import { Migration20261123070000RepositoryNamesIgnoreCase } from './migrations/Migration20261123070000RepositoryNamesIgnoreCase.js';
 import { Migration20261123120000RepositoryWordIndexes } from './migrations/Migration20261123120000RepositoryWordIndexes.js';
 import { Migration20261123170000EntryVisibleWordCounts } from './migrations/Migration20261123170000EntryVisibleWordCounts.js';
+import { Migration20261124010000JobTurns } from './migrations/Migration20261124010000JobTurns.js';
 
 export type Orm = MikroORM;
 
@@ -52,6 +53,7 @@ export const migrationsList = [
   { name: 'Migration20261123070000RepositoryNamesIgnoreCase', class: Migration20261123070000RepositoryNamesIgnoreCase },
   { name: 'Migration20261123120000RepositoryWordIndexes', class: Migration20261123120000RepositoryWordIndexes },
   { name: 'Migration20261123170000EntryVisibleWordCounts', class: Migration20261123170000EntryVisibleWordCounts },
+  { name: 'Migration20261124010000JobTurns', class: Migration20261124010000JobTurns },
 ];
 
 export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {

@@ -192,7 +192,8 @@ function hold(child: ChildProcess, referenced: boolean): void {
  * `start`, and hands every message but the final one to `onMessage` (one after the other). The V8 heap
  * is capped by --max-old-space-size; native memory (canvas, sharp, pdfjs buffers) is not, so the child's
  * resident size is watched and the child killed above the bound. Either way, and on the deadline, the
- * job fails with the failure of `failures` while the service and the other jobs go on.
+ * job fails with the failure of `failures` while the service and the other jobs go on. When `signal`
+ * aborts (the job was cancelled), the child is killed and the run fails with the signal's reason.
  */
 export async function runBoundedChild<M extends { type: string }>(
   source: ChildSource,
@@ -200,6 +201,7 @@ export async function runBoundedChild<M extends { type: string }>(
   timeoutMs: number,
   failures: ChildFailures,
   onMessage: (message: M, child: ChildProcess) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<void> {
   const child = await source.take().catch((error: Error) => {
     throw failures.crashed(error.message);
@@ -223,6 +225,7 @@ export async function runBoundedChild<M extends { type: string }>(
       child.off('exit', onExit);
       child.off('error', onError);
       child.stderr?.off('data', onStderr);
+      signal?.removeEventListener('abort', onAbort);
       const released = byChild ? source.giveBack(child) : Promise.resolve(isAlive(child) ? void child.kill('SIGKILL') : undefined);
       void Promise.all([released, queue]).then(() => (result === 'done' ? resolve() : reject(result)));
     };
@@ -255,9 +258,12 @@ export async function runBoundedChild<M extends { type: string }>(
       });
     };
     const onError = (error: Error) => settle(error, false);
+    const onAbort = () => settle(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)), false);
     child.on('message', onChildMessage);
     child.on('exit', onExit);
     child.on('error', onError);
-    child.send(start as object);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    else child.send(start as object);
   });
 }

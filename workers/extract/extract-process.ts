@@ -17,9 +17,9 @@ export function extractionPool(memoryMb: number, maxIdle: number): ChildPool {
 /**
  * The text of one resource, read in a bounded extraction process of `pool` (undefined if it sent
  * none): over its memory bound or deadline the resource fails with a clear message while the
- * service and the other jobs go on.
+ * service and the other jobs go on; when `signal` aborts (the job was cancelled) the process is killed.
  */
-export async function extractInChild(pool: ChildPool, start: ExtractStart, timeoutMs: number): Promise<{ text: string; truncated: boolean } | undefined> {
+export async function extractInChild(pool: ChildPool, start: ExtractStart, timeoutMs: number, signal?: AbortSignal): Promise<{ text: string; truncated: boolean } | undefined> {
   let extracted: { text: string; truncated: boolean } | undefined;
   await runBoundedChild<ExtractMessage>(
     pool,
@@ -33,6 +33,7 @@ export async function extractInChild(pool: ChildPool, start: ExtractStart, timeo
     async (message) => {
       extracted = { text: message.text, truncated: message.truncated };
     },
+    signal,
   );
   return extracted;
 }

@@ -74,36 +74,47 @@ function reusablePages(stored: RepresentationRecord[], pages: number, placeholde
   return stored.filter((r) => r.status === 'READY' && r.pageCount === pages && !placeholders.includes(r.page)).map((r) => r.page);
 }
 
-/** Places a page image in the cache store and records it as the representation of that page of the source version. */
-async function storeRepresentation(em: EntityManager, services: Services, source: Entry, format: TargetFormat, page: PageFile, pageCount: number, jobId: string) {
+/**
+ * Places a page image in the cache store and records it as the representation of that page of the
+ * source version — both while the job runs (a cancelled job's page is not placed).
+ */
+async function storeRepresentation(run: JobRun, services: Services, source: Entry, format: TargetFormat, page: PageFile, pageCount: number) {
   const id = representationId(source.id, format, page.page);
   const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
   const storagePath = services.cacheStore.pathFor(id);
-  await staged.commit(storagePath);
-  await recordRepresentation(em, {
-    id,
-    repositoryId: source.repositoryId,
-    sourceEntryId: source.id,
-    format,
-    page: page.page,
-    pageCount,
-    status: page.placeholder ? 'PLACEHOLDER' : 'READY',
-    mimeType: mimeTypeOf(format),
-    fileSize: staged.size,
-    width: page.width,
-    height: page.height,
-    storagePath,
-    jobId,
-  });
+  try {
+    await run.whileRunning(async (em) => {
+      await staged.commit(storagePath);
+      await recordRepresentation(em, {
+        id,
+        repositoryId: source.repositoryId,
+        sourceEntryId: source.id,
+        format,
+        page: page.page,
+        pageCount,
+        status: page.placeholder ? 'PLACEHOLDER' : 'READY',
+        mimeType: mimeTypeOf(format),
+        fileSize: staged.size,
+        width: page.width,
+        height: page.height,
+        storagePath,
+        jobId: run.record.id,
+      });
+    });
+  } finally {
+    await staged.discard();
+  }
 }
 
 /**
- * A new content of one page. Idempotent across tries: when `retried` (this job's previous try was
- * creating this page when its worker died), a content of that name in the folder with the same bytes
- * is that try's and is taken as the result, not created again. Any other content of that name is a
- * conflict, as for every name clash (another job's output included).
+ * A new content of one page, created while the job runs (a cancelled job creates none). Idempotent
+ * across tries: when `retried` (this job's previous try was creating this page when its worker died), a
+ * content of that name in the folder with the same bytes is that try's and is taken as the result, not
+ * created again. Any other content of that name is a conflict, as for every name clash (another job's
+ * output included).
  */
 async function createPageContent(
+  run: JobRun,
   scope: EntryScope,
   page: PageFile,
   name: string,
@@ -125,14 +136,12 @@ async function createPageContent(
     return entry && resource?.md5 === upload.md5 ? entry.id : undefined;
   };
   try {
-    const created = await createContent(scope, {
-      uploadId: upload.id,
-      name,
-      parentId: specification.parentId,
-      typeName: specification.typeName,
-      tags: specification.tags,
-      properties: specification.properties,
-    });
+    const created = await run.whileRunning((em) =>
+      createContent(
+        { ...scope, em },
+        { uploadId: upload.id, name, parentId: specification.parentId, typeName: specification.typeName, tags: specification.tags, properties: specification.properties },
+      ),
+    );
     return created.id;
   } catch (error) {
     const same = retried && ((error as { reasonCode?: string }).reasonCode === 'conflict' || isUniqueViolation(error)) ? await existing() : undefined;
@@ -275,14 +284,14 @@ async function convert(
         },
         page: async (page) => {
           if (request.resultAction === 'CONTENT_REPRESENTATION') {
-            await storeRepresentation(em, services, source, format, page, result.pages, record.id);
+            await storeRepresentation(run, services, source, format, page, result.pages);
           } else {
             result.contentIds ??= {};
             if (!result.contentIds[page.page]) {
               const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
               const retried = previousTry.creatingPage === page.page;
               await saveJobResult(em, record.id, { ...result, creatingPage: page.page });
-              result.contentIds[page.page] = await createPageContent(scope, page, name, specification, format, retried);
+              result.contentIds[page.page] = await createPageContent(run, scope, page, name, specification, format, retried);
               await saveJobResult(em, record.id, { ...result });
             }
           }
@@ -292,6 +301,7 @@ async function convert(
           await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
         },
       },
+      run.signal,
     );
   } finally {
     await rm(outputDir, { recursive: true, force: true });

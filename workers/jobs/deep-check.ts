@@ -1,5 +1,5 @@
 import type { Services } from '../../src/context.js';
-import { deepCheckOptionsOf } from '../../src/modules/health/async-deep-check.js';
+import { deepCheckJobResult, deepCheckOptionsOf } from '../../src/modules/health/async-deep-check.js';
 import { deepCheck } from '../../src/modules/health/deep-check.js';
 import type { JobHandler } from '../../src/modules/jobs/queue.js';
 import { jobScope } from './job-scope.js';
@@ -13,6 +13,6 @@ export function deepCheckHandler(services: Services): JobHandler {
   return async ({ record, em }) => {
     const { repository, principal } = await jobScope({ record, em }, services);
     const result = await deepCheck(services, principal, repository, deepCheckOptionsOf(services.config));
-    return { result: { checkStatus: result.checkStatus, message: result.message, reportId: result._id, reportUrl: result.reportUrl, testTime: result.testTime } };
+    return { result: deepCheckJobResult(result) };
   };
 }

@@ -5,9 +5,12 @@ import { missingRows } from '../../src/db/missing-rows.js';
 import { isRefusedValue, isStatementTimeout } from '../../src/errors.js';
 import { readHead, textKindOf } from '../../src/modules/fulltext/extract.js';
 import {
+  clearExtractionFailures,
+  countFailedResources,
   countResourcesWithoutText,
   dequeue,
   dropQueued,
+  markExtractionFailures,
   queuedWithoutJob,
   resourcesWithoutText,
   submitExtraction,
@@ -17,7 +20,7 @@ import {
 } from '../../src/modules/fulltext/operations.js';
 import { textIndexOf } from '../../src/modules/fulltext/text-index.js';
 import { JobFailure, statementTimedOut, type JobHandler } from '../../src/modules/jobs/queue.js';
-import { addJobContents } from '../../src/modules/jobs/records.js';
+import { addJobContents, othersWaiting, saveJobResult } from '../../src/modules/jobs/records.js';
 import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
 import type { ChildPool } from '../child/bounded-child.js';
 import { extractInChild } from '../extract/extract-process.js';
@@ -25,14 +28,17 @@ import { startPeriodic, type BackgroundJob } from '../periodic.js';
 
 type Extracted = { text: string; truncated: boolean } | { skipped: string };
 
-/** The text of one resource, within the bounds of the configuration (size read, characters kept, memory and time of the extraction process). */
-async function extractText(config: Config, processes: ChildPool, file: string, resource: ResourceToIndex): Promise<Extracted> {
+/**
+ * The text of one resource, within the bounds of the configuration (size read, characters kept, memory
+ * and time of the extraction process); `signal` (the job's cancellation) kills the process.
+ */
+async function extractText(config: Config, processes: ChildPool, file: string, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
   if (resource.fileSize > config.FULLTEXT_MAX_INPUT_BYTES) return { skipped: `larger than FULLTEXT_MAX_INPUT_BYTES (${config.FULLTEXT_MAX_INPUT_BYTES} bytes)` };
   // the first bytes tell a PDF whatever it is called; the text itself is read in the extraction process only
   const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
   if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
   const start = { type: 'start', inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS } as const;
-  return (await extractInChild(processes, start, config.FULLTEXT_EXTRACT_TIMEOUT_MS)) ?? { skipped: 'the extraction process sent no text' };
+  return (await extractInChild(processes, start, config.FULLTEXT_EXTRACT_TIMEOUT_MS, signal)) ?? { skipped: 'the extraction process sent no text' };
 }
 
 /**
@@ -41,27 +47,64 @@ async function extractText(config: Config, processes: ChildPool, file: string, r
  */
 export type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string; fileMissing: boolean } } | { resource: R; gone: true };
 
-/** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's. */
-async function extractOne<R extends ResourceToIndex>(services: Services, processes: ChildPool, resource: R): Promise<Outcome<R>> {
+/** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's; a cancellation is the job's. */
+async function extractOne<R extends ResourceToIndex>(services: Services, processes: ChildPool, resource: R, signal?: AbortSignal): Promise<Outcome<R>> {
   try {
-    const extracted = await extractText(services.config, processes, services.contentStore.absolutePath(resource.storagePath), resource);
+    const extracted = await extractText(services.config, processes, services.contentStore.absolutePath(resource.storagePath), resource, signal);
     // an empty text marks the resource as done (a reindex passes it over); its name is indexed anyway
     if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false } };
     return { resource, text: { resourceId: resource.id, text: extracted.text, truncated: extracted.truncated } };
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     const fileMissing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     return { resource, failure: { reasonCode: error instanceof JobFailure ? error.reasonCode : 'internal', message: (error as Error).message, fileMissing } };
   }
 }
 
-/** Extracts a batch, one resource after another, and stores its texts in one statement; answers the outcomes (exported for its test). */
-export async function indexBatch<R extends ResourceToIndex>(services: Services, processes: ChildPool, em: EntityManager, repositoryId: string, resources: R[]): Promise<Outcome<R>[]> {
+/**
+ * Whether a failure is the resource's own (a bomb, the deadline, a corrupt file, a text Postgres refuses
+ * or indexes too slowly): it would fail again, so a reindex passes the resource over unless forced.
+ * Bytes missing from the store and internal errors are the service's: a reindex tries again.
+ */
+const ownFailure = (failure: { reasonCode: string; fileMissing: boolean }) => !failure.fileMissing && failure.reasonCode !== 'internal';
+
+export interface BatchOptions {
+  /** the job's cancellation: the extraction under way is stopped (its process killed) and nothing more is stored */
+  signal?: AbortSignal;
+  /** asked after each resource: true leaves the rest of the batch unread (the job gives its turn up) */
+  stop?: () => Promise<boolean>;
+}
+
+/**
+ * Extracts a batch, one resource after another (all, or up to where `stop` says so), stores their texts
+ * in one statement and marks the resources that failed for reasons of their own; answers the outcomes
+ * of the resources read (exported for its test).
+ */
+export async function indexBatch<R extends ResourceToIndex>(
+  services: Services,
+  processes: ChildPool,
+  em: EntityManager,
+  repositoryId: string,
+  resources: R[],
+  options: BatchOptions = {},
+): Promise<Outcome<R>[]> {
   const extracted: Outcome<R>[] = [];
-  for (const resource of resources) extracted.push(await extractOne(services, processes, resource));
+  for (const resource of resources) {
+    options.signal?.throwIfAborted();
+    extracted.push(await extractOne(services, processes, resource, options.signal));
+    if (extracted.length < resources.length && (await options.stop?.())) break;
+  }
   // a file missing because its content was purged meanwhile is no failure (a missing file of a resource still there is)
   const gone = await missingRows(em, 'resource', extracted.flatMap((outcome) => ('failure' in outcome && outcome.failure.fileMissing ? [outcome.resource.id] : [])));
-  const outcomes = extracted.map((outcome): Outcome<R> => (gone.has(outcome.resource.id) ? { resource: outcome.resource, gone: true } : outcome));
-  return storeTexts(services, em, repositoryId, outcomes);
+  const outcomes = await storeTexts(
+    services,
+    em,
+    repositoryId,
+    extracted.map((outcome): Outcome<R> => (gone.has(outcome.resource.id) ? { resource: outcome.resource, gone: true } : outcome)),
+  );
+  const own = outcomes.flatMap((outcome) => ('failure' in outcome && ownFailure(outcome.failure) ? [{ resourceId: outcome.resource.id, ...outcome.failure }] : []));
+  await markExtractionFailures(em, repositoryId, own.map(({ resourceId, reasonCode, message }) => ({ resourceId, reasonCode, message })));
+  return outcomes;
 }
 
 /**
@@ -100,82 +143,118 @@ export async function storeTexts<R extends ResourceToIndex>(services: Services, 
 const extractionBatch = 50;
 /** Failures a job's result lists at most. */
 const listedFailures = 100;
+/**
+ * An extraction job's turn: past it, the job gives its slot up (back to the queue with what it holds)
+ * as soon as an extraction job of another uploader waits, so one uploader's slow or hostile files hold
+ * no slot against another's one-line text for longer than one extraction.
+ */
+export const extractionTurnMs = 1_000;
+
+interface ExtractionResult {
+  extracted: number;
+  failed: { resourceId: string; contentIds: string[]; reasonCode: string; message: string }[];
+  purgedMeanwhile: number;
+}
 
 /**
- * The extraction of the texts queued in a repository (docs/search.md, extraction): batch after batch
- * until none queued up to the job's creation is left. A batch's texts are stored in one statement and
- * its rows leave the queue after them, so a worker killed midway leaves no text of that batch and the
- * job's rerun (Agenda's lock expired) takes the same rows again. A resource that cannot be read is
- * listed in the result and left without text (a reindex tries it again); when nothing could be
- * extracted, the job ends in panic with the first failure's reason.
+ * The extraction of the texts its uploader queued in a repository (docs/search.md, extraction): batch
+ * after batch until none queued up to the job's creation is left. A batch's texts are stored in one
+ * statement and its rows leave the queue after them, so a worker killed midway leaves no text of that
+ * batch and the job's rerun (Agenda's lock expired) takes the same rows again. After its turn
+ * (`extractionTurnMs`) the job goes back to the queue when another uploader's extraction waits, with
+ * what it counted so far in its result. A resource that cannot be read is listed in the result and
+ * left without text, marked when the failure is its own; when nothing could be extracted, the job ends
+ * in panic with the first failure's reason.
  */
 export const extractTextHandler =
   (services: Services, processes: ChildPool): JobHandler =>
-  async ({ record, em }) => {
+  async ({ record, em, signal }) => {
     // switched off since the upload (the record as stored now, not a cached copy): nothing is indexed
     if (!(await currentRepository(em, repositoryNameOf(record.repositoryId))).fullTextEnabled) {
       return { result: { skipped: 'full text is disabled', dropped: await dropQueued(em, record) } };
     }
-    let extracted = 0;
-    let purgedMeanwhile = 0;
-    const failed: { resourceId: string; contentIds: string[]; reasonCode: string; message: string }[] = [];
+    // what the job's earlier turns counted
+    const earlier = (record.serializedResult ?? {}) as Partial<ExtractionResult>;
+    const result: ExtractionResult = { extracted: earlier.extracted ?? 0, failed: [...(earlier.failed ?? [])], purgedMeanwhile: earlier.purgedMeanwhile ?? 0 };
+    let turnEnds = performance.now() + extractionTurnMs;
+    const turnOver = async () => {
+      if (performance.now() < turnEnds) return false;
+      // asked once a turn: while no other uploader waits, the job goes on
+      turnEnds = performance.now() + extractionTurnMs;
+      return othersWaiting(em, record.jobName, record.owner);
+    };
     for (;;) {
       const { queued, resources } = await takeQueuedResources(em, record, extractionBatch);
       if (queued.length === 0) break;
       await addJobContents(em, record.id, resources.flatMap((r) => r.contentIds), resources.map((r) => r.name));
-      for (const outcome of await indexBatch(services, processes, em, record.repositoryId, resources)) {
-        if ('text' in outcome) extracted++;
-        else if ('gone' in outcome) purgedMeanwhile++;
-        else if (failed.length < listedFailures) {
+      const outcomes = await indexBatch(services, processes, em, record.repositoryId, resources, { signal, stop: turnOver });
+      for (const outcome of outcomes) {
+        if ('text' in outcome) result.extracted++;
+        else if ('gone' in outcome) result.purgedMeanwhile++;
+        else if (result.failed.length < listedFailures) {
           const { reasonCode, message } = outcome.failure;
-          failed.push({ resourceId: outcome.resource.id, contentIds: outcome.resource.contentIds, reasonCode, message });
+          result.failed.push({ resourceId: outcome.resource.id, contentIds: outcome.resource.contentIds, reasonCode, message });
         }
       }
-      await dequeue(em, record.id, queued);
+      // what was read leaves the queue, and the rows of resources gone before; the rest stays the job's for its next turn
+      const unread = new Set(resources.slice(outcomes.length).map((r) => r.id));
+      await dequeue(em, record.id, queued.filter((id) => !unread.has(id)));
+      if (unread.size > 0) {
+        await saveJobResult(em, record.id, { ...result });
+        return { requeue: {} };
+      }
     }
-    if (extracted === 0 && failed.length > 0) throw new JobFailure(failed[0]!.reasonCode, failed[0]!.message);
-    return { result: { extracted, failed, ...(purgedMeanwhile > 0 && { purgedMeanwhile }) } };
+    if (result.extracted === 0 && result.failed.length > 0) throw new JobFailure(result.failed[0]!.reasonCode, result.failed[0]!.message);
+    const { purgedMeanwhile, ...counted } = result;
+    return { result: { ...counted, ...(purgedMeanwhile > 0 && { purgedMeanwhile }) } };
   };
 
 const reindexBatch = 100;
 
 /**
  * POST C/reindex: every current content without text gets it, batch by batch. A resource that cannot
- * be read (hostile, broken) is noted and passed over; a rerun after a worker's death goes on from what
- * is stored.
+ * be read (hostile, broken) is noted and passed over, and marked when the failure is its own; marked
+ * resources are passed over by later reindexes (`passedOver` counts them) unless the reindex is forced
+ * (`serializedRequest.force`), which clears the marks of those it extracts now. A rerun after a
+ * worker's death goes on from what is stored.
  */
 export const reindexHandler =
   (services: Services, processes: ChildPool): JobHandler =>
-  async ({ record, em, progress }) => {
+  async ({ record, em, progress, signal }) => {
+    const force = (record.serializedRequest as { force?: boolean }).force === true;
     let indexed = 0;
     const failed: { resourceId: string; reasonCode: string; message: string }[] = [];
     let afterId = '';
+    // counted before the run marks new failures: those of earlier runs
+    const passedOver = force ? 0 : await countFailedResources(em, record.repositoryId);
     // progress is a percentage: of what was without text when this run began (a rerun's remainder);
     // every resource taken counts, failed ones too (the list of failures is capped, the count is not)
-    const total = await countResourcesWithoutText(em, record.repositoryId);
+    const total = await countResourcesWithoutText(em, record.repositoryId, force);
     let done = 0;
     for (;;) {
-      const batch = await resourcesWithoutText(em, record.repositoryId, afterId, reindexBatch);
+      const batch = await resourcesWithoutText(em, record.repositoryId, force, afterId, reindexBatch);
       if (batch.length === 0) break;
-      for (const outcome of await indexBatch(services, processes, em, record.repositoryId, batch)) {
+      const outcomes = await indexBatch(services, processes, em, record.repositoryId, batch, { signal });
+      for (const outcome of outcomes) {
         if ('text' in outcome) indexed++;
         else if ('failure' in outcome && failed.length < listedFailures) {
           failed.push({ resourceId: outcome.resource.id, reasonCode: outcome.failure.reasonCode, message: outcome.failure.message });
         }
       }
+      if (force) await clearExtractionFailures(em, outcomes.flatMap((outcome) => ('text' in outcome ? [outcome.resource.id] : [])));
       afterId = batch.at(-1)!.id;
       done += batch.length;
       await progress(Math.min(99, Math.floor((100 * done) / Math.max(1, total))));
     }
-    return { result: { indexed, failed } };
+    return { result: { indexed, failed, passedOver } };
   };
 
 /** Texts queued this long without a job are taken to have lost their wake-up call (it goes out within extractionWindowMs). */
 const lostAfterMs = 5_000;
 
 /**
- * Submits an extraction job for every repository whose queued texts no job will take (the process
- * that queued them died before submitting one), at the start and every FULLTEXT_SWEEP_MS.
+ * Submits an extraction job for every repository and uploader whose queued texts no job will take (the
+ * process that queued them died before submitting one), at the start and every FULLTEXT_SWEEP_MS.
  */
 export function startExtractionSweeper(services: Services): BackgroundJob {
   const everyMs = services.config.FULLTEXT_SWEEP_MS;
@@ -184,7 +263,7 @@ export function startExtractionSweeper(services: Services): BackgroundJob {
     'text-extraction-sweeper',
     everyMs,
     async () => {
-      for (const repositoryId of await queuedWithoutJob(services.orm.em.fork() as EntityManager, lostAfterMs)) submitExtraction(services, repositoryId);
+      for (const { repositoryId, uploader } of await queuedWithoutJob(services.orm.em.fork() as EntityManager, lostAfterMs)) submitExtraction(services, repositoryId, uploader);
     },
     Math.min(everyMs, 1_000),
   );

@@ -20,9 +20,10 @@ export interface RenderCallbacks {
 
 /**
  * Runs one conversion's rendering in a bounded render process of `pool`: over its memory bound or
- * deadline the job fails with a clear message while the service and the other jobs go on.
+ * deadline the job fails with a clear message while the service and the other jobs go on; when `signal`
+ * aborts (the job was cancelled), the process is killed.
  */
-export function renderInChild(pool: ChildPool, start: StartMessage, timeoutMs: number, callbacks: RenderCallbacks): Promise<void> {
+export function renderInChild(pool: ChildPool, start: StartMessage, timeoutMs: number, callbacks: RenderCallbacks, signal?: AbortSignal): Promise<void> {
   return runBoundedChild<Exclude<ChildMessage, FinalMessage | ReadyMessage>>(
     pool,
     start,
@@ -37,5 +38,6 @@ export function renderInChild(pool: ChildPool, start: StartMessage, timeoutMs: n
       else if (message.type === 'inspected') child.send(await callbacks.inspected(message.pages, message.objects, message.countMs));
       else await callbacks.page(message);
     },
+    signal,
   );
 }

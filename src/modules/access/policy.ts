@@ -1,4 +1,4 @@
-import { conflict, notFound, type ServiceError } from '../../errors.js';
+import { accessDenied, conflict, notFound, type ServiceError } from '../../errors.js';
 import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Entry } from '../entries/entry.entity.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
@@ -12,7 +12,7 @@ import type { SqlPredicate } from '../search/entry-query.js';
  * 403 against 409: a 403 (accessDenied) is what the caller may never do, whatever the entry's state
  * (roles, later ACLs); a 409 (conflict) is refused because of a state that can change (a lock, a
  * working copy, a deactivated content, an earlier version); a 404 hides what the caller may not see.
- * Today's rules are all of the second and third kind.
+ * Today's entry rules are all of the second and third kind; jobs have one of the first (`authorizeJob`).
  *
  * Bytes come in through verbs on a content (create, replace-resource, check-in: these rules) over an
  * upload that only its uploader may claim (`claimExpressions`); staging an upload needs a session only.
@@ -153,4 +153,16 @@ export function authorize(principal: Principal, action: EntryAction, subject: Po
  */
 export function visibleEntries(_principal: Principal, repository: RepositoryRecord): SqlPredicate & { wholeRepository: boolean } {
   return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
+}
+
+/** What a caller does to a job (the job system's records, C/jobs). */
+export type JobAction = 'read' | 'cancel';
+
+/**
+ * Who may read or cancel a job: the user who submitted it, and administrators. Another user's job is
+ * hidden from reading (404, as if it did not exist); cancelling it is a 403 (issue 30 asks for it).
+ */
+export function authorizeJob(principal: Principal, action: JobAction, job: { id: string; clientUsername: string }): void {
+  if (job.clientUsername === principal.userName || isAdmin(principal)) return;
+  throw action === 'read' ? notFound(`job '${job.id}' not found`) : accessDenied(`job '${job.id}' is another user's: only its submitter and administrators may cancel it`);
 }

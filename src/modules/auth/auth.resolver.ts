@@ -60,7 +60,9 @@ export class UsersResolver {
     return createUser(context.em, context.services, { userName, password, roles: roles ?? [] });
   }
 
-  @Mutation(() => Boolean, { description: "deletes a user and ends the user's sessions; never one's own user nor the last administrator (409)" })
+  @Mutation(() => Boolean, {
+    description: "deletes a user, ends the user's sessions and cancels the user's pending and running jobs; never one's own user nor the last administrator (409)",
+  })
   async deleteUser(
     @Arg('userName', () => String, { description: 'the user name, in any case' }) userName: string,
     @Ctx() context: RequestContext,

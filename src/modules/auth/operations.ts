@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql, type EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../context.js';
 import { conflict, illegalArguments, notAuthenticated, notFound, ServiceError, isUniqueViolation } from '../../errors.js';
+import { markClientJobsCancelled } from '../jobs/records.js';
 import { decoyHash } from './passwords.js';
 import type { Principal } from './principal.js';
 import { Session, User, roles as knownRoles, type Role } from './user.entity.js';
@@ -164,6 +165,7 @@ export async function listUsers(em: EntityManager): Promise<UserRecord[]> {
   return (await em.find(User, {}, { orderBy: { userName: 'asc' } })).map(toRecord);
 }
 
+/** DELETE A/user: the user, their sessions, and their pending and running jobs (cancelled), in one transaction. */
 export async function deleteUser(em: EntityManager, services: Services, actor: Principal, userName: string): Promise<void> {
   const user = await em.findOne(User, byName(normalizeUserName(userName)));
   if (!user) throw notFound(`user '${userName}' not found`);
@@ -184,6 +186,8 @@ export async function deleteUser(em: EntityManager, services: Services, actor: P
     await connection.execute(`select pg_notify('${sessionEndedChannel}', token_hash) from user_session where user_name = ?`, [user.userName], 'all', tx.getTransactionContext());
     const deleted = await tx.nativeDelete(User, { userName: user.userName });
     if (deleted === 0) throw notFound(`user '${userName}' not found`);
+    // the user's jobs end with the user: pending ones never start, running ones hear it (NOTIFY at commit) and stop
+    await markClientJobsCancelled(tx as EntityManager, user.userName, `cancelled: its user '${user.userName}' was deleted`);
   });
   services.auth.sessions.forgetUser(user.userName);
 }

@@ -7,7 +7,7 @@ import { checkPaging } from '../search/entry-query.js';
 import { asyncJobResponse, AsyncJobResponseNode, serviceRequestJob, ServiceRequestJobNode, type AsyncJobResponse } from '../jobs/job.types.js';
 import { finalStates, findJob, type JobState } from '../jobs/records.js';
 import type { EntryScope } from '../entries/scope.js';
-import { findJobs, getJob, startImageConversion, type ResultAction, type TargetFormat } from './operations.js';
+import { cancelJob, findJobs, getJob, startImageConversion, type ResultAction, type TargetFormat } from './operations.js';
 import { listRepresentations } from './representations.js';
 import { representationDownloadPath } from '../entries/views.js';
 
@@ -48,13 +48,13 @@ registerEnumType(ResultActionEnum, {
 });
 registerEnumType(JobStateEnum, {
   name: 'JobState',
-  description: 'the state of a job: pending, then running, then Done or panic',
+  description: 'the state of a job: pending, then running, then Done or panic; or cancelled',
   valuesConfig: {
     pending: { description: 'waiting in the queue' },
     running: { description: 'a worker runs it' },
     Done: { description: 'finished; its result is in serializedResult' },
     panic: { description: 'failed: errorMessage, reasonCode and stackTrace say why' },
-    cancelled: { description: 'reserved: no call cancels a job yet' },
+    cancelled: { description: 'cancelled (cancelJob, or its user was deleted) while pending or running: errorMessage says by whom' },
   },
 });
 
@@ -135,7 +135,9 @@ async function* jobStatusChanges(scope: EntryScope, jobId: string): AsyncGenerat
 @Authorized()
 @Resolver()
 export class ConversionResolver {
-  @Mutation(() => ConversionResponseNode, { description: 'starts converting a content to images; the job runs in the background' })
+  @Mutation(() => ConversionResponseNode, {
+    description: 'starts converting a content to images; the job runs in the background (tooManyRequests, with extensions.retryAfter, when the caller has JOB_MAX_PENDING_PER_USER jobs queued)',
+  })
   async convertToImage(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
     @Arg('input', () => ImageConversionInputNode, { description: 'what to convert and into what' }) input: ImageConversionInputNode,
@@ -154,6 +156,18 @@ export class ConversionResolver {
   ) {
     const started = Date.now();
     return asyncJobResponse(await getJob(await entryScope(context, repository), jobId), started);
+  }
+
+  @Mutation(() => AsyncJobResponseNode, {
+    description: 'cancels a pending or running job (its submitter or an administrator; others: accessDenied): cancelled at once, a running one stopped; an ended job is a conflict',
+  })
+  async cancelJob(
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('jobId', () => ID, { description: 'the id answered by convertToImage or reindex' }) jobId: string,
+    @Ctx() context: RequestContext,
+  ) {
+    const started = Date.now();
+    return asyncJobResponse(await cancelJob(await entryScope(context, repository), jobId), started);
   }
 
   @Subscription(() => AsyncJobResponseNode, {

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { illegalArguments, notFound } from '../../errors.js';
-import { authorize } from '../access/policy.js';
+import { conflict, illegalArguments, notFound } from '../../errors.js';
+import { authorize, authorizeJob } from '../access/policy.js';
 import { validateProperties, validateTags } from '../entries/contents.js';
 import { Resource } from '../entries/entry.entity.js';
 import { validateEntryName } from '../entries/names.js';
 import { requireEntry, requireParentFolder } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { jobPriority } from '../jobs/queue.js';
-import { listJobs, requireJob, type JobRecord, type JobState } from '../jobs/records.js';
+import { findJob, listJobs, markCancelled, requireJob, type JobRecord, type JobState } from '../jobs/records.js';
 
 export const targetFormats = ['png', 'jpeg', 'webp', 'tiff'] as const;
 export const resultActions = ['NEW_CONTENT', 'CONTENT_REPRESENTATION'] as const;
@@ -69,8 +69,9 @@ export const mimeTypeOf = (format: TargetFormat) => `image/${format}`;
 
 /**
  * POST C/convert/image: checks at once what can be checked without the bytes (the content exists and
- * has a resource; the folder of new contents exists), records the job and queues it. Everything found
- * while the job runs (limits, unreadable input) ends the job in `panic`.
+ * has a resource; the folder of new contents exists), records the job and queues it — a 429 when the
+ * caller has JOB_MAX_PENDING_PER_USER jobs queued. Everything found while the job runs (limits,
+ * unreadable input) ends the job in `panic`.
  */
 export async function startImageConversion(scope: EntryScope, input: ImageConversionInput, sessionToken?: string): Promise<JobRecord> {
   if (input.contentId === '') throw illegalArguments('contentId must not be empty');
@@ -82,25 +83,29 @@ export async function startImageConversion(scope: EntryScope, input: ImageConver
   const specification = parseSpecification(input.newContentSpecification);
   if (input.resultAction === 'NEW_CONTENT') await requireParentFolder(scope, specification.parentId, 'newContentSpecification.parentId');
   const targetName = resultName(input.resultAction === 'NEW_CONTENT' ? specification.name : undefined, content.name, input.targetFormat, { page: 1, pages: 1 });
-  return scope.services.jobs.submit(scope.em, {
-    repositoryId: scope.repository.id,
-    jobName: convertJobName,
-    conversionType: 'IMAGE',
-    clientSessionId: sessionReference(sessionToken),
-    clientUsername: scope.principal.userName,
-    clientRoles: scope.principal.roles,
-    contentIds: [content.id],
-    inputFilenames: [resource.name],
-    displayFilename: content.name,
-    targetName,
-    resultAction: input.resultAction,
-    priority: jobPriority.normal,
-    partition: `access.svc.content.${scope.repository.name}`,
-    requestTypeShortName: 'ConvertToImageRequest',
-    requestTypeSignature: 'POST /v1/convert/image',
-    requestSelectiveInformation: `contentId=${content.id}, targetFormat=${input.targetFormat}, resultAction=${input.resultAction}`,
-    serializedRequest: { contentId: content.id, resultAction: input.resultAction, targetFormat: input.targetFormat, newContentSpecification: input.newContentSpecification ?? null },
-  });
+  return scope.services.jobs.submit(
+    scope.em,
+    {
+      repositoryId: scope.repository.id,
+      jobName: convertJobName,
+      conversionType: 'IMAGE',
+      clientSessionId: sessionReference(sessionToken),
+      clientUsername: scope.principal.userName,
+      clientRoles: scope.principal.roles,
+      contentIds: [content.id],
+      inputFilenames: [resource.name],
+      displayFilename: content.name,
+      targetName,
+      resultAction: input.resultAction,
+      priority: jobPriority.normal,
+      partition: `access.svc.content.${scope.repository.name}`,
+      requestTypeShortName: 'ConvertToImageRequest',
+      requestTypeSignature: 'POST /v1/convert/image',
+      requestSelectiveInformation: `contentId=${content.id}, targetFormat=${input.targetFormat}, resultAction=${input.resultAction}`,
+      serializedRequest: { contentId: content.id, resultAction: input.resultAction, targetFormat: input.targetFormat, newContentSpecification: input.newContentSpecification ?? null },
+    },
+    { bounded: true },
+  );
 }
 
 /** A file name without its extension. */
@@ -124,8 +129,22 @@ export function resultName(specified: string | undefined, sourceName: string, fo
 /** The job of the scope's repository; a user sees their own jobs, an administrator every job. */
 export async function getJob(scope: EntryScope, jobId: string): Promise<JobRecord> {
   const job = await requireJob(scope.em, scope.repository.id, jobId);
-  if (job.clientUsername !== scope.principal.userName && !scope.principal.roles.includes('ADMIN')) throw notFound(`job '${jobId}' not found`);
+  authorizeJob(scope.principal, 'read', job);
   return job;
+}
+
+/**
+ * POST C/jobs/cancel: its submitter or an administrator cancels a pending or running job of the
+ * repository; it is `cancelled` at once. A running job's worker hears it (NOTIFY), stops its child
+ * process, and stores nothing of it afterwards (`JobRun.whileRunning`). An ended job is a 409.
+ */
+export async function cancelJob(scope: EntryScope, jobId: string): Promise<JobRecord> {
+  const job = await requireJob(scope.em, scope.repository.id, jobId);
+  authorizeJob(scope.principal, 'cancel', job);
+  const cancelled = await markCancelled(scope.em, jobId, `cancelled by ${scope.principal.userName}`);
+  if (cancelled) return cancelled;
+  const ended = (await findJob(scope.em, jobId)) ?? job;
+  throw conflict(`job '${jobId}' has ended (${ended.state}): only a pending or running job can be cancelled`);
 }
 
 export interface JobsQuery {

@@ -119,7 +119,7 @@ export const claimExpressions = `claimed as (
     update resource set state = 'ready', mime_type = coalesce(?, mime_type)
      where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *),
   queued as (
-    insert into text_extraction_queue (resource_id, repository_id) select id, repository_id from claimed where ?::boolean)`;
+    insert into text_extraction_queue (resource_id, repository_id, uploader) select id, repository_id, creator from claimed where ?::boolean)`;
 
 export const claimParameters = (scope: EntryScope, uploadId: string, mimeType?: string | null) =>
   [mimeType || null, uploadId, scope.repository.id, scope.principal.userName, scope.repository.fullTextEnabled];

@@ -9,8 +9,9 @@ import type { JobRecord } from '../jobs/records.js';
 import { partitionOf } from '../repositories/operations.js';
 
 /**
- * The job that extracts the texts waiting in a repository's queue (`text_extraction_queue`), in
- * batches; its record lists the contents it took (`contentIds`).
+ * The job that extracts the texts one uploader left waiting in a repository's queue
+ * (`text_extraction_queue`), in batches; its record lists the contents it took (`contentIds`). Its
+ * owner is the uploader: the extraction jobs of several uploaders take turns (docs/search.md).
  */
 export const extractTextJobName = 'extractText';
 /** The job that extracts the text of every current content of a repository that has none yet. */
@@ -29,7 +30,7 @@ export function requireFullText(scope: EntryScope): void {
   if (!scope.repository.fullTextEnabled) throw conflict(`full text is disabled for repository '${scope.repository.name}'`);
 }
 
-type JobFields = { jobName: string; conversionType: string; clientUsername: string; clientRoles: string[]; serializedRequest: Record<string, unknown> };
+type JobFields = { jobName: string; conversionType: string; clientUsername: string; clientRoles: string[]; owner?: string; serializedRequest: Record<string, unknown> };
 
 const jobOf = (repositoryId: string, fields: JobFields) => ({
   ...fields,
@@ -41,32 +42,52 @@ const jobOf = (repositoryId: string, fields: JobFields) => ({
 });
 
 /**
- * Asks for the extraction of the texts queued in the repository (without waiting: an upload never
- * waits for its text). The claim of each new version's upload has queued its resource in the
+ * Asks for the extraction of the texts the caller queued in the repository (without waiting: an upload
+ * never waits for its text). The claim of each new version's upload has queued its resource in the
  * version's own statement (`claimExpressions`), so this is only the wake-up call: when it is lost
  * (the process died first), a worker's sweep submits the job instead (`queuedWithoutJob`).
  */
 export function requestTextExtraction(scope: EntryScope): void {
-  if (scope.repository.fullTextEnabled) submitExtraction(scope.services, scope.repository.id);
+  if (scope.repository.fullTextEnabled) submitExtraction(scope.services, scope.repository.id, scope.principal.userName);
 }
 
-/** Submits an extraction job for the repository's queue, coalesced with the other requests of this process. */
-export function submitExtraction(services: Services, repositoryId: string): void {
-  services.jobs.submitCoalesced(`${extractTextJobName}:${repositoryId}`, extractionWindowMs, () => ({
-    ...jobOf(repositoryId, { jobName: extractTextJobName, conversionType: 'TEXT_EXTRACTION', clientUsername: extractionClient, clientRoles: [], serializedRequest: {} }),
+/** Submits an extraction job for what `uploader` queued in the repository, coalesced with the other requests of this process. */
+export function submitExtraction(services: Services, repositoryId: string, uploader: string): void {
+  services.jobs.submitCoalesced(`${extractTextJobName}:${repositoryId}:${uploader}`, extractionWindowMs, () => ({
+    ...jobOf(repositoryId, {
+      jobName: extractTextJobName,
+      conversionType: 'TEXT_EXTRACTION',
+      clientUsername: extractionClient,
+      clientRoles: [],
+      owner: uploader,
+      serializedRequest: {},
+    }),
     requestTypeShortName: 'ExtractTextRequest',
   }));
 }
 
-/** POST C/reindex (administrators): a job extracting the text of every current content that has none yet. */
-export async function startReindex(scope: EntryScope): Promise<JobRecord> {
+/**
+ * POST C/reindex (administrators): a job extracting the text of every current content that has none
+ * yet — without the resources whose extraction failed for reasons of their own unless `force`. One per
+ * repository at a time: while one is pending or running, that one is answered (its `force` as it was).
+ */
+export async function startReindex(scope: EntryScope, { force }: { force: boolean }): Promise<JobRecord> {
   if (!isAdmin(scope.principal)) throw accessDenied('only administrators reindex a repository');
   requireFullText(scope);
-  return scope.services.jobs.submit(scope.em, {
-    ...jobOf(scope.repository.id, { jobName: reindexJobName, conversionType: 'REINDEX', clientUsername: scope.principal.userName, clientRoles: scope.principal.roles, serializedRequest: {} }),
+  const { record } = await scope.services.jobs.submitExclusive(scope.em, {
+    ...jobOf(scope.repository.id, {
+      jobName: reindexJobName,
+      conversionType: 'REINDEX',
+      clientUsername: scope.principal.userName,
+      clientRoles: scope.principal.roles,
+      serializedRequest: { force },
+    }),
+    exclusiveKey: `${reindexJobName}:${scope.repository.id}`,
     requestTypeShortName: 'ReindexRequest',
     requestTypeSignature: 'POST /v1/reindex',
+    requestSelectiveInformation: `force=${force}`,
   });
+  return record;
 }
 
 /** A resource's text as stored: whole (a rerun overwrites it). */
@@ -108,20 +129,21 @@ const resourceColumns = `r.id, r.repository_id as "repositoryId", r.name, r.mime
 
 /**
  * Takes the next batch of the repository's queued resources for the extraction job `jobId`: first what
- * it took in an earlier run (a rerun after a worker's death), then what no live job holds, queued up to
- * its creation (so a job ends while uploads go on: later ones have jobs of their own). Answers the
- * queued ids (with those whose resource is gone) and the resources to read with their contents.
+ * it took in an earlier run (a rerun after a worker's death, or after it gave its turn up), then what
+ * its owner (the uploader) queued up to its creation that no live job holds (so a job ends while uploads
+ * go on: later ones have jobs of their own). Answers the queued ids (with those whose resource is gone)
+ * and the resources to read with their contents.
  */
 export async function takeQueuedResources(
   em: EntityManager,
-  job: { id: string; repositoryId: string },
+  job: { id: string; repositoryId: string; owner: string },
   limit: number,
 ): Promise<{ queued: string[]; resources: (ResourceToIndex & { contentIds: string[] })[] }> {
   const rows = await em.execute<{ queued: string; id: string | null; contentIds: string[] | null; repositoryId: string; name: string; mimeType: string; fileSize: number; storagePath: string }[]>(
     `with taken as (
        update text_extraction_queue q set job_id = ? where q.resource_id in (
          select w.resource_id from text_extraction_queue w
-          where w.repository_id = ? and (w.job_id = ? or (w.queued_at <= (select created_at from service_job where id = ?) and (w.job_id is null or not exists (
+          where w.repository_id = ? and (w.job_id = ? or (w.uploader = ? and w.queued_at <= (select created_at from service_job where id = ?) and (w.job_id is null or not exists (
             select 1 from service_job j where j.id = w.job_id and j.state in ('pending', 'running')))))
           order by w.job_id is not distinct from ? desc, w.queued_at limit ? for update skip locked)
        returning q.resource_id),
@@ -129,7 +151,7 @@ export async function takeQueuedResources(
        select t.resource_id, array_agg(e.id order by e.id) as content_ids from taken t join entry e on e.resource_id = t.resource_id group by t.resource_id)
      select t.resource_id as queued, ${resourceColumns}, l.content_ids as "contentIds"
        from taken t left join resource r on r.id = t.resource_id left join listed l on l.resource_id = t.resource_id`,
-    [job.id, job.repositoryId, job.id, job.id, job.id, limit],
+    [job.id, job.repositoryId, job.id, job.owner, job.id, job.id, limit],
   );
   return {
     queued: rows.map((row) => row.queued),
@@ -152,36 +174,79 @@ export async function dropQueued(em: EntityManager, job: { id: string; repositor
 }
 
 /**
- * Repositories with texts queued longer than `olderThanMs` that no job will take (none took them, or
- * the one that did has ended, and none is waiting to start since): the wake-up call was lost.
+ * Repositories and uploaders with texts queued longer than `olderThanMs` that no job will take (none
+ * took them, or the one that did has ended, and none of the uploader is waiting to start since): the
+ * wake-up call was lost.
  */
-export async function queuedWithoutJob(em: EntityManager, olderThanMs: number): Promise<string[]> {
-  const rows = await em.execute<{ repository_id: string }[]>(
-    `select distinct w.repository_id from text_extraction_queue w
+export async function queuedWithoutJob(em: EntityManager, olderThanMs: number): Promise<{ repositoryId: string; uploader: string }[]> {
+  return em.execute<{ repositoryId: string; uploader: string }[]>(
+    `select distinct w.repository_id as "repositoryId", w.uploader from text_extraction_queue w
       where w.queued_at < now() - (? * interval '1 millisecond')
         and (w.job_id is null or not exists (select 1 from service_job j where j.id = w.job_id and j.state in ('pending', 'running')))
         and not exists (
-          select 1 from service_job j where j.repository_id = w.repository_id and j.job_name = ? and j.state = 'pending' and j.created_at >= w.queued_at)`,
+          select 1 from service_job j
+           where j.repository_id = w.repository_id and j.job_name = ? and j.owner = w.uploader and j.state = 'pending' and j.created_at >= w.queued_at)`,
     [olderThanMs, extractTextJobName],
   );
-  return rows.map((row) => row.repository_id);
 }
 
-/** The resources of a repository's current contents without text (its id the one parameter): what a reindex works through. */
+/**
+ * The resources of a repository's current contents without text (parameters: the repository's id and
+ * whether to take those whose extraction failed for reasons of their own too): what a reindex works through.
+ */
 const withoutText = `r.repository_id = ? and r.state <> 'pending'
         and exists (select 1 from entry e where e.resource_id = r.id and e.is_latest)
-        and not exists (select 1 from resource_text t where t.resource_id = r.id)`;
+        and not exists (select 1 from resource_text t where t.resource_id = r.id)
+        and (?::boolean or not exists (select 1 from resource_text_failure f where f.resource_id = r.id))`;
 
 /** The next resources without text (in id order after `afterId`). */
-export async function resourcesWithoutText(em: EntityManager, repositoryId: string, afterId: string, limit: number): Promise<ResourceToIndex[]> {
+export async function resourcesWithoutText(em: EntityManager, repositoryId: string, force: boolean, afterId: string, limit: number): Promise<ResourceToIndex[]> {
   return em.execute<ResourceToIndex[]>(
     `select ${resourceColumns} from resource r where ${withoutText} and r.id > ? order by r.id limit ?`,
-    [repositoryId, afterId, limit],
+    [repositoryId, force, afterId, limit],
   );
 }
 
 /** How many resources are without text: what a reindex's progress is a percentage of. */
-export async function countResourcesWithoutText(em: EntityManager, repositoryId: string): Promise<number> {
-  const [row] = await em.execute<{ n: number }[]>(`select count(*)::float8 as n from resource r where ${withoutText}`, [repositoryId]);
+export async function countResourcesWithoutText(em: EntityManager, repositoryId: string, force: boolean): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(`select count(*)::float8 as n from resource r where ${withoutText}`, [repositoryId, force]);
   return row?.n ?? 0;
+}
+
+/** How many current resources a reindex without `force` passes over: their extraction failed for reasons of their own. */
+export async function countFailedResources(em: EntityManager, repositoryId: string): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(
+    `select count(*)::float8 as n from resource r join resource_text_failure f on f.resource_id = r.id
+      where r.repository_id = ? and exists (select 1 from entry e where e.resource_id = r.id and e.is_latest)
+        and not exists (select 1 from resource_text t where t.resource_id = r.id)`,
+    [repositoryId],
+  );
+  return row?.n ?? 0;
+}
+
+/** A resource whose extraction failed, and why. */
+export interface ExtractionFailure {
+  resourceId: string;
+  reasonCode: string;
+  message: string;
+}
+
+/**
+ * Marks resources whose extraction failed for reasons of their own (a bomb, the deadline, a corrupt
+ * file): a reindex passes them over unless forced. A resource gone meanwhile is left out.
+ */
+export async function markExtractionFailures(em: EntityManager, repositoryId: string, failures: ExtractionFailure[]): Promise<void> {
+  if (failures.length === 0) return;
+  await em.execute(
+    `insert into resource_text_failure (resource_id, repository_id, reason_code, message)
+       select f."resourceId", ?, f."reasonCode", f.message
+         from jsonb_to_recordset(?::jsonb) as f("resourceId" text, "reasonCode" text, message text) join resource r on r.id = f."resourceId"
+     on conflict (resource_id) do update set reason_code = excluded.reason_code, message = excluded.message, failed_at = now()`,
+    [repositoryId, JSON.stringify(failures)],
+  );
+}
+
+/** Resources whose text a forced reindex has now extracted lose their failure mark. */
+export async function clearExtractionFailures(em: EntityManager, resourceIds: string[]): Promise<void> {
+  if (resourceIds.length > 0) await em.execute(`delete from resource_text_failure where resource_id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(resourceIds)]);
 }

@@ -2,8 +2,7 @@ import { Arg, Args, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query
 import type { RequestContext } from '../../context.js';
 import { asyncJobResponse, AsyncJobResponseNode } from '../jobs/job.types.js';
 import { findRepository } from '../repositories/operations.js';
-import { deepCheckOptionsOf, findAdministrationJob, startDeepCheck } from './async-deep-check.js';
-import { deepCheck } from './deep-check.js';
+import { findAdministrationJob, runDeepCheck, startDeepCheck } from './async-deep-check.js';
 import { findDeepCheckReport, renderDeepCheckReport } from './deep-check-reports.js';
 import { oncePerRequest, repositoryKey, RepositoryKeyArgs } from './check-arguments.js';
 
@@ -60,7 +59,8 @@ class AsyncDeepCheckResponseNode {
 @Resolver()
 export class DeepCheckResolver {
   @Mutation(() => DeepHealthCheckResponseNode, {
-    description: "spec endpoint 11: runs the spec's scenarios in a scratch folder of the repository (removed afterwards) and answers when they are done",
+    description:
+      "spec endpoint 11: runs the spec's scenarios in a scratch folder of the repository (removed afterwards) and answers when they are done; a conflict while another deep check of the repository is pending or running",
   })
   async deepCheck(
     @Ctx() context: RequestContext,
@@ -68,10 +68,12 @@ export class DeepCheckResolver {
   ) {
     const repository = await findRepository(context.services, context.em, repositoryKey(key));
     const principal = await context.principal();
-    return oncePerRequest(context, `deep:${repository.id}`, () => deepCheck(context.services, principal, repository, deepCheckOptionsOf(context.services.config)));
+    return oncePerRequest(context, `deep:${repository.id}`, () => runDeepCheck(context.services, context.em, principal, repository));
   }
 
-  @Mutation(() => AsyncDeepCheckResponseNode, { description: 'spec endpoint 12: starts the deep check as a job; its status and result at administrationJobStatus' })
+  @Mutation(() => AsyncDeepCheckResponseNode, {
+    description: 'spec endpoint 12: starts the deep check as a job (or answers the one of the repository pending or running); its status and result at administrationJobStatus',
+  })
   async startDeepCheck(
     @Ctx() context: RequestContext,
     @Args(() => RepositoryKeyArgs) key: RepositoryKeyArgs,

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedFiles, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
+import { finishedJob } from '../../../test/helpers/conversion.js';
+import { textPdf } from '../../../test/helpers/pdf.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { deepCheck, type DeepCheckResult } from './deep-check.js';
 import { findDeepCheckReport, renderDeepCheckReport, reportsKeptPerRepository, saveDeepCheckReport } from './deep-check-reports.js';
@@ -163,17 +165,20 @@ describe('synchronous deep check (spec endpoint 11)', () => {
     expect(cutAfterUpload, 'a run cut off after its upload').toBe(true);
   });
 
-  it('two deep checks of the same repository at once: both ok, the repository as it was', { timeout: 180_000 }, async () => {
+  it('two deep checks of the same repository at once: one runs, the other is a 409 naming it; its result at A/jobs/status; the repository as it was', { timeout: 180_000 }, async () => {
     const before = await entriesOf('default');
     const answers = await Promise.all([
       adminGet('repository/deep-check/by-name', { repositoryName: 'default' }),
       adminGet('repository/deep-check/by-id', { repositoryId: 'svc.repository.default' }),
     ]);
-    for (const { status, body } of answers) {
-      expect(status).toBe(200);
-      expect(body.checkStatus, body.message).toBe('ok');
-    }
-    expect(answers[0]!.body._id).not.toBe(answers[1]!.body._id);
+    const ran = answers.find((answer) => answer.status === 200)!;
+    const refused = answers.find((answer) => answer.status === 409)!;
+    expect(ran.body.checkStatus, ran.body.message).toBe('ok');
+    expect(refused.body).toMatchObject({ reasonCode: 'conflict', message: expect.stringMatching(/^a deep check of repository 'default' is running \(job [0-9a-f-]{36}\)/) });
+    const jobId = refused.body.details.replace('jobId=', '');
+    const job = await finished(jobId);
+    expect(job.serviceRequestJob).toMatchObject({ conversionType: 'DEEP_CHECK', state: 'Done', requestTypeSignature: 'GET /v1/repository/deep-check' });
+    expect(JSON.parse(job.serviceRequestJob.serializedResult)).toMatchObject({ checkStatus: 'ok', reportId: ran.body._id });
     expect(await entriesOf('default')).toEqual(before);
   });
 
@@ -307,6 +312,20 @@ describe('asynchronous deep check (spec endpoint 12) and A/jobs/status', () => {
     expect(JSON.parse(second.serviceRequestJob.serializedResult)).toMatchObject({ checkStatus: 'ok' });
   });
 
+  it('while one is pending or running, a start answers its id (no new job) and a synchronous check is a 409 naming it', { timeout: 180_000 }, async () => {
+    const starts = await Promise.all(Array.from({ length: 3 }, () => adminGet('repository/async-deep-check/by-name', { repositoryName: 'second' })));
+    expect(starts.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    const [jobId] = new Set(starts.map((answer) => answer.body._id as string));
+    expect(starts.map((answer) => answer.body._id)).toEqual([jobId, jobId, jobId]);
+    const now = await adminGet('repository/deep-check/by-name', { repositoryName: 'second' });
+    expect(now).toMatchObject({ status: 409, body: { reasonCode: 'conflict', details: `jobId=${jobId}`, message: expect.stringContaining(`A/jobs/status?jobId=${jobId}`) } });
+    expect((await finished(jobId!)).state).toBe('Done');
+    // once it has ended, a start makes a new job
+    const again = await adminGet('repository/async-deep-check/by-name', { repositoryName: 'second' });
+    expect(again.body._id).not.toBe(jobId);
+    await finished(again.body._id);
+  });
+
   it('A/jobs/status: 404 for an unknown job and for a job of the content domain, 403 for a user, 401 without a session', async () => {
     expect((await adminGet('jobs/status', { jobId: 'nowhere' })).status).toBe(404);
     const content = await newContent(service, { name: 'to-convert.png', bytes: Buffer.from('not really a png') });
@@ -358,9 +377,32 @@ describe('GraphQL through the gateway', () => {
 describe('the asynchronous deep check in a worker of one job at a time (JOB_CONCURRENCY=1)', () => {
   let single: TestService;
   beforeAll(async () => {
-    single = await startTestService({ JOB_CONCURRENCY: '1', DEEP_CHECK_WAIT_MS: '10000' });
+    // the default wait (30 s) for the conversion and extraction a check waits for: generous on a loaded machine
+    single = await startTestService({ JOB_CONCURRENCY: '1' });
   }, 60_000);
   afterAll(() => single?.stop());
+
+  it('queued deep checks hold no slot: four repositories checked at once and a user’s conversion submitted after them all end well, the conversion before the last check', { timeout: 180_000 }, async () => {
+    const names = ['q1', 'q2', 'q3'];
+    for (const name of names) expect((await call(`${single.adminBase}/repository?sessionId=${single.adminSession}`, json('POST', { name }))).status).toBe(201);
+    const starts = await Promise.all(['default', ...names].map((name) => call(`${single.adminBase}/repository/async-deep-check/by-name?repositoryName=${name}&sessionId=${single.adminSession}`)));
+    expect(starts.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    const user = await single.createUserSession('queued-checks-user');
+    const content = await newContent(single, { name: 'users.pdf', bytes: textPdf(1), session: user });
+    const conversion = await call(`${single.contentBase}/convert/image?sessionId=${user}`, json('POST', { contentId: content.id, resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png' }));
+    expect(conversion.status).toBe(200);
+    const converted = (await finishedJob(single, conversion.body.jobId, { session: user }, 150_000)).serviceRequestJob;
+    expect(converted.state).toBe('Done');
+    const checks = await Promise.all(
+      ['default', ...names].map(async (name, i) => (await finishedJob(single, starts[i]!.body._id, { base: `${single.baseUrl}/api/v1/access.svc.content.${name}/v1` }, 150_000)).serviceRequestJob),
+    );
+    for (const check of checks) {
+      const result = JSON.parse(check.serializedResult);
+      expect(result.checkStatus, result.message).toBe('ok');
+    }
+    const lastCheckEnd = Math.max(...checks.map((check) => Date.parse(check.endTimestamp.replace('+0000', 'Z'))));
+    expect(Date.parse(converted.endTimestamp.replace('+0000', 'Z'))).toBeLessThan(lastCheckEnd);
+  });
 
   it('runs in a slot of its own: the conversion and extraction it waits for still run', { timeout: 120_000 }, async () => {
     const started = await call(`${single.adminBase}/repository/async-deep-check/by-name?repositoryName=default&sessionId=${single.adminSession}`);

@@ -6,7 +6,7 @@ import { durationOf, type JobRecord } from './records.js';
 @ObjectType('ServiceRequestJob', { description: 'the record of a background job: a conversion, a text extraction, a reindexing or an asynchronous deep check' })
 export class ServiceRequestJobNode {
   @Field(() => ID, { description: 'the job id (jobId)' }) id!: string;
-  @Field(() => ID, { nullable: true, description: 'the id of the job in the queue' }) conversionJobId!: string | null;
+  @Field(() => ID, { nullable: true, description: 'the queue job that runs or ran it; null while pending (queue jobs take records in turns)' }) conversionJobId!: string | null;
   @Field(() => String, { description: 'the kind of job: IMAGE, TEXT_EXTRACTION, REINDEX or DEEP_CHECK' }) conversionType!: string;
   @Field(() => String, { nullable: true, description: 'a reference to the session that started the job (never the session id)' }) clientSessionId!: string | null;
   @Field(() => String, { description: 'the user who started the job; (service) for text extraction' }) clientUsername!: string;
@@ -16,18 +16,18 @@ export class ServiceRequestJobNode {
   @Field(() => String, { nullable: true, description: 'conversion: the name of the result, <name>.<ext> (new contents of several pages add -<page>); null for other jobs' })
   targetName!: string | null;
   @Field(() => String, { nullable: true, description: 'conversion: NEW_CONTENT or CONTENT_REPRESENTATION; null for other jobs' }) resultAction!: string | null;
-  @Field(() => String, { description: 'pending, running, Done, panic (failed) or cancelled (reserved)' }) state!: string;
+  @Field(() => String, { description: 'pending, running, Done, panic (failed) or cancelled' }) state!: string;
   @Field(() => Float, { description: 'progress, 0 to 100 (100 when Done)' }) percentage!: number;
   @Field(() => Int, { description: 'queue priority: 0 normal, -10 text extraction and reindexing, -20 a conversion put back by LOW_PRIORITY' }) priority!: number;
-  @Field(() => Int, { description: 'how many times a worker started the job (more than 1 after a worker died or a LOW_PRIORITY requeue)' }) tries!: number;
+  @Field(() => Int, { description: 'how many times a worker started the job (more than 1 after a worker died, a LOW_PRIORITY requeue, or a text extraction that gave its turn up)' }) tries!: number;
   @Field(() => Boolean, { description: 'true until the job fails (panic)' }) revivable!: boolean;
   @Field(() => Date, { description: 'when the job was submitted' }) createdAt!: Date;
   @Field(() => Date, { nullable: true, description: 'when a worker first started the job; null while it has not' }) startTimestamp!: Date | null;
-  @Field(() => Date, { nullable: true, description: 'when the job ended (Done or panic); null until then' }) endTimestamp!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'when the job ended (Done, panic or cancelled); null until then' }) endTimestamp!: Date | null;
   @Field(() => Date, { description: "when the job's record last changed" }) lastStatusUpdate!: Date;
   @Field(() => Int, { description: 'ms from its submission to its end, or to now while it has not ended' }) duration!: number;
   @Field(() => String, { nullable: true, description: 'the worker (WORKER_NAME) that runs or ran the job; null before one took it' }) workerName!: string | null;
-  @Field(() => String, { nullable: true, description: 'why the job failed; null unless panic' }) errorMessage!: string | null;
+  @Field(() => String, { nullable: true, description: 'why the job failed (panic), or by whom it was cancelled (cancelled); null otherwise' }) errorMessage!: string | null;
   @Field(() => String, { nullable: true, description: "the failure's reason code, e.g. illegalArguments; null unless panic" }) reasonCode!: string | null;
   @Field(() => String, { nullable: true, description: 'the full stack of the error that ended the job; null unless panic' }) stackTrace!: string | null;
   @Field(() => String, { description: 'the content access of its repository: access.svc.content.<repository>' }) partition!: string;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
-import { JobFailure, JobQueue, jobPriority } from './queue.js';
-import { findJob, type JobRecord } from './records.js';
+import { JobCancelled, JobFailure, JobQueue, jobPriority } from './queue.js';
+import { findJob, markCancelled, type JobRecord } from './records.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -27,7 +27,7 @@ async function finished(jobId: string): Promise<JobRecord> {
   const until = Date.now() + 30_000;
   for (;;) {
     const job = await findJob(service.services.orm.em.fork(), jobId);
-    if (job && ['Done', 'panic'].includes(job.state)) return job;
+    if (job && ['Done', 'panic', 'cancelled'].includes(job.state)) return job;
     if (Date.now() > until) throw new Error(`job ${jobId} did not end: ${JSON.stringify(job)}`);
     await sleep(50);
   }
@@ -77,10 +77,10 @@ function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
   it('runs a job by name: record Done, percentage 100, result, several inputs kept', async () => {
     const submitted = await submit(`contract-echo-${backend}`, 'one');
     expect(submitted).toMatchObject({ contentIds: ['a', 'b'], inputFilenames: ['a.pdf', 'b.pdf'] });
-    // the record as it is once its queue id is written: a worker woken by the enqueue may have taken it by then (seen under load)
-    expect(['pending', 'running', 'Done']).toContain(submitted.state);
-    expect(submitted.queueJobId).toBeTruthy();
+    // the record as inserted: the queue job that takes it names itself then
+    expect(submitted).toMatchObject({ state: 'pending', queueJobId: null });
     const job = await finished(submitted.id);
+    expect(job.queueJobId).toBeTruthy();
     expect(job).toMatchObject({ state: 'Done', percentage: 100, tries: 1, workerName: `contract-${backend}`, serializedResult: { echoed: 'one', inputs: ['a.pdf', 'b.pdf'] } });
     expect(job.startTimestamp).toBeInstanceOf(Date);
     expect(job.endTimestamp!.getTime()).toBeGreaterThanOrEqual(job.startTimestamp!.getTime());
@@ -142,12 +142,82 @@ describe('stopping the queue', () => {
     const stopped = queue.stop();
     queue.submitCoalesced('second', 60_000, job); // asked for while stopping: dropped
     await stopped;
-    const records = await service.services.orm.em
-      .fork()
-      .getConnection()
-      .execute<{ queue_job_id: string | null }[]>(`select queue_job_id from service_job where serialized_request->>'label' = ?`, [label]);
-    // one record, queued whole (its queue job written) before the queue's connections closed
+    const connection = service.services.orm.em.fork().getConnection();
+    const records = await connection.execute(`select id from service_job where serialized_request->>'label' = ?`, [label]);
+    const queued = await connection.execute(`select id from agenda_jobs where name = 'coalesced-stopping'`);
+    // one record, queued whole (its queue job saved) before the queue's connections closed
     expect(records).toHaveLength(1);
-    expect(records[0]!.queue_job_id).toBeTruthy();
+    expect(queued).toHaveLength(1);
+  });
+});
+
+describe('queue jobs, locks and cancellation (one job at a time, a lock lifetime of 1 s)', () => {
+  let queue: JobQueue;
+  const runs = new Map<string, number>();
+  let release: () => void = () => undefined;
+  let released = new Promise<void>((resolve) => (release = resolve));
+  let stopped: { reason: string; store: string } | undefined;
+  const submit = (jobName: string, label: string) => queue.submit(service.services.orm.em.fork(), labelledJob(jobName, label));
+  const lockedQueueJobs = async (name: string) =>
+    (await service.services.orm.em.fork().getConnection().execute<{ n: number }[]>(`select count(*)::int as n from agenda_jobs where name = ? and locked_at is not null`, [name]))[0]!.n;
+
+  beforeAll(async () => {
+    const config = { ...service.config, WORKER_NAME: 'locks', JOB_CONCURRENCY: 1, JOB_LOCK_LIFETIME_MS: 1000, JOB_POLL_MS: 200 };
+    queue = new JobQueue(config, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
+    const counted = (run: { record: JobRecord }) => runs.set(run.record.id, (runs.get(run.record.id) ?? 0) + 1);
+    queue.define('held', async (run) => {
+      counted(run);
+      await released;
+      return { result: {} };
+    });
+    queue.define('long', async (run) => {
+      counted(run);
+      await sleep(3_500);
+      return { result: {} };
+    });
+    queue.define('stoppable', async (run) => {
+      counted(run);
+      // as a render process is killed: the run ends when the job is cancelled
+      await new Promise((resolve) => run.signal.addEventListener('abort', resolve, { once: true }));
+      // nothing is stored for it any more
+      const store = await run.whileRunning(async () => 'stored').catch((error: unknown) => (error instanceof JobCancelled ? 'refused' : String(error)));
+      stopped = { reason: run.signal.reason instanceof JobCancelled ? 'JobCancelled' : String(run.signal.reason), store };
+      return { result: { stored: true } };
+    });
+    // a kind in a slot of its own beside JOB_CONCURRENCY (as the deep check): the process may lock two queue jobs
+    queue.define('waits', async () => ({ result: {} }), { waitsForJobs: true });
+    await queue.start();
+  });
+  afterAll(() => queue?.stop());
+
+  it('a kind never locks more queue jobs than it runs: the ones waiting for the slot hold no lock, and each job runs once', { timeout: 30_000 }, async () => {
+    const jobs = await Promise.all(['a', 'b', 'c'].map((label) => submit('held', label)));
+    for (const until = Date.now() + 10_000; !(await Promise.all(jobs.map((job) => findJob(service.services.orm.em.fork(), job.id)))).some((job) => job?.state === 'running'); await sleep(50)) {
+      expect(Date.now()).toBeLessThan(until);
+    }
+    // longer than the lock lifetime, and several polls
+    await sleep(1_500);
+    expect(await lockedQueueJobs('held')).toBe(1);
+    release();
+    const ended = await Promise.all(jobs.map((job) => finished(job.id)));
+    expect(ended.map((job) => [job.state, job.tries])).toEqual([['Done', 1], ['Done', 1], ['Done', 1]]);
+    expect(jobs.map((job) => runs.get(job.id))).toEqual([1, 1, 1]);
+    released = new Promise<void>((resolve) => (release = resolve));
+  });
+
+  it('a job running longer than the lock lifetime keeps its lock: it runs once', { timeout: 30_000 }, async () => {
+    const job = await submit('long', 'long');
+    expect(await finished(job.id)).toMatchObject({ state: 'Done', tries: 1 });
+    expect(runs.get(job.id)).toBe(1);
+  });
+
+  it('a running job cancelled: its signal aborts with JobCancelled, a store is refused, and the record stays cancelled', { timeout: 30_000 }, async () => {
+    const job = await submit('stoppable', 'stop me');
+    for (const until = Date.now() + 10_000; (await findJob(service.services.orm.em.fork(), job.id))?.state !== 'running'; await sleep(50)) expect(Date.now()).toBeLessThan(until);
+    expect(await markCancelled(service.services.orm.em.fork(), job.id, 'cancelled by a test')).toMatchObject({ state: 'cancelled' });
+    // the handler returns a result after the cancellation: it is not kept
+    for (const until = Date.now() + 10_000; (await lockedQueueJobs('stoppable')) > 0; await sleep(50)) expect(Date.now()).toBeLessThan(until);
+    expect(await findJob(service.services.orm.em.fork(), job.id)).toMatchObject({ state: 'cancelled', errorMessage: 'cancelled by a test', serializedResult: null });
+    expect(stopped).toEqual({ reason: 'JobCancelled', store: 'refused' });
   });
 });

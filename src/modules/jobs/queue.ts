@@ -12,7 +12,20 @@ import { withStatementTimeout } from '../../db/statement-timeout.js';
 import { withProjectPaths } from '../../paths.js';
 import { isStatementTimeout } from '../../errors.js';
 import { JobChanges } from './changes.js';
-import { completeJob, failJob, insertJob, recordQueueJob, reportProgress, requeueJob, startJob, type JobRecord, type NewJob } from './records.js';
+import {
+  claimJob,
+  completeJob,
+  failJob,
+  findJob,
+  holdRunning,
+  insertBoundedJob,
+  insertExclusiveJob,
+  insertJob,
+  reportProgress,
+  requeueJob,
+  type JobRecord,
+  type NewJob,
+} from './records.js';
 
 /** Agenda's priorities (its named levels: lowest -20, low -10, normal 0). */
 export const jobPriority = { normal: 0, low: -10, lowest: -20 } as const;
@@ -24,11 +37,30 @@ export interface JobRun {
   em: EntityManager;
   /** saves the percentage (0–100) in the job record and touches the queue's lock */
   progress(percentage: number): Promise<void>;
+  /** aborted when the job is cancelled (its reason a JobCancelled): a handler stops what it runs (a child process) */
+  signal: AbortSignal;
+  /**
+   * Stores a result of the job (a page, a new content) in a transaction that holds the job's record:
+   * refused with JobCancelled once the job is cancelled, and a cancellation waits for a store under
+   * way, so that nothing of a job is stored after its cancellation answered.
+   */
+  whileRunning<T>(store: (em: EntityManager) => Promise<T>): Promise<T>;
 }
 
-/** How a run ended: with a result (state Done) or back in the queue with another priority. A thrown error is state panic. */
-export type JobOutcome = { result: Record<string, unknown> } | { requeue: { priority: number; note: Record<string, unknown> } };
+/**
+ * How a run ended: with a result (state Done) or back in the queue — with another priority, or as it
+ * is when it gave its turn up to other owners' jobs. A thrown error is state panic.
+ */
+export type JobOutcome = { result: Record<string, unknown> } | { requeue: { priority?: number; note?: Record<string, unknown> } };
 export type JobHandler = (run: JobRun) => Promise<JobOutcome>;
+
+/** The job was cancelled while it ran: its run ends, and its record stays `cancelled`. */
+export class JobCancelled extends Error {
+  constructor(jobId: string) {
+    super(`job '${jobId}' was cancelled`);
+    this.name = 'JobCancelled';
+  }
+}
 
 /** A failure whose reason code and message the job record keeps as they are (DESIGN §7). */
 export class JobFailure extends Error {
@@ -50,7 +82,7 @@ export const statementTimedOut = (config: Config, what = 'a database statement o
  * shown (`<cache storage>/.tmp/…`): a library's message (vips, pdfjs) may quote a path; the project's
  * files are named relative to its root (`dist/workers/…`), not where it is installed.
  */
-function failureOf(error: unknown, config: Config): { reasonCode: string; errorMessage: string; stackTrace: string } {
+export function failureOf(error: unknown, config: Config): { reasonCode: string; errorMessage: string; stackTrace: string } {
   const e = error instanceof Error ? error : new Error(String(error));
   // a JobFailure, a ServiceError or a domain error (LimitExceeded…) names its reason code
   const named = (e as { reasonCode?: unknown }).reasonCode;
@@ -64,18 +96,24 @@ function failureOf(error: unknown, config: Config): { reasonCode: string; errorM
   return { reasonCode, errorMessage: withoutFolders(e.message), stackTrace: withoutFolders(e.stack ?? `${e.name}: ${e.message}`) };
 }
 
-interface QueueData {
-  jobId: string;
-}
+/** Seconds a client refused for having JOB_MAX_PENDING_PER_USER jobs queued is asked to wait (`Retry-After`). */
+export const pendingRetryAfterSeconds = 10;
 
 /**
- * The job system of every background capability (conversion now, text extraction and reindexing
- * later): jobs are defined by name with a handler; the job record (`service_job`) is what clients see,
- * Agenda 6 is the queue. Agenda runs on its Postgres backend in the service's database (LISTEN/NOTIFY
- * wakes workers at once) or, when MONGODB_URL is set, on its MongoDB backend; the handlers are the same.
+ * The job system of every background capability (conversion, text extraction, reindexing, the
+ * asynchronous deep check): jobs are defined by name with a handler; the job record (`service_job`) is
+ * what clients see, Agenda 6 is the queue. Agenda runs on its Postgres backend in the service's database
+ * (LISTEN/NOTIFY wakes workers at once) or, when MONGODB_URL is set, on its MongoDB backend; the
+ * handlers are the same.
+ *
+ * Turns: a queue job carries no job of its own. Each submission queues one, and when a worker runs it,
+ * it takes the pending record of its kind whose owner's turn is the oldest (`claimJob`): one user's 500
+ * queued jobs take turns with another user's one. Queue jobs are interchangeable; one whose record was
+ * cancelled meanwhile takes another, or none.
  *
  * At-least-once: a worker that dies leaves its queue lock to expire (JOB_LOCK_LIFETIME_MS; running jobs
- * touch it every third of that), another worker takes the job over and `tries` counts the start.
+ * touch it every third of that), another worker runs the queue job again, which takes the record it ran
+ * before, and `tries` counts the start.
  */
 export class JobQueue {
   readonly workerName: string;
@@ -144,9 +182,15 @@ export class JobQueue {
       this.ownSlots += 1;
       this.agenda.maxConcurrency(this.config.JOB_CONCURRENCY + this.ownSlots).lockLimit(this.config.JOB_CONCURRENCY + this.ownSlots);
     }
+    const concurrency = options.waitsForJobs ? 1 : this.config.JOB_CONCURRENCY;
     // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
-    this.agenda.define<QueueData>(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, handler)), {
-      concurrency: options.waitsForJobs ? 1 : this.config.JOB_CONCURRENCY,
+    this.agenda.define(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, name, handler)), {
+      concurrency,
+      // Agenda locks up to lockLimit queue jobs of a kind ahead of their run (0: up to the process's limit).
+      // A job locked while it waits for a slot holds a slot of the process's limit that the jobs it waits
+      // for need (queued deep checks blocked every conversion), and its lock is not renewed: it expires
+      // and the job is taken again. So a kind never locks more than it can run at once.
+      lockLimit: concurrency,
       lockLifetime: this.config.JOB_LOCK_LIFETIME_MS,
     });
   }
@@ -154,11 +198,43 @@ export class JobQueue {
   /**
    * Records a job and queues it. Every process that submits must have started the queue: only a
    * started Agenda announces new jobs to the workers (NOTIFY); without it they find them only by polling.
+   * `bounded`: refused with a 429 when its client has JOB_MAX_PENDING_PER_USER jobs pending.
    */
-  async submit(em: EntityManager, job: NewJob): Promise<JobRecord> {
-    const record = await insertJob(em, job);
-    const queued = await this.enqueue(job.jobName, record.id, record.priority);
-    return (await recordQueueJob(em, record.id, queued)) ?? record;
+  async submit(em: EntityManager, job: NewJob, options: { bounded?: boolean } = {}): Promise<JobRecord> {
+    const record = options.bounded
+      ? await insertBoundedJob(em, job, this.config.JOB_MAX_PENDING_PER_USER, pendingRetryAfterSeconds)
+      : await insertJob(em, job);
+    return this.queue(em, record);
+  }
+
+  /**
+   * Submits a job unless a job of its exclusive key is pending or running: answers that one then
+   * (`submitted` false), so that calls made while it is active make no new job. For one still pending,
+   * a queue job is added all the same (usually one too many, which takes nothing): its submitter may have
+   * died between the record and its queue job, and it would hold the key unrun.
+   */
+  async submitExclusive(em: EntityManager, job: NewJob & { exclusiveKey: string }): Promise<{ record: JobRecord; submitted: boolean }> {
+    const { record, inserted } = await insertExclusiveJob(em, job);
+    if (inserted) await this.queue(em, record);
+    else if (record.state === 'pending') await this.enqueue(record.jobName);
+    return { record, submitted: inserted };
+  }
+
+  /**
+   * Queues a job for a new record (it names the queue job that runs it when one takes it: the submitter
+   * writes nothing more to it, so a worker taking it at once never finds it locked). When the queue
+   * refuses, the record ends in panic: pending without a queue job, it would wait for another's.
+   */
+  private async queue(em: EntityManager, record: JobRecord): Promise<JobRecord> {
+    try {
+      await this.enqueue(record.jobName);
+      return record;
+    } catch (error) {
+      await failJob(em, record.id, failureOf(error, this.config)).catch((unrecorded: unknown) =>
+        this.logger.warn({ err: unrecorded, jobId: record.id }, 'a job the queue refused is left pending'),
+      );
+      throw error;
+    }
   }
 
   /**
@@ -190,27 +266,29 @@ export class JobQueue {
     }
   }
 
-  private async enqueue(name: string, jobId: string, priority: number): Promise<string> {
-    const job = this.agenda.create<QueueData>(name, { jobId });
-    job.priority(priority);
-    await job.save();
-    return String(job.attrs._id);
+  /** A queue job of kind `name`: when it runs, it takes the record whose turn it is (`claimJob`). */
+  private async enqueue(name: string): Promise<void> {
+    await this.agenda.create(name, {}).save();
   }
 
-  private async run(job: Job<QueueData>, handler: JobHandler): Promise<void> {
+  private async run(queueJob: Job, name: string, handler: JobHandler): Promise<void> {
     const em = this.orm.em.fork() as EntityManager;
-    const { jobId } = job.attrs.data;
-    const record = await startJob(em, jobId, this.workerName);
-    if (!record) return; // it ended meanwhile (a run after a worker's death that had finished it)
-    const log = this.logger.child({ jobId, job: record.jobName, tries: record.tries });
+    const record = await claimJob(em, name, String(queueJob.attrs._id), this.workerName);
+    // none pending: the record it was queued for was cancelled, or another queue job took it first
+    if (!record) return;
+    const jobId = record.id;
+    const log = this.logger.child({ jobId, job: record.jobName, owner: record.owner, tries: record.tries });
     log.info('job started');
+    const cancellation = new AbortController();
+    const stopWatching = await this.watchCancellation(jobId, cancellation, log);
     let percentage = record.percentage;
-    const touch = () => job.touch(percentage).catch((error: unknown) => log.warn({ err: error }, 'job lock not renewed'));
+    const touch = () => queueJob.touch(percentage).catch((error: unknown) => log.warn({ err: error }, 'job lock not renewed'));
     const heartbeat = setInterval(touch, Math.floor(this.config.JOB_LOCK_LIFETIME_MS / 3));
     try {
       const outcome = await handler({
         record,
         em,
+        signal: cancellation.signal,
         progress: async (value) => {
           const rounded = Math.round(value * 10) / 10;
           if (rounded === percentage) return;
@@ -219,23 +297,61 @@ export class JobQueue {
           // the heartbeat, so a page of progress costs one write, not two
           await reportProgress(em, jobId, rounded);
         },
+        whileRunning: (store) =>
+          em.transactional(async (tx) => {
+            if (!(await holdRunning(tx as EntityManager, jobId))) throw new JobCancelled(jobId);
+            return store(tx as EntityManager);
+          }),
       });
+      // a job cancelled meanwhile keeps its record as the cancellation left it
       if ('requeue' in outcome) {
-        await requeueJob(em, jobId, outcome.requeue.priority, outcome.requeue.note);
-        // the run goes on as a new queue job: the record names it (conversionJobId), not the one that ends now
-        await recordQueueJob(em, jobId, await this.enqueue(record.jobName, jobId, outcome.requeue.priority));
-        log.info({ priority: outcome.requeue.priority }, 'job requeued');
-      } else {
-        await completeJob(em, jobId, outcome.result);
-        log.info('job done');
-      }
+        if (await requeueJob(em, jobId, outcome.requeue.priority, outcome.requeue.note)) {
+          await this.enqueue(record.jobName);
+          log.info({ priority: outcome.requeue.priority }, 'job requeued');
+        } else log.info('job cancelled');
+      } else if (await completeJob(em, jobId, outcome.result)) log.info('job done');
+      else log.info('job cancelled');
     } catch (error) {
-      const failure = failureOf(isStatementTimeout(error) ? statementTimedOut(this.config) : error, this.config);
-      await failJob(em, jobId, failure);
-      log.info({ reasonCode: failure.reasonCode, message: failure.errorMessage }, 'job failed');
+      if (cancellation.signal.aborted || error instanceof JobCancelled) log.info('job cancelled');
+      else {
+        const failure = failureOf(isStatementTimeout(error) ? statementTimedOut(this.config) : error, this.config);
+        await failJob(em, jobId, failure);
+        log.info({ reasonCode: failure.reasonCode, message: failure.errorMessage }, 'job failed');
+      }
     } finally {
       clearInterval(heartbeat);
+      await stopWatching();
     }
+  }
+
+  /**
+   * Aborts `cancellation` when the job's record turns `cancelled` (announced by whichever process
+   * cancelled it); answers how to stop watching. Without the announcements (the listener cannot
+   * connect) the job still stops at its next store (`whileRunning`).
+   */
+  private async watchCancellation(jobId: string, cancellation: AbortController, log: Logger): Promise<() => Promise<void>> {
+    let changes: Awaited<ReturnType<JobChanges['watch']>>;
+    try {
+      changes = await this.changes.watch(jobId);
+    } catch (error) {
+      log.warn({ err: error }, 'the cancellation of the job is not listened for');
+      return async () => undefined;
+    }
+    const cancelled = async () => (await findJob(this.orm.em.fork() as EntityManager, jobId))?.state === 'cancelled';
+    void (async () => {
+      // a cancellation made before listening began is in the record
+      if (await cancelled()) return cancellation.abort(new JobCancelled(jobId));
+      for (;;) {
+        const next = await changes.next();
+        if (next.done) return;
+        // a change without a state: the listener reconnected, and changes may have been missed
+        const state = next.value.state ?? ((await cancelled()) ? 'cancelled' : undefined);
+        if (state === 'cancelled') return cancellation.abort(new JobCancelled(jobId));
+      }
+    })().catch((error: unknown) => log.warn({ err: error }, 'listening for the cancellation of the job failed'));
+    return async () => {
+      await changes.return?.();
+    };
   }
 
   /** For the connection check: the queue is started here and its backend answers. */

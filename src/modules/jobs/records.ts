@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notFound } from '../../errors.js';
+import { notFound, ServiceError } from '../../errors.js';
 
 export type JobState = 'pending' | 'running' | 'Done' | 'panic' | 'cancelled';
 export const jobStates: readonly JobState[] = ['pending', 'running', 'Done', 'panic', 'cancelled'];
@@ -16,6 +16,10 @@ export interface JobRecord {
   clientSessionId: string | null;
   clientUsername: string;
   clientRoles: string[];
+  /** whose turn the job takes in the queue: its client; for a text extraction, the uploader of its texts */
+  owner: string;
+  /** jobs of one key are pending or running one at a time (a repository's reindex, its deep check) */
+  exclusiveKey: string | null;
   contentIds: string[];
   inputFilenames: string[];
   displayFilename: string | null;
@@ -44,12 +48,17 @@ export interface JobRecord {
 }
 
 export type NewJob = Pick<JobRecord, 'repositoryId' | 'jobName' | 'conversionType' | 'clientUsername' | 'clientRoles' | 'contentIds' | 'inputFilenames' | 'partition' | 'serializedRequest'> &
-  Partial<Pick<JobRecord, 'clientSessionId' | 'displayFilename' | 'targetName' | 'resultAction' | 'priority' | 'requestSelectiveInformation' | 'requestTypeShortName' | 'requestTypeSignature'>>;
+  Partial<
+    Pick<
+      JobRecord,
+      'owner' | 'exclusiveKey' | 'clientSessionId' | 'displayFilename' | 'targetName' | 'resultAction' | 'priority' | 'requestSelectiveInformation' | 'requestTypeShortName' | 'requestTypeSignature'
+    >
+  >;
 
 /** Channel of Postgres NOTIFY with `{id, state, percentage}` of a job whose record changed (read by every process). */
 export const jobChangesChannel = 'service_job_changes';
 
-const columns = `id, repository_id, job_name, conversion_type, queue_job_id, client_session_id, client_username, client_roles,
+const columns = `id, repository_id, job_name, conversion_type, queue_job_id, client_session_id, client_username, client_roles, owner, exclusive_key,
   content_ids, input_filenames, display_filename, target_name, result_action, state, percentage, priority, tries, revivable,
   created_at, start_timestamp, end_timestamp, last_status_update, worker_name, error_message, reason_code, stack_trace,
   partition, request_selective_information, request_type_short_name, request_type_signature, serialized_request,
@@ -64,6 +73,8 @@ const toRecord = (row: Record<string, any>): JobRecord => ({
   clientSessionId: row.client_session_id,
   clientUsername: row.client_username,
   clientRoles: row.client_roles,
+  owner: row.owner,
+  exclusiveKey: row.exclusive_key,
   contentIds: row.content_ids,
   inputFilenames: row.input_filenames,
   displayFilename: row.display_filename,
@@ -92,31 +103,38 @@ const toRecord = (row: Record<string, any>): JobRecord => ({
 });
 
 /**
- * Changes one job record and announces it (NOTIFY, delivered at commit) in one statement: every change
- * of state or percentage reaches subscribers in any process. Returns the record after the change, or
- * undefined when `where` excluded it.
+ * Changes job records and announces each change (NOTIFY, delivered at commit) in one statement: every
+ * change of state or percentage reaches subscribers in any process. Returns the records after the change.
  */
-async function changeJob(em: EntityManager, id: string, assignments: string, parameters: unknown[], where = 'true'): Promise<JobRecord | undefined> {
+async function changeJobs(em: EntityManager, assignments: string, parameters: unknown[], where: string, whereParameters: unknown[]): Promise<JobRecord[]> {
   const rows: Record<string, any>[] = await em.execute(
     `with changed as (
-       update service_job set ${assignments}, last_status_update = clock_timestamp() where id = ? and (${where}) returning ${columns})
+       update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${columns})
      select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
        from changed`,
-    [...parameters, id],
+    [...parameters, ...whereParameters],
   );
-  return rows[0] ? toRecord(rows[0]) : undefined;
+  return rows.map(toRecord);
+}
+
+/** Changes one job record (see changeJobs); undefined when `where` excluded it. */
+async function changeJob(em: EntityManager, id: string, assignments: string, parameters: unknown[], where = 'true'): Promise<JobRecord | undefined> {
+  return (await changeJobs(em, assignments, parameters, `id = ? and (${where})`, [id]))[0];
 }
 
 /** A text[] from a JSON array parameter (the driver would spread a JS array into several parameters). */
 const textArray = 'array(select jsonb_array_elements_text(?::jsonb))';
 
-export async function insertJob(em: EntityManager, job: NewJob): Promise<JobRecord> {
-  const rows: Record<string, any>[] = await em.execute(
-    `insert into service_job (id, repository_id, job_name, conversion_type, client_session_id, client_username, client_roles,
+/** The insert of a new record, pending — or running on `runningOn` (a run that is not queued: the synchronous deep check). */
+function insertion(job: NewJob, runningOn?: string): { sql: string; parameters: unknown[] } {
+  return {
+    sql: `insert into service_job (id, repository_id, job_name, conversion_type, client_session_id, client_username, client_roles, owner, exclusive_key,
        content_ids, input_filenames, display_filename, target_name, result_action, priority, partition,
-       request_selective_information, request_type_short_name, request_type_signature, serialized_request)
-     values (?, ?, ?, ?, ?, ?, ${textArray}, ${textArray}, ${textArray}, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb) returning ${columns}`,
-    [
+       request_selective_information, request_type_short_name, request_type_signature, serialized_request,
+       state, tries, worker_name, start_timestamp)
+     values (?, ?, ?, ?, ?, ?, ${textArray}, ?, ?, ${textArray}, ${textArray}, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb,
+       ?, ?, ?, case when ?::boolean then clock_timestamp() end)`,
+    parameters: [
       randomUUID(),
       job.repositoryId,
       job.jobName,
@@ -124,6 +142,8 @@ export async function insertJob(em: EntityManager, job: NewJob): Promise<JobReco
       job.clientSessionId ?? null,
       job.clientUsername,
       JSON.stringify(job.clientRoles),
+      job.owner ?? job.clientUsername,
+      job.exclusiveKey ?? null,
       JSON.stringify(job.contentIds),
       JSON.stringify(job.inputFilenames),
       job.displayFilename ?? null,
@@ -135,10 +155,83 @@ export async function insertJob(em: EntityManager, job: NewJob): Promise<JobReco
       job.requestTypeShortName ?? null,
       job.requestTypeSignature ?? null,
       JSON.stringify(job.serializedRequest),
+      runningOn ? 'running' : 'pending',
+      runningOn ? 1 : 0,
+      runningOn ?? null,
+      runningOn !== undefined,
     ],
-  );
+  };
+}
+
+export async function insertJob(em: EntityManager, job: NewJob): Promise<JobRecord> {
+  const { sql, parameters } = insertion(job);
+  const rows: Record<string, any>[] = await em.execute(`${sql} returning ${columns}`, parameters);
   return toRecord(rows[0]!);
 }
+
+/** The class of the two-key advisory lock on a user's pending jobs (entries/chronicles.ts has 1 and 2). */
+const pendingJobsLockClass = 3;
+
+/**
+ * Inserts the job unless its client has `maxPending` jobs pending already: then a 429 with `Retry-After`
+ * (`retryAfterSeconds`). Submissions of one client are counted one after another (an advisory lock on
+ * the client's name), so concurrent ones cannot pass the bound together.
+ */
+export async function insertBoundedJob(em: EntityManager, job: NewJob, maxPending: number, retryAfterSeconds: number): Promise<JobRecord> {
+  return em.transactional(async (tx) => {
+    await tx.execute(`select pg_advisory_xact_lock(?, hashtext(?))`, [pendingJobsLockClass, job.clientUsername]);
+    const [{ pending }] = await tx.execute<[{ pending: number }]>(`select count(*)::int as pending from service_job where client_username = ? and state = 'pending'`, [
+      job.clientUsername,
+    ]);
+    if (pending >= maxPending) {
+      throw new ServiceError(
+        'tooManyRequests',
+        `${job.clientUsername} has ${pending} jobs queued, the most one user may have (JOB_MAX_PENDING_PER_USER): retry when some have started, or cancel some (POST C/jobs/cancel)`,
+        undefined,
+        retryAfterSeconds,
+      );
+    }
+    return insertJob(tx as EntityManager, job);
+  });
+}
+
+/**
+ * Inserts the job unless a job of its exclusive key is pending or running (the unique index
+ * `service_job_exclusive_idx` decides, so concurrent submissions make one): answers that one then.
+ * `runningOn`: the record is inserted running on that worker (a run that is not queued).
+ */
+export async function insertExclusiveJob(
+  em: EntityManager,
+  job: NewJob & { exclusiveKey: string },
+  runningOn?: string,
+): Promise<{ record: JobRecord; inserted: boolean }> {
+  const { sql, parameters } = insertion(job, runningOn);
+  // the active one may end between the insert and the read: then the insert goes through the next time
+  for (;;) {
+    const [inserted] = await em.execute<Record<string, any>[]>(
+      `${sql} on conflict (exclusive_key) where state in ('pending', 'running') do nothing returning ${columns}`,
+      parameters,
+    );
+    if (inserted) return { record: toRecord(inserted), inserted: true };
+    const [active] = await em.execute<Record<string, any>[]>(`select ${columns} from service_job where exclusive_key = ? and state in ('pending', 'running')`, [
+      job.exclusiveKey,
+    ]);
+    if (active) return { record: toRecord(active), inserted: false };
+  }
+}
+
+/**
+ * Ends in `panic` a run of `exclusiveKey` that is not queued (inserted running by `insertExclusiveJob`)
+ * and has not changed for `olderThanMs`: its process died before it ended it, and it would keep the key.
+ */
+export const failAbandonedRun = (em: EntityManager, exclusiveKey: string, olderThanMs: number) =>
+  changeJobs(
+    em,
+    `state = 'panic', reason_code = 'internal', error_message = 'the process running it ended before the job did', end_timestamp = clock_timestamp(), revivable = false`,
+    [],
+    `exclusive_key = ? and state = 'running' and queue_job_id is null and last_status_update < clock_timestamp() - (? * interval '1 millisecond')`,
+    [exclusiveKey, olderThanMs],
+  );
 
 export async function findJob(em: EntityManager, id: string): Promise<JobRecord | undefined> {
   const rows: Record<string, any>[] = await em.execute(`select ${columns} from service_job where id = ?`, [id]);
@@ -166,24 +259,76 @@ export async function listJobs(
   return { count: (counted[0] as { count: number }).count, entries: (rows as Record<string, any>[]).map(toRecord) };
 }
 
-export const recordQueueJob = (em: EntityManager, id: string, queueJobId: string) => changeJob(em, id, 'queue_job_id = ?', [queueJobId]);
-
-/** A worker takes the job (again, after a worker died: `tries` counts every start). Undefined when it already ended. */
-export const startJob = (em: EntityManager, id: string, workerName: string) =>
-  changeJob(
-    em,
-    id,
-    `state = 'running', tries = tries + 1, worker_name = ?, start_timestamp = coalesce(start_timestamp, clock_timestamp())`,
-    [workerName],
-    `state in ('pending', 'running')`,
+/**
+ * The queue job `queueJobId` (of kind `jobName`) takes a job for the worker `workerName`: the job it ran
+ * before when it runs again (its worker died: the queue lock expired), else the pending job whose
+ * owner's turn is the oldest (`job_turn`: an owner who never had one first), the highest priority
+ * first; the owner's turn is now. `tries` counts every start. Undefined when there is none. Records
+ * locked by another statement are skipped: only claims (and cancellations) lock pending records, so a
+ * record skipped is being taken by another queue job (or leaves the queue).
+ */
+export async function claimJob(em: EntityManager, jobName: string, queueJobId: string, workerName: string): Promise<JobRecord | undefined> {
+  const rows: Record<string, any>[] = await em.execute(
+    `with resumed as (
+       select id from service_job where queue_job_id = ? and state = 'running' and job_name = ?),
+     picked as (
+       select j.id, j.owner from service_job j left join job_turn t on t.job_name = j.job_name and t.owner = j.owner
+        where j.job_name = ? and j.state = 'pending' and not exists (select 1 from resumed)
+        order by j.priority desc, t.last_turn_at nulls first, j.created_at, j.id
+        limit 1 for update of j skip locked),
+     turn as (
+       insert into job_turn (job_name, owner, last_turn_at) select ?, owner, clock_timestamp() from picked
+       on conflict (job_name, owner) do update set last_turn_at = excluded.last_turn_at),
+     changed as (
+       update service_job set state = 'running', tries = tries + 1, worker_name = ?, queue_job_id = ?,
+              start_timestamp = coalesce(start_timestamp, clock_timestamp()), last_status_update = clock_timestamp()
+        where id = (select id from resumed union all select id from picked limit 1) and state in ('pending', 'running') returning ${columns})
+     select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
+       from changed`,
+    [queueJobId, jobName, jobName, jobName, workerName, queueJobId],
   );
+  return rows[0] ? toRecord(rows[0]) : undefined;
+}
+
+/**
+ * Whether a job of kind `jobName` of an owner other than `owner` waits for a slot: a job that works
+ * through many items (text extraction) then gives its slot up after its turn.
+ */
+export async function othersWaiting(em: EntityManager, jobName: string, owner: string): Promise<boolean> {
+  const rows = await em.execute(`select 1 from service_job where job_name = ? and state = 'pending' and owner <> ? limit 1`, [jobName, owner]);
+  return rows.length > 0;
+}
+
+/**
+ * Reads the job's state while holding its record (`for share`) for the rest of the transaction `em` is
+ * in: a cancellation (which updates the record) waits for that transaction, so what it stores after
+ * this check is stored before the cancellation, or not at all. Answers whether the job is running.
+ */
+export async function holdRunning(em: EntityManager, id: string): Promise<boolean> {
+  const [row] = await em.execute<{ state: JobState }[]>(`select state from service_job where id = ? for share`, [id]);
+  return row?.state === 'running';
+}
+
+/** Cancels a pending or running job, saying why (`errorMessage`); undefined when it had ended. */
+export const markCancelled = (em: EntityManager, id: string, why: string) =>
+  changeJob(em, id, `state = 'cancelled', error_message = ?, end_timestamp = clock_timestamp()`, [why], `state in ('pending', 'running')`);
+
+/** Cancels every pending or running job of a client (its user is deleted), in `em`'s transaction. */
+export const markClientJobsCancelled = (em: EntityManager, clientUsername: string, why: string) =>
+  changeJobs(em, `state = 'cancelled', error_message = ?, end_timestamp = clock_timestamp()`, [why], `client_username = ? and state in ('pending', 'running')`, [clientUsername]);
 
 export const reportProgress = (em: EntityManager, id: string, percentage: number) =>
   changeJob(em, id, 'percentage = ?', [Math.max(0, Math.min(100, percentage))], `state = 'running'`);
 
-/** The job goes back to the queue with another priority (LOW_PRIORITY strategy). */
-export const requeueJob = (em: EntityManager, id: string, priority: number, note: Record<string, unknown>) =>
-  changeJob(em, id, `state = 'pending', priority = ?, serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`, [priority, JSON.stringify(note)]);
+/** The running job goes back to the queue: with another priority (LOW_PRIORITY strategy), or as it is (it gave its turn up). */
+export const requeueJob = (em: EntityManager, id: string, priority: number | undefined, note: Record<string, unknown> | undefined) =>
+  changeJob(
+    em,
+    id,
+    `state = 'pending', priority = coalesce(?, priority), serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`,
+    [priority ?? null, JSON.stringify(note ?? {})],
+    `state = 'running'`,
+  );
 
 export const completeJob = (em: EntityManager, id: string, result: Record<string, unknown>) =>
   changeJob(
@@ -221,7 +366,7 @@ export const saveLowlevelRequest = (em: EntityManager, id: string, request: Reco
 
 /** Saves a partial result (pages done so far), so that a retried job does not redo or duplicate them. */
 export const saveJobResult = (em: EntityManager, id: string, result: Record<string, unknown>) =>
-  changeJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)]);
+  changeJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)], `state = 'running'`);
 
 /** Duration of a job: from its creation to its end (or to now while it runs). */
 export const durationOf = (job: JobRecord) => (job.endTimestamp ?? new Date()).getTime() - job.createdAt.getTime();

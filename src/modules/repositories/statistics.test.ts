@@ -131,8 +131,8 @@ describe('GET A/repository/statistics (spec endpoint 13)', () => {
     // a text extraction that failed is not a failed conversion
     await sql(
       service,
-      `insert into service_job (id, repository_id, job_name, conversion_type, client_username, partition, state)
-       values ('statistics-test-failed-extraction', 'svc.repository.default', 'extractText', 'TEXT', 'admin', 'access.svc.content.default', 'panic')`,
+      `insert into service_job (id, repository_id, job_name, conversion_type, client_username, owner, partition, state)
+       values ('statistics-test-failed-extraction', 'svc.repository.default', 'extractText', 'TEXT', 'admin', 'admin', 'access.svc.content.default', 'panic')`,
     );
     try {
       const { body } = await statistics('svc.repository.default');
