@@ -92,6 +92,8 @@ const environmentSchema = z.object({
   DEEP_CHECK_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** full text: how often a worker looks for queued texts whose extraction job was never submitted (the process that queued them died first) */
   FULLTEXT_SWEEP_MS: z.coerce.number().int().min(100).default(30_000),
+  /** how often a worker queues a job for kinds whose records waited pending this long with none taking them (their submitter died first) */
+  JOB_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
   /** a stop's time for requests in flight to finish; those still unanswered then get a 503 (src/http/unanswered.ts) */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
 });

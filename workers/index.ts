@@ -7,7 +7,7 @@ import { extractionPool } from './extract/extract-process.js';
 import { renderPool } from './render/render-process.js';
 import { deepCheckHandler } from './jobs/deep-check.js';
 import { extractTextHandler, reindexHandler, startExtractionSweeper } from './jobs/extract-text.js';
-import type { BackgroundJob } from './periodic.js';
+import { startPeriodic, type BackgroundJob } from './periodic.js';
 import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweeper.js';
 
 /**
@@ -25,12 +25,21 @@ export function startWorkers(services: Services): BackgroundJob[] {
   services.jobs.define(reindexJobName, reindexHandler(services, extractionProcesses));
   services.jobs.define(deepCheckJobName, deepCheckHandler(services), { waitsForJobs: true });
   // a process that takes no jobs leaves the sweep to those that do
-  const extraction = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services)] : [];
+  const sweepers = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services), startJobSweeper(services)] : [];
   return [
     startUploadSweeper(services),
     startUnreferencedFileSweeper(services),
-    ...extraction,
+    ...sweepers,
     { name: 'render processes', stop: async () => renderProcesses.close() },
     { name: 'extraction processes', stop: async () => extractionProcesses.close() },
   ];
+}
+
+/** Every JOB_SWEEP_MS, a queue job for each kind whose records have waited pending as long (JobQueue.requeueWaiting). */
+function startJobSweeper(services: Services): BackgroundJob {
+  const everyMs = services.config.JOB_SWEEP_MS;
+  return startPeriodic(services.logger, 'job-sweeper', everyMs, async () => {
+    const kinds = await services.jobs.requeueWaiting(everyMs);
+    if (kinds.length > 0) services.logger.info({ kinds }, 'queued a job for kinds whose records waited pending');
+  });
 }

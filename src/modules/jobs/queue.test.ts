@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { JobCancelled, JobFailure, JobQueue, jobPriority } from './queue.js';
-import { findJob, markCancelled, type JobRecord } from './records.js';
+import { findJob, insertJob, markCancelled, type JobRecord } from './records.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -219,5 +219,31 @@ describe('queue jobs, locks and cancellation (one job at a time, a lock lifetime
     for (const until = Date.now() + 10_000; (await lockedQueueJobs('stoppable')) > 0; await sleep(50)) expect(Date.now()).toBeLessThan(until);
     expect(await findJob(service.services.orm.em.fork(), job.id)).toMatchObject({ state: 'cancelled', errorMessage: 'cancelled by a test', serializedResult: null });
     expect(stopped).toEqual({ reason: 'JobCancelled', store: 'refused' });
+  });
+});
+
+describe('a record whose submitter died before queuing it', () => {
+  it('is taken by the queue job the sweep adds for its kind once it has waited; a kind with no such record gets none', async () => {
+    const queue = new JobQueue({ ...service.config, WORKER_NAME: 'sweep', JOB_CONCURRENCY: 1 }, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
+    queue.define('orphaned', async (run) => ({ result: { label: run.record.serializedRequest.label } }));
+    queue.define('never-orphaned', async () => ({ result: {} }));
+    await queue.start();
+    try {
+      const em = service.services.orm.em.fork();
+      // the record alone, as a submitter that died before its queue job left it
+      const orphan = await insertJob(em, labelledJob('orphaned', 'left behind'));
+      const fresh = await insertJob(em, labelledJob('orphaned', 'just submitted'));
+      await em.getConnection().execute(`update service_job set created_at = now() - interval '2 minutes' where id = ?`, [orphan.id]);
+      const queued = async () => (await em.getConnection().execute(`select id from agenda_jobs where name in ('orphaned', 'never-orphaned')`)).length;
+      expect(await queued()).toBe(0);
+      expect(await queue.requeueWaiting(60_000)).toEqual(['orphaned']);
+      const done = await finished(orphan.id);
+      expect(done).toMatchObject({ state: 'Done', serializedResult: { label: 'left behind' } });
+      // the younger one has not waited long enough to be taken for lost (its queue job may be on its way)
+      expect(await findJob(em, fresh.id)).toMatchObject({ state: 'pending' });
+      expect(await queue.requeueWaiting(60_000)).toEqual([]);
+    } finally {
+      await queue.stop();
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   insertBoundedJob,
   insertExclusiveJob,
   insertJob,
+  kindsWaitingLong,
   reportProgress,
   requeueJob,
   type JobRecord,
@@ -264,6 +265,19 @@ export class JobQueue {
       state.waiting = setTimeout(send, wait);
       state.waiting.unref();
     }
+  }
+
+  /**
+   * Queues one more queue job for each kind this process runs that has a record pending for more than
+   * `olderThanMs`: its submitter may have died between the record and its queue job, which would leave it
+   * waiting for another submission of its kind. One too many (a long queue that is draining) is harmless:
+   * a queue job takes the record whose turn it is, and one that finds none ends at once. Answers the kinds.
+   */
+  async requeueWaiting(olderThanMs: number): Promise<string[]> {
+    if (this.handlers.size === 0) return [];
+    const kinds = await kindsWaitingLong(this.orm.em.fork() as EntityManager, [...this.handlers.keys()], olderThanMs);
+    for (const kind of kinds) await this.enqueue(kind);
+    return kinds;
   }
 
   /** A queue job of kind `name`: when it runs, it takes the record whose turn it is (`claimJob`). */

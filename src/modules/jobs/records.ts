@@ -299,6 +299,15 @@ export async function othersWaiting(em: EntityManager, jobName: string, owner: s
   return rows.length > 0;
 }
 
+/** The kinds among `jobNames` that have a record pending since more than `olderThanMs` ago. */
+export async function kindsWaitingLong(em: EntityManager, jobNames: string[], olderThanMs: number): Promise<string[]> {
+  const rows = await em.execute<{ job_name: string }[]>(
+    `select distinct job_name from service_job where state = 'pending' and created_at < now() - make_interval(secs => ?)`,
+    [olderThanMs / 1000],
+  );
+  return rows.map((row) => row.job_name).filter((name) => jobNames.includes(name));
+}
+
 /**
  * Reads the job's state while holding its record (`for share`) for the rest of the transaction `em` is
  * in: a cancellation (which updates the record) waits for that transaction, so what it stores after
