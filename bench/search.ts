@@ -19,14 +19,14 @@
 import 'reflect-metadata';
 import { CompiledQuery } from 'kysely';
 import type { Orm } from '../src/db/orm.js';
-import { EntryTypeEnum } from '../src/modules/entries/entry.types.js';
-import { postgresTextIndex, resolveFullTextTerms } from '../src/modules/fulltext/text-index.js';
-import { buildVisibleWordsQuery, creationPage } from '../src/modules/search/visible-words.js';
-import { propertyPredicates } from '../src/modules/search/by-properties.js';
-import { compileCondition } from '../src/modules/search/condition/compile.js';
-import { fullTextTexts, parseCondition } from '../src/modules/search/condition/parser.js';
-import { buildEntryQuery, type EntryQuery, type RunStatement, type SearchScope, type Statement } from '../src/modules/search/entry-query.js';
-import type { PropertyFilter } from '../src/modules/search/inputs.js';
+import { EntryTypeEnum } from '../src/modules/entries/index.js';
+import { postgresTextIndex, resolveFullTextTerms } from '../src/modules/fulltext/index.js';
+import { buildVisibleWordsQuery, creationPage } from '../src/modules/search/index.js';
+import { propertyPredicates } from '../src/modules/search/index.js';
+import { compileCondition } from '../src/modules/search/index.js';
+import { fullTextTexts, parseCondition } from '../src/modules/search/index.js';
+import { buildEntryQuery, type EntryQuery, type RunStatement, type SearchScope, type Statement } from '../src/modules/search/index.js';
+import type { PropertyFilter } from '../src/modules/search/index.js';
 import { contentBase, cpuSecondsOf, fmt, header, runBench, targetsLine, verdict } from './lib.js';
 import { REPOSITORY_ID, seededFolders, seededWord, startSeededService } from './seed.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { illegalArguments } from '../src/errors.js';
-import { maxLimit } from '../src/modules/search/entry-query.js';
+import { maxLimit } from '../src/modules/search/index.js';
 import type { Context } from 'koa';
 import type { RestInputs } from './inputs.js';
 import type { Projection } from './shapes/entries.js';

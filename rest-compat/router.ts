@@ -6,7 +6,7 @@ import { createRequestContext, type Services } from '../src/context.js';
 import { accessDenied, illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
 import { adminDomain, sessionHeaders } from '../src/http/session.js';
-import { isAdmin } from '../src/modules/auth/principal.js';
+import { isAdmin } from '../src/modules/auth/index.js';
 import { RestInputs } from './inputs.js';
 import type { RestRoute, RunDocument } from './route.js';
 

@@ -3,11 +3,11 @@ import type { Config } from './config.js';
 import type { Orm } from './db/orm.js';
 import type { SnapshotReaders } from './db/snapshot-readers.js';
 import type { Logger } from './logger.js';
-import type { AuthServices } from './modules/auth/auth-services.js';
-import { resolveSession } from './modules/auth/operations.js';
-import type { Principal } from './modules/auth/principal.js';
-import type { JobQueue } from './modules/jobs/queue.js';
-import type { RepositoryCache } from './modules/repositories/repository-cache.js';
+import type { AuthServices } from './modules/auth/index.js';
+import { resolveSession } from './modules/auth/index.js';
+import type { Principal } from './modules/auth/index.js';
+import type { JobQueue } from './modules/jobs/index.js';
+import type { RepositoryCache } from './modules/repositories/index.js';
 import type { FileStore } from './storage/file-store.js';
 
 /** Long-lived parts every operation may use. */

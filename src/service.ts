@@ -14,17 +14,17 @@ import { answerClientErrors, answerUnknownExpectations, continueUnlessLargerThan
 import { trackUnanswered } from './http/unanswered.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
-import { createAuthServices } from './modules/auth/auth-services.js';
+import { createAuthServices } from './modules/auth/index.js';
 import { listenForNotifications } from './db/notifications.js';
-import { ensureAdministrator, forgetEndedSession, sessionEndedChannel } from './modules/auth/operations.js';
-import { maxLimit } from './modules/search/entry-query.js';
-import { deepCheckGraceMs } from './modules/health/deep-check.js';
-import { ensureDefaultRepository, repositoryChangedChannel } from './modules/repositories/operations.js';
-import { RepositoryCache } from './modules/repositories/repository-cache.js';
+import { ensureAdministrator, forgetEndedSession, sessionEndedChannel } from './modules/auth/index.js';
+import { maxLimit } from './modules/search/index.js';
+import { deepCheckGraceMs } from './modules/health/index.js';
+import { ensureDefaultRepository, repositoryChangedChannel } from './modules/repositories/index.js';
+import { RepositoryCache } from './modules/repositories/index.js';
 import { transferRouter } from './http/transfer.js';
-import { maxUploadBodyBytes, sweepPendingUploads, uploadLifetimeMs } from './modules/entries/uploads.js';
+import { maxUploadBodyBytes, sweepPendingUploads, uploadLifetimeMs } from './modules/entries/index.js';
 import { FileStore } from './storage/file-store.js';
-import { JobQueue } from './modules/jobs/queue.js';
+import { JobQueue } from './modules/jobs/index.js';
 import { addRepresentationDownload } from './http/representation-download.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
 

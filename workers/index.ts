@@ -1,7 +1,7 @@
 import type { Services } from '../src/context.js';
-import { convertJobName } from '../src/modules/conversion/operations.js';
-import { extractTextJobName, reindexJobName } from '../src/modules/fulltext/operations.js';
-import { deepCheckJobName } from '../src/modules/health/async-deep-check.js';
+import { convertJobName } from '../src/modules/conversion/index.js';
+import { extractTextJobName, reindexJobName } from '../src/modules/fulltext/index.js';
+import { deepCheckJobName } from '../src/modules/health/index.js';
 import { convertHandler } from './jobs/convert.js';
 import { extractionPool } from './extract/extract-process.js';
 import { renderPool } from './render/render-process.js';

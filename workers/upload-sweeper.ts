@@ -1,5 +1,5 @@
 import type { Services } from '../src/context.js';
-import { sweepPendingUploads, sweepUnreferencedFiles, uploadLifetimeMs } from '../src/modules/entries/uploads.js';
+import { sweepPendingUploads, sweepUnreferencedFiles, uploadLifetimeMs } from '../src/modules/entries/index.js';
 import { startPeriodic, type BackgroundJob } from './periodic.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Services } from '../../src/context.js';
 import { receiveMultipartUpload, scopeOfHttpRequest } from '../../src/http/transfer.js';
-import { discardUpload } from '../../src/modules/entries/uploads.js';
+import { discardUpload } from '../../src/modules/entries/index.js';
 import { CreateContentDocument, GetContentDocument } from '../operations/documents.generated.js';
 import { byId } from '../params.js';
 import type { InputTypes, RestInputs, TextSource } from '../inputs.js';

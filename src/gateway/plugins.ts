@@ -2,7 +2,7 @@ import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { reasonOfStatus } from '../errors.js';
 import { jsonValueProblem } from '../http/body.js';
-import { missingSessionMessage } from '../modules/auth/operations.js';
+import { missingSessionMessage } from '../modules/auth/index.js';
 
 /** What /graphql accepts as a session, told with every 401 it answers. */
 export const acceptedCredentials =

@@ -1,5 +1,5 @@
 import { bearerToken } from '../context.js';
-import { sessionTokenHash } from '../modules/auth/operations.js';
+import { sessionTokenHash } from '../modules/auth/index.js';
 
 /** A session's key in memory: the hash of its bearer token; none without one. */
 export function sessionKeyOf(authorization: string | undefined): string | undefined {

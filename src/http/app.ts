@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Services } from '../context.js';
 import type { Gateway } from '../gateway/gateway.js';
-import { checkHealth } from '../modules/health/operations.js';
+import { checkHealth } from '../modules/health/index.js';
 import { errorBody, reasonOfStatus } from '../errors.js';
 import { useAuthenticationChallenge } from './middleware/authentication-challenge.js';
 import { useUnencodedBodies } from './middleware/content-encoding.js';

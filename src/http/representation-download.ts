@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../context.js';
 import { ServiceError } from '../errors.js';
-import { representationForDownload } from '../modules/conversion/representations.js';
+import { representationForDownload } from '../modules/conversion/index.js';
 import { contentDisposition } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import { contentDomain } from './session.js';

@@ -1,7 +1,7 @@
-import { AuthResolver, UsersResolver } from '../modules/auth/auth.resolver.js';
-import { PoliciesResolver } from '../modules/policies/policies.resolver.js';
-import { RepositoriesResolver } from '../modules/repositories/repositories.resolver.js';
-import { StatisticsResolver } from '../modules/repositories/statistics.resolver.js';
+import { AuthResolver, UsersResolver } from '../modules/auth/index.js';
+import { PoliciesResolver } from '../modules/policies/index.js';
+import { RepositoriesResolver } from '../modules/repositories/index.js';
+import { StatisticsResolver } from '../modules/repositories/index.js';
 import { buildFederatedSchema } from './federated-schema.js';
 
 /** The administration domain: sessions, users, repositories, policies and content types. */

@@ -8,15 +8,15 @@ import type { Services } from '../../src/context.js';
 import { createOrm } from '../../src/db/orm.js';
 import { SnapshotReaders } from '../../src/db/snapshot-readers.js';
 import { createLogger } from '../../src/logger.js';
-import type { Role } from '../../src/modules/auth/user.entity.js';
-import type { EntryScope } from '../../src/modules/entries/scope.js';
-import { stageUpload } from '../../src/modules/entries/uploads.js';
-import { ensureDefaultRepository } from '../../src/modules/repositories/operations.js';
-import { RepositoryCache } from '../../src/modules/repositories/repository-cache.js';
+import type { Role } from '../../src/modules/auth/index.js';
+import type { EntryScope } from '../../src/modules/entries/index.js';
+import { stageUpload } from '../../src/modules/entries/index.js';
+import { ensureDefaultRepository } from '../../src/modules/repositories/index.js';
+import { RepositoryCache } from '../../src/modules/repositories/index.js';
 import { FileStore } from '../../src/storage/file-store.js';
 import { createTestDatabase } from './service.js';
-import { createAuthServices } from '../../src/modules/auth/auth-services.js';
-import { JobQueue } from '../../src/modules/jobs/queue.js';
+import { createAuthServices } from '../../src/modules/auth/index.js';
+import { JobQueue } from '../../src/modules/jobs/index.js';
 
 /** Services over a fresh database from the migrated template and a temporary data folder: operations without HTTP. */
 export interface OperationsBench {

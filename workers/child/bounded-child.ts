@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
-import { JobFailure } from '../../src/modules/jobs/queue.js';
+import { JobFailure } from '../../src/modules/jobs/index.js';
 
 /** The job failures of one kind of child (conversion, text extraction): each names its reason code. */
 export interface ChildFailures {

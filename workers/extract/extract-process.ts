@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { JobFailure } from '../../src/modules/jobs/queue.js';
+import { JobFailure } from '../../src/modules/jobs/index.js';
 import { ChildPool, runBoundedChild } from '../child/bounded-child.js';
 import type { ExtractMessage, ExtractStart } from './protocol.js';
 

@@ -1,4 +1,4 @@
-import type { TextKind } from '../../src/modules/fulltext/extract.js';
+import type { TextKind } from '../../src/modules/fulltext/index.js';
 
 /** Messages between a text extraction job and its extraction process (workers/extract/extract-child.ts). */
 

@@ -1,7 +1,7 @@
 import type { Services } from '../../src/context.js';
-import { deepCheckJobResult, deepCheckOptionsOf } from '../../src/modules/health/async-deep-check.js';
-import { deepCheck } from '../../src/modules/health/deep-check.js';
-import type { JobHandler } from '../../src/modules/jobs/queue.js';
+import { deepCheckJobResult, deepCheckOptionsOf } from '../../src/modules/health/index.js';
+import { deepCheck } from '../../src/modules/health/index.js';
+import type { JobHandler } from '../../src/modules/jobs/index.js';
 import { jobScope } from './job-scope.js';
 
 /**

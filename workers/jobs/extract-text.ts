@@ -3,7 +3,7 @@ import type { Config } from '../../src/config.js';
 import type { Services } from '../../src/context.js';
 import { missingRows } from '../../src/db/missing-rows.js';
 import { isRefusedValue, isStatementTimeout } from '../../src/errors.js';
-import { readHead, textKindOf } from '../../src/modules/fulltext/extract.js';
+import { readHead, textKindOf } from '../../src/modules/fulltext/index.js';
 import {
   clearExtractionFailures,
   countFailedResources,
@@ -17,11 +17,11 @@ import {
   takeQueuedResources,
   type ResourceText,
   type ResourceToIndex,
-} from '../../src/modules/fulltext/operations.js';
-import { textIndexOf } from '../../src/modules/fulltext/text-index.js';
-import { JobFailure, statementTimedOut, type JobHandler } from '../../src/modules/jobs/queue.js';
-import { addJobContents, othersWaiting, saveJobResult } from '../../src/modules/jobs/records.js';
-import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/operations.js';
+} from '../../src/modules/fulltext/index.js';
+import { textIndexOf } from '../../src/modules/fulltext/index.js';
+import { JobFailure, statementTimedOut, type JobHandler } from '../../src/modules/jobs/index.js';
+import { addJobContents, othersWaiting, saveJobResult } from '../../src/modules/jobs/index.js';
+import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/index.js';
 import type { ChildPool } from '../child/bounded-child.js';
 import { extractInChild } from '../extract/extract-process.js';
 import { startPeriodic, type BackgroundJob } from '../periodic.js';

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { JobFailure } from '../../src/modules/jobs/queue.js';
+import { JobFailure } from '../../src/modules/jobs/index.js';
 import { ChildPool, runBoundedChild, type FinalMessage, type ReadyMessage } from '../child/bounded-child.js';
 import type { ChildMessage, DecisionMessage, StartMessage } from './protocol.js';
 
