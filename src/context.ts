@@ -6,6 +6,7 @@ import type { Logger } from './logger.js';
 import type { AuthServices } from './modules/auth/index.js';
 import { resolveSession } from './modules/auth/index.js';
 import type { Principal } from './modules/auth/index.js';
+import type { AclCache } from './modules/access/index.js';
 import type { JobQueue } from './modules/jobs/index.js';
 import type { RepositoryCache } from './modules/repositories/index.js';
 import type { FileStore } from './storage/file-store.js';
@@ -25,6 +26,8 @@ export interface Services {
   jobs: JobQueue;
   /** repositories read in the last seconds, forgotten when one changes (any process) */
   repositories: RepositoryCache;
+  /** stored ACLs and callers' readable sets this process has read (DESIGN §10) */
+  acls: AclCache;
 }
 
 /** Per-request context of subgraph resolvers: who calls, with a fresh entity manager. */

@@ -21,6 +21,7 @@ import { maxLimit } from './modules/search/index.js';
 import { deepCheckGraceMs } from './modules/health/index.js';
 import { ensureDefaultRepository, repositoryChangedChannel } from './modules/repositories/index.js';
 import { RepositoryCache } from './modules/repositories/index.js';
+import { AclCache } from './modules/access/index.js';
 import { transferRouter } from './http/transfer.js';
 import { maxUploadBodyBytes, sweepPendingUploads, uploadLifetimeMs } from './modules/entries/index.js';
 import { FileStore } from './storage/file-store.js';
@@ -94,6 +95,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
     snapshotReaders: new SnapshotReaders(database.url, logger),
     jobs,
     repositories: new RepositoryCache(),
+    acls: new AclCache(),
   };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split

@@ -13,6 +13,7 @@ import type { EntryScope } from '../../src/modules/entries/index.js';
 import { stageUpload } from '../../src/modules/entries/index.js';
 import { ensureDefaultRepository } from '../../src/modules/repositories/index.js';
 import { RepositoryCache } from '../../src/modules/repositories/index.js';
+import { AclCache } from '../../src/modules/access/index.js';
 import { FileStore } from '../../src/storage/file-store.js';
 import { createTestDatabase } from './service.js';
 import { createAuthServices } from '../../src/modules/auth/index.js';
@@ -47,6 +48,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     snapshotReaders: new SnapshotReaders(databaseUrl, logger),
     jobs: new JobQueue(config, orm, logger, databaseUrl),
     repositories: new RepositoryCache(),
+    acls: new AclCache(),
   };
   await ensureDefaultRepository(orm.em.fork() as EntityManager, config, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 

@@ -225,7 +225,7 @@ async function convert(
   const format = request.targetFormat;
   const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));
   // deactivated since the job was started: not converted
-  for (const source of sources) authorize(scope.principal, 'download', { entry: source });
+  for (const source of sources) await authorize(scope, 'download', { entry: source });
   const resources = await Promise.all(sources.map((source) => (source.resourceId ? em.findOne(Resource, { id: source.resourceId }) : null)));
   const limits = scope.repository.limits ?? {};
   checkInputFiles(

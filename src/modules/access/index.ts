@@ -1,2 +1,5 @@
 /** The access capability's face: what the rest of the service (HTTP, REST, GraphQL subgraphs, workers, tests) uses of it. */
-export { authorize } from './policy.js';
+export { authorize, authorizeAtRoot, checkState, visibleEntries } from './policy.js';
+export type { AccessScope, EntryAction } from './policy.js';
+export { AclCache } from './acl.js';
+export type { Permission, ReadableAcls } from './acl.js';

@@ -6,7 +6,7 @@ import type { EntryScope } from '../entries/scope.js';
 import { addTags } from '../entries/tags.js';
 import { updateContent } from '../entries/update.js';
 import { cancelCheckOut, checkIn, checkOut, lock, replaceResource, unlock } from '../versions/operations.js';
-import { authorize, type EntryFacts } from './policy.js';
+import { checkState, type EntryFacts } from './policy.js';
 
 /*
  * The object-level rules, as operations on a real database (no HTTP): who may do what to an entry in
@@ -32,36 +32,36 @@ const reason = (promise: Promise<unknown>) =>
     (error: { reasonCode?: string; message: string }) => error.reasonCode ?? error.message,
   );
 
-describe('authorize', () => {
+describe('checkState', () => {
   const entry: EntryFacts = { id: 'e1', name: 'doc.txt', active: true, owner: 'alice', lockedBy: null, isLatest: true, version: '1.0', createdBy: 'alice' };
   const alicePrincipal = { userName: 'alice', roles: ['USER' as const] };
   const bobPrincipal = { userName: 'bob', roles: ['USER' as const] };
 
   it('decides by state: another user\'s lock and earlier versions are 409s, deactivated downloads 404s', () => {
-    expect(() => authorize(bobPrincipal, 'update', { entry })).not.toThrow();
-    expect(() => authorize(bobPrincipal, 'update', { entry: { ...entry, lockedBy: 'alice' } })).toThrow(expect.objectContaining({ status: 409 }));
-    expect(() => authorize(alicePrincipal, 'update', { entry: { ...entry, lockedBy: 'alice' } })).not.toThrow();
-    expect(() => authorize(alicePrincipal, 'tag', { entry: { ...entry, isLatest: false } })).toThrow(/earlier version/);
-    expect(() => authorize(alicePrincipal, 'download', { entry: { ...entry, active: false } })).toThrow(expect.objectContaining({ status: 404 }));
-    expect(() => authorize(alicePrincipal, 'download', { entry: { ...entry, active: false } }, { includeInactive: true })).not.toThrow();
-    expect(() => authorize(bobPrincipal, 'download', { entry: { ...entry, active: false } }, { includeInactive: true })).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => checkState(bobPrincipal, 'update', { entry })).not.toThrow();
+    expect(() => checkState(bobPrincipal, 'update', { entry: { ...entry, lockedBy: 'alice' } })).toThrow(expect.objectContaining({ status: 409 }));
+    expect(() => checkState(alicePrincipal, 'update', { entry: { ...entry, lockedBy: 'alice' } })).not.toThrow();
+    expect(() => checkState(alicePrincipal, 'tag', { entry: { ...entry, isLatest: false } })).toThrow(/earlier version/);
+    expect(() => checkState(alicePrincipal, 'download', { entry: { ...entry, active: false } })).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => checkState(alicePrincipal, 'download', { entry: { ...entry, active: false } }, { includeInactive: true })).not.toThrow();
+    expect(() => checkState(bobPrincipal, 'download', { entry: { ...entry, active: false } }, { includeInactive: true })).toThrow(expect.objectContaining({ status: 404 }));
   });
 
   it('a working copy: only its holder checks in; the holder or an administrator cancels', () => {
     const workingCopy = { ...entry, id: 'wc', lockedBy: 'alice' };
     const latest = { ...entry, lockedBy: 'alice' };
     const admin = { userName: 'root', roles: ['ADMIN' as const] };
-    expect(() => authorize(alicePrincipal, 'checkIn', { entry: latest, latest, workingCopy })).not.toThrow();
-    expect(() => authorize(admin, 'checkIn', { entry: latest, latest, workingCopy })).toThrow(/checked out by alice/);
-    expect(() => authorize(admin, 'cancelCheckOut', { entry: latest, latest, workingCopy })).not.toThrow();
-    expect(() => authorize(bobPrincipal, 'cancelCheckOut', { entry: latest, latest, workingCopy })).toThrow(/checked out by alice/);
-    expect(() => authorize(alicePrincipal, 'replaceResource', { entry: latest, latest, workingCopy })).toThrow(/checked out by you/);
-    expect(() => authorize(alicePrincipal, 'checkOut', { entry: latest, latest, workingCopy })).toThrow(/already checked out/);
+    expect(() => checkState(alicePrincipal, 'checkIn', { entry: latest, latest, workingCopy })).not.toThrow();
+    expect(() => checkState(admin, 'checkIn', { entry: latest, latest, workingCopy })).toThrow(/checked out by alice/);
+    expect(() => checkState(admin, 'cancelCheckOut', { entry: latest, latest, workingCopy })).not.toThrow();
+    expect(() => checkState(bobPrincipal, 'cancelCheckOut', { entry: latest, latest, workingCopy })).toThrow(/checked out by alice/);
+    expect(() => checkState(alicePrincipal, 'replaceResource', { entry: latest, latest, workingCopy })).toThrow(/checked out by you/);
+    expect(() => checkState(alicePrincipal, 'checkOut', { entry: latest, latest, workingCopy })).toThrow(/already checked out/);
     // the latest version is read-only while checked out, for its holder too; the working copy changes
-    expect(() => authorize(alicePrincipal, 'update', { entry: latest, latest, workingCopy })).toThrow(/change its working copy 'wc'/);
-    expect(() => authorize(alicePrincipal, 'tag', { entry: latest, latest, workingCopy })).toThrow(/change its working copy 'wc'/);
-    expect(() => authorize(alicePrincipal, 'update', { entry: workingCopy, latest, workingCopy })).not.toThrow();
-    expect(() => authorize(alicePrincipal, 'tag', { entry: workingCopy, latest, workingCopy })).not.toThrow();
+    expect(() => checkState(alicePrincipal, 'update', { entry: latest, latest, workingCopy })).toThrow(/change its working copy 'wc'/);
+    expect(() => checkState(alicePrincipal, 'tag', { entry: latest, latest, workingCopy })).toThrow(/change its working copy 'wc'/);
+    expect(() => checkState(alicePrincipal, 'update', { entry: workingCopy, latest, workingCopy })).not.toThrow();
+    expect(() => checkState(alicePrincipal, 'tag', { entry: workingCopy, latest, workingCopy })).not.toThrow();
   });
 });
 

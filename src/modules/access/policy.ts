@@ -1,40 +1,70 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessDenied, conflict, notFound, type ServiceError } from '../../errors.js';
 import { isAdmin, type Principal } from '../auth/principal.js';
 import type { Entry } from '../entries/entry.entity.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
 import type { SqlPredicate } from '../search/entry-query.js';
+import { levelIn, levelOn, permissionOfLevel, type AclCache, type Level, type ReadableAcls } from './acl.js';
 
 /*
  * The object-level rules of the service in one place: who may do what to which entry, and in which
- * state. Every entry operation asks `authorize` before it changes (or hands out) anything; searches
- * add `visibleEntries` to their predicates. The access control lists of DESIGN §10 plug in here.
+ * state. Every entry operation asks `authorize` before it changes (or hands out) anything, and every
+ * lookup `requireReadable`; searches add `visibleEntries` to their predicates.
  *
- * 403 against 409: a 403 (accessDenied) is what the caller may never do, whatever the entry's state
- * (roles, later ACLs); a 409 (conflict) is refused because of a state that can change (a lock, a
- * working copy, a deactivated content, an earlier version); a 404 hides what the caller may not see.
- * Today's entry rules are all of the second and third kind; jobs have one of the first (`authorizeJob`).
+ * Two kinds of rule, checked in this order (DESIGN §10):
+ * - access: administrators may do everything; the owner of an entry holds `all` on it; otherwise the
+ *   highest permission any of the caller's principals holds in the entry's effective ACL (acl.ts).
+ *   An entry the caller may not read is a 404 (it is not there for them); one it may read but not
+ *   change as asked is a 403 (accessDenied);
+ * - state: a 409 (conflict) refuses because of a state that can change (a lock, a working copy, a
+ *   deactivated content, an earlier version).
  *
  * Bytes come in through verbs on a content (create, replace-resource, check-in: these rules) over an
  * upload that only its uploader may claim (`claimExpressions`); staging an upload needs a session only.
  */
 
-/** What an operation does to an entry (its verb). */
-export type EntryAction =
-  | 'download'
-  | 'copy'
-  | 'update'
-  | 'tag'
-  | 'delete'
-  | 'restore'
-  | 'checkOut'
-  | 'checkIn'
-  | 'cancelCheckOut'
-  | 'lock'
-  | 'unlock'
-  | 'replaceResource';
+/**
+ * What an operation does to an entry (its verb), with the permission it needs (DESIGN §10): `read` to
+ * see and copy it, `write` to change it (and, on a folder, to put entries into it: `fileInto`), `all`
+ * to delete, restore or purge it and to change its ACL.
+ */
+const requiredLevels = {
+  read: 1,
+  download: 1,
+  copy: 1,
+  update: 2,
+  tag: 2,
+  checkOut: 2,
+  checkIn: 2,
+  cancelCheckOut: 2,
+  lock: 2,
+  unlock: 2,
+  replaceResource: 2,
+  convert: 2,
+  fileInto: 2,
+  delete: 3,
+  restore: 3,
+  purge: 3,
+  changeAcl: 3,
+} as const satisfies Record<string, Level>;
+
+export type EntryAction = keyof typeof requiredLevels;
+export const requiredLevelOf = (action: EntryAction): Level => requiredLevels[action];
 
 /** What the rules read of an entry. */
-export type EntryFacts = Pick<Entry, 'id' | 'name' | 'active' | 'owner' | 'lockedBy' | 'isLatest' | 'version' | 'createdBy'>;
+export type EntryFacts = Pick<Entry, 'id' | 'name' | 'active' | 'owner' | 'lockedBy' | 'isLatest' | 'version' | 'createdBy'> & {
+  entryType?: Entry['entryType'];
+  /** the effective ACL (null: just inserted, read from the row) */
+  aclId?: Entry['aclId'];
+};
+
+/** Who asks, with what the access rules read: the unit of work and this process's ACL cache. */
+export interface AccessScope {
+  em: EntityManager;
+  principal: Principal;
+  services: { acls: AclCache };
+  repository: Pick<RepositoryRecord, 'id' | 'name' | 'acl'>;
+}
 
 /**
  * The entry an action addresses; for versioning verbs also its chronicle as locked (`lockChronicle`):
@@ -81,8 +111,13 @@ const metadataChange: Rule[] = [
   (_, { entry, workingCopy }) => checkedOutOriginal(entry, workingCopy),
 ];
 
-/** Per action, its rules in the order they are checked: the first refusal is the answer. */
+/** Per action, its state rules in the order they are checked: the first refusal is the answer. */
 const rules: Record<EntryAction, Rule[]> = {
+  read: [],
+  convert: [],
+  fileInto: [],
+  purge: [],
+  changeAcl: [],
   download: [
     (principal, { entry }, { includeInactive }) =>
       entry.active || (includeInactive && (isAdmin(principal) || entry.owner === principal.userName))
@@ -138,8 +173,8 @@ const rules: Record<EntryAction, Rule[]> = {
   ],
 };
 
-/** Whether `principal` may do `action` to the subject now: returns, or throws the 403/404/409 that says why not. */
-export function authorize(principal: Principal, action: EntryAction, subject: PolicySubject, options: AuthorizeOptions = {}): void {
+/** The state rules of `action` (no access rule): returns, or throws the 404/409 that says why not. */
+export function checkState(principal: Principal, action: EntryAction, subject: PolicySubject, options: AuthorizeOptions = {}): void {
   const full = { entry: subject.entry, latest: subject.latest ?? subject.entry, workingCopy: subject.workingCopy ?? null };
   for (const rule of rules[action]) {
     const refusal = rule(principal, full, options);
@@ -147,12 +182,75 @@ export function authorize(principal: Principal, action: EntryAction, subject: Po
   }
 }
 
+const kindOf = (entry: EntryFacts) => (entry.entryType === 'FOLDER' ? 'folder' : entry.entryType === 'CONTENT' ? 'content' : 'entry');
+
+/** The 404 of an entry that is not there for the caller: the same words as for one that does not exist. */
+export const entryNotFound = (kind: string, id: string, repository: Pick<RepositoryRecord, 'name'>) =>
+  notFound(`${kind} '${id}' not found in repository '${repository.name}'`);
+
+const refusalOf = (action: EntryAction, level: Level, entry: EntryFacts) =>
+  accessDenied(
+    `${kindOf(entry)} '${entry.name}' (${entry.id}): ${action} needs the permission ${permissionOfLevel(requiredLevels[action])}, you hold ${permissionOfLevel(level)}`,
+  );
+
+/** The caller's permission level on an entry (administrators and the owner: all). */
+export const levelOnEntry = (scope: AccessScope, entry: EntryFacts & { entryType?: string }) =>
+  levelOn(scope.em, scope.services.acls, scope.principal, { id: entry.id, owner: entry.owner, aclId: entry.aclId ?? null });
+
+/** Whether the caller may read an entry (else it is not there for them). */
+export const mayRead = async (scope: AccessScope, entry: EntryFacts) => (await levelOnEntry(scope, entry)) >= 1;
+
+/** The caller's permission level on the repository's root (its ACL): what creating at the top needs. */
+export const levelOnRoot = (scope: AccessScope): Level => (isAdmin(scope.principal) ? 3 : levelIn(scope.principal, scope.repository.acl));
+
 /**
- * The entries a search may show the principal: those of the repository in scope (ACLs will narrow it).
- * `wholeRepository`: nothing narrower than the repository, so its maintained totals may answer counts.
+ * Whether the caller may do `action` to the subject now: returns, or throws the 404 (may not read),
+ * 403 (may read, not change as asked) or 409 (state) that says why not.
  */
-export function visibleEntries(_principal: Principal, repository: RepositoryRecord): SqlPredicate & { wholeRepository: boolean } {
-  return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
+export async function authorize(scope: AccessScope, action: EntryAction, subject: PolicySubject, options: AuthorizeOptions = {}): Promise<void> {
+  const level = await levelOnEntry(scope, subject.entry);
+  if (level < 1) throw entryNotFound(kindOf(subject.entry), subject.entry.id, scope.repository);
+  if (level < requiredLevels[action]) throw refusalOf(action, level, subject.entry);
+  checkState(scope.principal, action, subject, options);
+}
+
+/** `fileInto` at the repository's root (no folder): its ACL decides; everyone may read the root. */
+export function authorizeAtRoot(scope: AccessScope, action: 'fileInto' | 'changeAcl'): void {
+  const level = levelOnRoot(scope);
+  if (level < requiredLevels[action]) {
+    throw accessDenied(`the root of repository '${scope.repository.name}': ${action} needs the permission ${permissionOfLevel(requiredLevels[action])}, you hold ${permissionOfLevel(level) ?? 'none'}`);
+  }
+}
+
+const readableMemo = new WeakMap<EntityManager, Map<string, Promise<ReadableAcls>>>();
+
+/**
+ * The ACLs of the scope's repository the caller may read (undefined for administrators: all), once per
+ * unit of work (a request) and repository.
+ */
+export function readableAcls(scope: AccessScope): Promise<ReadableAcls | undefined> {
+  if (isAdmin(scope.principal)) return Promise.resolve(undefined);
+  let byRepository = readableMemo.get(scope.em);
+  if (!byRepository) readableMemo.set(scope.em, (byRepository = new Map()));
+  const key = `${scope.repository.id}\u0000${scope.principal.userName}`;
+  let readable = byRepository.get(key);
+  if (!readable) {
+    readable = scope.services.acls.readableOf(scope.em, scope.principal, scope.repository.id);
+    byRepository.set(key, readable);
+  }
+  return readable;
+}
+
+/**
+ * The entries a search may show the principal: those of the repository in scope whose ACL it may read
+ * or that it owns; all of them for administrators. `readable`: the caller's readable ACLs
+ * (AclCache.readableOf), needed for anyone but an administrator. `wholeRepository`: nothing narrower
+ * than the repository, so its maintained totals may answer counts.
+ */
+export function visibleEntries(principal: Principal, repository: Pick<RepositoryRecord, 'id'>, readable: ReadableAcls | undefined): SqlPredicate & { wholeRepository: boolean } {
+  if (isAdmin(principal) || readable?.all) return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
+  if (!readable) throw new Error('visibleEntries: the readable ACLs of a caller who is not an administrator were not computed');
+  return { sql: '(e.repository_id = ? and (e.acl_id = any(?::bigint[]) or e.owner = ?))', params: [repository.id, readable.ids, principal.userName], wholeRepository: false };
 }
 
 /** What a caller does to a job (the job system's records, C/jobs). */

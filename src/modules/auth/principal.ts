@@ -4,6 +4,8 @@ import type { Role } from './user.entity.js';
 export interface Principal {
   userName: string;
   roles: Role[];
+  /** the groups it is a member of (ACL principals `group:<name>`) */
+  groups?: string[];
 }
 
 export const isAdmin = (principal: Principal) => principal.roles.includes('ADMIN');

@@ -77,7 +77,7 @@ export async function startImageConversion(scope: EntryScope, input: ImageConver
   if (input.contentId === '') throw illegalArguments('contentId must not be empty');
   const content = await requireEntry(scope, input.contentId, 'CONTENT');
   // converting reads the bytes: the rules of a download apply
-  authorize(scope.principal, 'download', { entry: content });
+  await authorize(scope, 'download', { entry: content });
   const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
   if (!resource) throw notFound(`content '${content.id}' has no resource to convert`);
   const specification = parseSpecification(input.newContentSpecification);

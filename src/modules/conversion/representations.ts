@@ -72,7 +72,7 @@ export async function representationsOf(em: EntityManager, sourceEntryId: string
  */
 async function readableSource(scope: EntryScope, contentId: string, options: AuthorizeOptions): Promise<Entry> {
   const content = await requireEntry(scope, contentId, 'CONTENT');
-  authorize(scope.principal, 'download', { entry: content }, options);
+  await authorize(scope, 'download', { entry: content }, options);
   return content;
 }
 

@@ -200,7 +200,7 @@ export async function getContent(scope: EntryScope, id: string): Promise<Entry> 
  */
 export async function contentForDownload(scope: EntryScope, id: string, options: AuthorizeOptions = {}): Promise<{ content: Entry; resource: Resource }> {
   const content = await getContent(scope, id);
-  authorize(scope.principal, 'download', { entry: content }, options);
+  await authorize(scope, 'download', { entry: content }, options);
   const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
   if (!resource) throw notFound(`content '${content.id}' has no resource`);
   return { content, resource };

@@ -22,7 +22,7 @@ import { requestTextExtraction } from '../fulltext/operations.js';
  */
 export async function copyContent(scope: EntryScope, id: string, input: CopyContentInput = {}): Promise<Entry> {
   const source = await requireEntry(scope, id, 'CONTENT');
-  authorize(scope.principal, 'copy', { entry: source });
+  await authorize(scope, 'copy', { entry: source });
   const name = validateEntryName(input.name ?? source.name);
   const { parent, policies } = await requireParentFolderWithPolicies(scope, input.parentId === undefined ? source.parentId : input.parentId);
   const parentId = parent?.id ?? null;

@@ -20,10 +20,10 @@ export async function deleteContent(scope: EntryScope, id: string, options: { pe
     const chronicle = await lockChronicle(tx, id);
     const { entry } = chronicle;
     if (entry === chronicle.workingCopy) {
-      authorize(tx.principal, 'cancelCheckOut', chronicle);
+      await authorize(tx, 'cancelCheckOut', chronicle);
       return discardWorkingCopy(tx, chronicle);
     }
-    authorize(tx.principal, 'delete', { entry });
+    await authorize(tx, 'delete', { entry });
     if (options.permanent) {
       const rowsOfChronicle = [entry.chronicalId, tx.repository.id];
       const pageImages = await takeRepresentations(tx.em, 'select id from entry where chronical_id = ? and repository_id = ?', rowsOfChronicle);
@@ -70,7 +70,7 @@ export async function restoreContent(scope: EntryScope, id: string): Promise<Ent
       const { entry } = await lockChronicle(tx, id);
       name = entry.name;
       if (entry.active) return;
-      authorize(tx.principal, 'restore', { entry });
+      await authorize(tx, 'restore', { entry });
       if (entry.parentId) {
         const parent = await tx.em.findOne(Entry, { id: entry.parentId, repositoryId: tx.repository.id });
         if (!parent) throw notFound(`the folder of '${entry.name}' no longer exists`);
@@ -104,6 +104,7 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
   const { resourceIds, pageImages } = await inTransaction(scope, async (tx) => {
     await lockFolderTree(tx);
     const folder = await requireEntry(tx, id, 'FOLDER');
+    await authorize(tx, 'delete', { entry: folder });
     const subtree = await tx.em.execute<{ id: string }[]>(
       `with recursive subtree(id) as (
           select id from entry where id = ?
@@ -134,7 +135,7 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
         );
       }
     }
-    for (const entry of inside) authorize(tx.principal, 'delete', { entry });
+    for (const entry of inside) await authorize(tx, 'delete', { entry });
     const pageImages = await takeRepresentations(tx.em, `select id from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds]);
     await tx.em.execute(`delete from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds], 'run');
     await tx.em.execute(`delete from entry where id = any(array[?]::text[])`, [folderIds], 'run');

@@ -53,6 +53,8 @@ export const EntrySchema = defineEntity({
     properties: p.json<Record<string, unknown>>(),
     tags: p.array<string>(),
     comment: p.string().nullable(),
+    /** the effective ACL (DESIGN §10): set by the database on insert (Migration20261127020000Acls), kept by acl_recompute */
+    aclId: p.bigint('number').nullable(),
   },
 });
 

@@ -1,33 +1,45 @@
-import { notFound, illegalArguments } from '../../errors.js';
+import { illegalArguments } from '../../errors.js';
+import { authorize, authorizeAtRoot, entryNotFound, mayRead } from '../access/policy.js';
 import { Entry, Resource, type EntryType } from './entry.entity.js';
 import type { EntryScope } from './scope.js';
 import { folderPolicies, folderRowWithPolicies, type FolderPolicies } from '../access/folder-policies.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 
-/** Loads one entry of the scope's repository, or a 404 naming what was asked. */
+/** Loads one entry of the scope's repository that the caller may read, or a 404 naming what was asked (the same for one it may not read). */
 export async function requireEntry(scope: EntryScope, id: string, expected?: EntryType): Promise<Entry> {
   const entry = await scope.em.findOne(Entry, { id, repositoryId: scope.repository.id });
   const kind = expected === 'FOLDER' ? 'folder' : expected === 'CONTENT' ? 'content' : 'entry';
-  if (!entry || (expected && entry.entryType !== expected)) throw notFound(`${kind} '${id}' not found in repository '${scope.repository.name}'`);
+  if (!entry || (expected && entry.entryType !== expected) || !(await mayRead(scope, entry))) throw entryNotFound(kind, id, scope.repository);
   return entry;
 }
 
-/** A folder that can hold new entries: active and in this repository (a 400 names the parameter). */
+/**
+ * A folder that can hold new entries: active, in this repository, and one the caller may write (DESIGN
+ * §10: creating, moving and copying into a folder need `write` on it; at the root, on the root's ACL).
+ * A 400 names the parameter; a folder the caller may not read is a 404, one it may only read a 403.
+ */
 export async function requireParentFolder(scope: EntryScope, parentId: string | null | undefined, field = 'parentId'): Promise<Entry | null> {
-  if (parentId === undefined || parentId === null || parentId === '') return null;
+  if (parentId === undefined || parentId === null || parentId === '') {
+    authorizeAtRoot(scope, 'fileInto');
+    return null;
+  }
   return usableParent(scope, await scope.em.findOne(Entry, { id: parentId, repositoryId: scope.repository.id, entryType: 'FOLDER' }), parentId, field);
 }
 
 /** The parent folder as `requireParentFolder` finds it, with the policies in effect there, in one query (uploads, copies, new folders). */
 export async function requireParentFolderWithPolicies(scope: EntryScope, parentId: string | null | undefined): Promise<{ parent: Entry | null; policies: FolderPolicies }> {
-  if (parentId === undefined || parentId === null || parentId === '') return { parent: null, policies: await folderPolicies(scope.em, null) };
+  if (parentId === undefined || parentId === null || parentId === '') {
+    authorizeAtRoot(scope, 'fileInto');
+    return { parent: null, policies: await folderPolicies(scope.em, null) };
+  }
   const found = await folderRowWithPolicies(scope.em, parentId, scope.repository.id);
-  const parent = usableParent(scope, found ? scope.em.map(Entry, found.row) : null, parentId, 'parentId');
+  const parent = await usableParent(scope, found ? scope.em.map(Entry, found.row) : null, parentId, 'parentId');
   return { parent, policies: found!.policies };
 }
 
-function usableParent(scope: EntryScope, folder: Entry | null, parentId: string, field: string): Entry {
-  if (!folder) throw notFound(`${field}: folder '${parentId}' not found in repository '${scope.repository.name}'`);
+async function usableParent(scope: EntryScope, folder: Entry | null, parentId: string, field: string): Promise<Entry> {
+  if (!folder || !(await mayRead(scope, folder))) throw entryNotFound(`${field}: folder`, parentId, scope.repository);
+  await authorize(scope, 'fileInto', { entry: folder });
   if (!folder.active) throw illegalArguments(`${field}: folder '${parentId}' is deactivated`);
   return folder;
 }

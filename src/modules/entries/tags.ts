@@ -15,7 +15,7 @@ async function changeTags(scope: EntryScope, id: string, change: (tags: string[]
   await inTransaction(scope, async (tx) => {
     const chronicle = await lockChronicle(tx, id);
     const { entry } = chronicle;
-    authorize(tx.principal, 'tag', chronicle);
+    await authorize(tx, 'tag', chronicle);
     const before = entry.tags ?? [];
     const after = change(before);
     if (after.length === before.length && after.every((tag, i) => tag === before[i])) return;

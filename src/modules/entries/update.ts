@@ -1,5 +1,6 @@
 import { conflict, illegalArguments } from '../../errors.js';
 import { requireFolderDepthAllowed, requireTypeAllowedIn, requireTypesAllowedBelow } from '../access/folder-policies.js';
+import { recomputeAcls } from '../access/acl-operations.js';
 import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { boundedProperties, validateProperties, validateTags } from './contents.js';
@@ -47,7 +48,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
       const chronicle = await lockChronicle(tx, id);
       const { entry, rows } = chronicle;
       finalName = entry.name;
-      authorize(tx.principal, 'update', chronicle);
+      await authorize(tx, 'update', chronicle);
       if (name === undefined && !given(input.parentId) && typeName === undefined && patch === undefined) return;
       const now = new Date();
       if (given(input.parentId)) {
@@ -71,6 +72,8 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
         throw conflict(nameClash(entry.name));
       }
       await tx.em.flush();
+      // a moved content inherits from its new folder
+      if (given(input.parentId)) await recomputeAcls(tx.em, tx.repository.id, rows.map((row) => row.id));
     },
     () => nameClash(finalName),
   );
@@ -94,6 +97,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
     async (tx) => {
       await lockFolderTree(tx);
       const folder = await requireEntry(tx, id, 'FOLDER');
+      await authorize(tx, 'update', { entry: folder });
       finalName = folder.name;
       if (name === undefined && !given(input.parentId) && tags === undefined && patch === undefined) return;
       if (given(input.parentId)) {
@@ -113,7 +117,11 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
       if (patch !== undefined) folder.properties = boundedProperties(mergedProperties(folder.properties ?? {}, patch));
       touch(tx, folder);
       await tx.em.flush();
-      if (given(input.parentId)) await requireTypesAllowedBelow(tx.em, folder.id, folder.parentId ?? null);
+      if (given(input.parentId)) {
+        await requireTypesAllowedBelow(tx.em, folder.id, folder.parentId ?? null);
+        // the folder and everything below it inherit from the new place (one statement set: acl_recompute)
+        await recomputeAcls(tx.em, tx.repository.id, [folder.id]);
+      }
     },
     () => nameClash(finalName),
   );

@@ -6,6 +6,9 @@ import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
 import { Repository, type RepositoryLimits } from './repository.entity.js';
 
+/** A new repository's root ACL (DESIGN §10): everyone signed in may do everything, as a client of the spec expects. */
+export const defaultRootAcl: Record<string, number> = { EVERYONE: 3 };
+
 export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Ids and partitions are derived from the repository name (DESIGN §0). */
@@ -23,7 +26,7 @@ export function repositoryNameOfId(repositoryId: string): string {
 export const partitionOf = (repositoryId: string) => `access.svc.content.${repositoryNameOf(repositoryId)}`;
 
 /** What operations read of a repository: a snapshot, not a managed entity. */
-export type RepositoryRecord = Readonly<Pick<Repository, 'id' | 'name' | 'technicalName' | 'type' | 'fullTextEnabled' | 'limits' | 'createdAt' | 'createdBy' | 'modifiedAt' | 'modifiedBy'>>;
+export type RepositoryRecord = Readonly<Pick<Repository, 'id' | 'name' | 'technicalName' | 'type' | 'fullTextEnabled' | 'limits' | 'createdAt' | 'createdBy' | 'modifiedAt' | 'modifiedBy' | 'acl'>>;
 
 /** Postgres channel on which a trigger announces the name of each repository changed or deleted (any process, any statement). */
 export const repositoryChangedChannel = 'repository_changed';
@@ -33,8 +36,8 @@ export async function currentRepository(em: EntityManager, name: string): Promis
   if (!repositoryNamePattern.test(name)) throw illegalArguments(`repository name '${name}' is not valid`);
   const repository = await em.findOne(Repository, { id: repositoryIdOf(name) }, { refresh: true });
   if (!repository) throw notFound(`repository '${name}' not found`);
-  const { id, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy } = repository;
-  return Object.freeze({ id, name, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy });
+  const { id, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy, acl } = repository;
+  return Object.freeze({ id, name, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy, acl });
 }
 
 /** Limits as a client sends them: null or absent = not set (the conversion limit applies). */
@@ -93,6 +96,7 @@ export async function createRepository(
     createdBy: actor.userName,
     modifiedAt: now,
     modifiedBy: actor.userName,
+    acl: defaultRootAcl,
   });
   try {
     await em.flush();

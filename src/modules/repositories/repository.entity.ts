@@ -23,6 +23,8 @@ export const RepositorySchema = defineEntity({
     createdBy: p.string(),
     modifiedAt: p.datetime(),
     modifiedBy: p.string(),
+    /** the root's ACL, `{principal: level}` (DESIGN §10; EVERYONE: all unless narrowed) */
+    acl: p.json<Record<string, number>>(),
   },
 });
 

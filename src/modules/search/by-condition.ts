@@ -2,12 +2,13 @@ import type { EntryScope } from '../entries/scope.js';
 import { compileCondition } from './condition/compile.js';
 import { fullTextTexts, namedProperties, parseCondition } from './condition/parser.js';
 import { resolveFullTextTerms, textIndexOf } from '../fulltext/text-index.js';
-import { onlyVisibleByDefault, runEntryQuery, type EntriesPage, type SearchOptions } from './entry-query.js';
+import { onlyVisibleByDefault, runEntryQuery, withReadableAcls, type EntriesPage, type SearchOptions } from './entry-query.js';
 import { searchVisibleWords, visibleWordsAnswer } from './visible-words.js';
 
 /** Spec endpoint 2: the entries a condition (DESIGN §6, docs/search.md) matches. */
-export async function searchByCondition(scope: EntryScope, condition: string, givenOptions: SearchOptions): Promise<EntriesPage> {
+export async function searchByCondition(caller: EntryScope, condition: string, givenOptions: SearchOptions): Promise<EntriesPage> {
   const parsed = parseCondition(condition);
+  const scope = await withReadableAcls(caller);
   // DESIGN §5: working copies appear when asked for; a condition asks by naming `versionStatus`, and
   // for deactivated entries (to find what to restore) by naming `active`
   const named = namedProperties(parsed);

@@ -2,7 +2,8 @@ import { CompiledQuery } from 'kysely';
 import { numbered } from '../../db/placeholders.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 import { illegalArguments, ServiceError } from '../../errors.js';
-import { visibleEntries } from '../access/policy.js';
+import { readableAcls, visibleEntries } from '../access/policy.js';
+import type { ReadableAcls } from '../access/acl.js';
 import { Entry, Resource, type VersionStatus } from '../entries/entry.entity.js';
 import type { SearchOptionsInput } from '../entries/entry.types.js';
 import type { EntryScope } from '../entries/scope.js';
@@ -114,7 +115,7 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
  */
 export function countableFromTriggerTables(scope: SearchScope, options: SearchOptions): boolean {
   // versionStatus=CURRENT narrows what the tables count (folders have none)
-  return onlyVisibleByDefault(options) && options.versionStatus === undefined && visibleEntries(scope.principal, scope.repository).wholeRepository;
+  return onlyVisibleByDefault(options) && options.versionStatus === undefined && visibleEntries(scope.principal, scope.repository, scope.readable).wholeRepository;
 }
 
 /**
@@ -169,7 +170,7 @@ export function onlyVisibleByDefault(options: SearchOptions): boolean {
 
 /** Which versions a search sees (DESIGN §5): latest ones, every one, or the working copies. */
 function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
-  const allowed = visibleEntries(scope.principal, scope.repository);
+  const allowed = visibleEntries(scope.principal, scope.repository, scope.readable);
   const parts = [allowed.sql];
   const params: unknown[] = [...allowed.params];
   if (!options.includeInactive) parts.push('e.active');
@@ -192,8 +193,21 @@ export interface EntryQuery {
   count: Statement;
 }
 
-/** Who searches where: what the visibility rules read (and the metadata the select list comes from). */
-export type SearchScope = Pick<EntryScope, 'principal' | 'repository' | 'em'>;
+/**
+ * Who searches where: what the visibility rules read (and the metadata the select list comes from);
+ * `readable`: the caller's readable ACLs (`withReadableAcls`; none for an administrator).
+ */
+export type SearchScope = Pick<EntryScope, 'principal' | 'repository' | 'em'> & { readable?: ReadableAcls };
+
+/**
+ * The scope with the caller's readable ACLs, read once per request (DESIGN §10: a search filters by
+ * them in its SQL). The scope stays the prototype, so its lazy parts (the logger) stay lazy.
+ */
+export async function withReadableAcls<S extends EntryScope>(scope: S & { readable?: ReadableAcls }): Promise<S & { readable?: ReadableAcls }> {
+  if (scope.readable) return scope;
+  const readable = await readableAcls(scope);
+  return readable ? Object.assign(Object.create(scope) as S, { readable }) : scope;
+}
 
 const pageSelects = (scope: Pick<SearchScope, 'em'>) => ({
   entry: plainSelect(scope.em, Entry, 'e'),
@@ -316,11 +330,12 @@ export type ResolvePredicates = (run: RunStatement) => Promise<SqlPredicate[]>;
 
 /** Runs a search; `count` is the total. */
 export async function runEntryQuery(
-  scope: EntryScope,
+  unfiltered: EntryScope,
   predicates: SqlPredicate[] | ResolvePredicates,
   options: SearchOptions,
   defaultOrder?: DefaultOrder,
 ): Promise<EntriesPage> {
+  const scope = await withReadableAcls(unfiltered);
   return runSearchStatements(scope, async (run) => {
     const query = buildEntryQuery(scope, typeof predicates === 'function' ? await predicates(run) : predicates, options, defaultOrder);
     const rows = await run<Record<string, unknown>>(query.page);

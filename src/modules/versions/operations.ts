@@ -110,7 +110,7 @@ function newVersionRow(tx: EntryScope, latest: Entry, fields: Partial<Entry>): E
 export async function checkOut(scope: EntryScope, id: string): Promise<Entry> {
   return inChronicle(scope, id, `content '${id}' is already checked out`, async (tx, chronicle) => {
     const { rows, latest } = chronicle;
-    authorize(tx.principal, 'checkOut', chronicle);
+    await authorize(tx, 'checkOut', chronicle);
     // the working copy takes the lock over from `latest`
     setChronicleLock(rows, tx.principal.userName);
     const copy = newVersionRow(tx, latest, { versionStatus: 'WORKING_COPY' });
@@ -135,7 +135,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
   let name = '';
   const clash = () => `${nameClash(name)}: rename the working copy, then check in`;
   const checkedIn = await inChronicle(scope, id, clash, async (tx, chronicle) => {
-    authorize(tx.principal, 'checkIn', chronicle);
+    await authorize(tx, 'checkIn', chronicle);
     const { rows, latest } = chronicle;
     const workingCopy = chronicle.workingCopy!;
     // the working copy may have been renamed: its name joins the unique names of the folder now
@@ -178,7 +178,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
 /** Cancel check-out: the working copy is deleted and the chronicle unlocked (its holder or an ADMIN). Answers the latest version. */
 export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Entry> {
   return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
-    authorize(tx.principal, 'cancelCheckOut', chronicle);
+    await authorize(tx, 'cancelCheckOut', chronicle);
     const { resourceIds, pageImages } = await discardWorkingCopy(tx, chronicle);
     return { result: chronicle.latest, released: resourceIds, pageImages };
   });
@@ -188,7 +188,7 @@ export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Ent
 export async function lock(scope: EntryScope, id: string): Promise<Entry> {
   return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
     const { rows, entry, latest } = chronicle;
-    authorize(tx.principal, 'lock', chronicle);
+    await authorize(tx, 'lock', chronicle);
     if (latest.lockedBy === tx.principal.userName) return { result: entry };
     setChronicleLock(rows, tx.principal.userName);
     await tx.em.flush();
@@ -204,7 +204,7 @@ export async function unlock(scope: EntryScope, id: string): Promise<Entry> {
   return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
     const { rows, entry, latest } = chronicle;
     if (!latest.lockedBy) return { result: entry };
-    authorize(tx.principal, 'unlock', chronicle);
+    await authorize(tx, 'unlock', chronicle);
     setChronicleLock(rows, null);
     await tx.em.flush();
     return { result: entry };
@@ -235,7 +235,7 @@ export async function versions(scope: EntryScope, id: string, options: SearchOpt
 export async function replaceResource(scope: EntryScope, id: string, input: ReplaceResourceInput): Promise<Entry> {
   const mimeType = optionalMediaType(input.mimeType);
   const replaced = await inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
-    authorize(tx.principal, 'replaceResource', chronicle);
+    await authorize(tx, 'replaceResource', chronicle);
     const { latest } = chronicle;
     const resource = await claimUpload(tx, input.uploadId, mimeType);
     latest.isLatest = false;

@@ -1,0 +1,214 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { illegalArguments } from '../../errors.js';
+import type { EntryType } from '../entries/entry.entity.js';
+import { everyone, levelOf, permissionOfLevel, permissions, type AclLevels, type Level, type Permission } from './acl.js';
+import { authorize, levelOnEntry, levelOnRoot, requiredLevelOf, type AccessScope, type EntryAction, type EntryFacts } from './policy.js';
+
+/**
+ * The ACL verbs of DESIGN §10: read and replace an entry's own ACL entries or the repository root's,
+ * and the caller's allowed actions. Effective ACLs are recomputed here, in the change's transaction
+ * (`recomputeAcls`), never per request.
+ */
+
+/** One entry of an ACL as the API shows it. */
+export interface AclEntry {
+  principal: string;
+  permission: Permission;
+}
+
+export interface EffectiveAclEntry extends AclEntry {
+  /** the folder (its id) or repository (its repositoryId) the permission comes from; absent: the entry's own */
+  inheritedFrom?: string;
+}
+
+export interface AclView {
+  inherit: boolean;
+  entries: AclEntry[];
+  effective: EffectiveAclEntry[];
+}
+
+/** The most entries an ACL may have (a list is read on every change below it). */
+export const maxAclEntries = 200;
+
+/** The body of `PUT …/acl` (DESIGN §10): `inherit` absent keeps it as it is. */
+export const aclInputSchema = z
+  .object({
+    inherit: z.boolean().optional(),
+    entries: z
+      .array(z.object({ principal: z.string().trim().min(1).max(200), permission: z.enum(permissions) }).strict())
+      .max(maxAclEntries),
+  })
+  .strict();
+export type AclInput = z.infer<typeof aclInputSchema>;
+
+/** The body of `PUT A/repository/acl`: the root has nothing to inherit. */
+export const rootAclInputSchema = aclInputSchema.omit({ inherit: true });
+export type RootAclInput = z.infer<typeof rootAclInputSchema>;
+
+function parsed<T>(schema: z.ZodType<T>, input: unknown): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  throw illegalArguments(`${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`);
+}
+
+const groupPrefix = 'group:';
+
+/**
+ * The principals as stored (user names and group names as registered, whatever the case given;
+ * `EVERYONE`), with their levels: a 400 names an unknown user or group, or a principal named twice.
+ */
+async function storedLevels(em: EntityManager, entries: AclEntry[]): Promise<Record<string, number>> {
+  const levels: Record<string, number> = {};
+  const userNames = entries.filter((e) => e.principal.toUpperCase() !== everyone && !e.principal.toLowerCase().startsWith(groupPrefix)).map((e) => e.principal);
+  const groupNames = entries.filter((e) => e.principal.toLowerCase().startsWith(groupPrefix)).map((e) => e.principal.slice(groupPrefix.length));
+  const users = new Map(
+    (userNames.length === 0 ? [] : await em.execute<{ user_name: string }[]>('select user_name from app_user where lower(user_name) in (?)', [userNames.map((n) => n.toLowerCase())])).map(
+      (row) => [row.user_name.toLowerCase(), row.user_name],
+    ),
+  );
+  const groups = new Map(
+    (groupNames.length === 0 ? [] : await em.execute<{ name: string }[]>('select name from user_group where lower(name) in (?)', [groupNames.map((n) => n.toLowerCase())])).map(
+      (row) => [row.name.toLowerCase(), row.name],
+    ),
+  );
+  entries.forEach((entry, index) => {
+    const given = entry.principal;
+    let stored: string | undefined;
+    if (given.toUpperCase() === everyone) stored = everyone;
+    else if (given.toLowerCase().startsWith(groupPrefix)) {
+      const group = groups.get(given.slice(groupPrefix.length).toLowerCase());
+      if (!group) throw illegalArguments(`entries.${index}.principal: no group '${given.slice(groupPrefix.length)}'`);
+      stored = `${groupPrefix}${group}`;
+    } else {
+      stored = users.get(given.toLowerCase());
+      if (!stored) throw illegalArguments(`entries.${index}.principal: no user '${given}' (a group is written group:<name>, every signed-in user EVERYONE)`);
+    }
+    if (levels[stored] !== undefined) throw illegalArguments(`entries.${index}.principal: '${stored}' is named twice`);
+    levels[stored] = levelOf(entry.permission);
+  });
+  return levels;
+}
+
+const asEntries = (levels: AclLevels): AclEntry[] =>
+  Object.entries(levels)
+    .map(([principal, level]) => ({ principal, permission: permissionOfLevel(level as Level)! }))
+    .sort((a, b) => a.principal.localeCompare(b.principal));
+
+/**
+ * Computes the effective ACLs of `ids` and of everything below them again (acl_recompute,
+ * Migration20261127020000Acls), after their own entries, their place or an inheritance policy on the
+ * way changed. Returns how many entries changed.
+ */
+export async function recomputeAcls(em: EntityManager, repositoryId: string, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const [row] = await em.execute<{ changed: number }[]>('select acl_recompute(?, array[?]::text[]) as changed', [repositoryId, ids]);
+  return row?.changed ?? 0;
+}
+
+/** The rows the ACL of `entry` is kept on: every version of a content (its chronicle), or the folder. */
+async function aclRows(em: EntityManager, entry: { id: string; entryType: EntryType; chronicalId: string }, repositoryId: string): Promise<string[]> {
+  if (entry.entryType === 'FOLDER') return [entry.id];
+  const rows = await em.execute<{ id: string }[]>('select id from entry where chronical_id = ? and repository_id = ? order by id for update', [
+    entry.chronicalId,
+    repositoryId,
+  ]);
+  return rows.map((r) => r.id);
+}
+
+interface ChainRow {
+  id: string;
+  acl_own: AclLevels;
+  acl_inherit: boolean;
+  stops: boolean;
+  depth: number;
+}
+
+/** The ACL of an entry as the API shows it: its own entries, and the effective ones with where each comes from. */
+export async function aclViewOf(scope: AccessScope, entryId: string): Promise<AclView> {
+  // the entry and its folders up to the root, nearest first, with what each hands down
+  const chain = await scope.em.execute<ChainRow[]>(
+    `with recursive chain (id, parent_id, acl_own, acl_inherit, depth) as (
+       select id, parent_id, acl_own, acl_inherit, 0 from entry where id = ?
+       union all select e.id, e.parent_id, e.acl_own, e.acl_inherit, c.depth + 1 from entry e join chain c on e.id = c.parent_id where c.depth < 1001
+     ) select id, acl_own, acl_inherit, acl_stops_at(id) as stops, depth from chain order by depth`,
+    [entryId],
+  );
+  const [self] = chain;
+  const effective = new Map<string, { level: number; from?: string }>();
+  const add = (levels: AclLevels, from?: string) => {
+    for (const [principal, level] of Object.entries(levels)) if ((effective.get(principal)?.level ?? 0) < level) effective.set(principal, { level, from });
+  };
+  add(self!.acl_own);
+  for (let i = 0; chain[i]!.acl_inherit; i++) {
+    const folder = chain[i + 1];
+    if (!folder) {
+      add(scope.repository.acl, scope.repository.id);
+      break;
+    }
+    if (folder.stops) break;
+    add(folder.acl_own, folder.id);
+  }
+  return {
+    inherit: self!.acl_inherit,
+    entries: asEntries(self!.acl_own),
+    effective: [...effective.entries()]
+      .map(([principal, { level, from }]) => ({ principal, permission: permissionOfLevel(level as Level)!, ...(from && { inheritedFrom: from }) }))
+      .sort((a, b) => a.principal.localeCompare(b.principal)),
+  };
+}
+
+/** The subject of the entry ACL verbs: a folder or a content, looked up by the caller (404 when it may not read it). */
+export type AclSubject = EntryFacts & { entryType: EntryType; chronicalId: string };
+
+/** Replaces an entry's own ACL entries (and `inherit` when given): `all` on it needed (403). */
+export async function setEntryAcl(scope: AccessScope, entry: AclSubject, input: unknown): Promise<void> {
+  const body = parsed(aclInputSchema, input);
+  await authorize(scope, 'changeAcl', { entry });
+  const levels = await storedLevels(scope.em, body.entries);
+  const rows = await aclRows(scope.em, entry, scope.repository.id);
+  await scope.em.execute(
+    `update entry set acl_own = ?::jsonb, acl_inherit = coalesce(?::boolean, acl_inherit) where id in (?)`,
+    [JSON.stringify(levels), body.inherit ?? null, rows],
+  );
+  await recomputeAcls(scope.em, scope.repository.id, rows);
+}
+
+/** The repository root's ACL (administrators). */
+export function rootAclView(repository: AccessScope['repository']): Pick<AclView, 'entries'> {
+  return { entries: asEntries(repository.acl) };
+}
+
+/** Replaces the repository root's ACL (administrators: the caller's role is checked by the administration domain) and recomputes every entry. */
+export async function setRootAcl(em: EntityManager, repositoryId: string, input: unknown): Promise<AclLevels> {
+  const body = parsed(rootAclInputSchema, input);
+  const levels = await storedLevels(em, body.entries);
+  await em.execute('update repository set acl = ?::jsonb where id = ?', [JSON.stringify(levels), repositoryId]);
+  const tops = await em.execute<{ id: string }[]>('select id from entry where repository_id = ? and parent_id is null', [repositoryId]);
+  await recomputeAcls(
+    em,
+    repositoryId,
+    tops.map((t) => t.id),
+  );
+  return levels;
+}
+
+/** What the caller may do to an entry: its permission and the verbs it allows (CMIS allowable actions). */
+export interface Permissions {
+  permission: Permission | null;
+  actions: EntryAction[];
+}
+
+const entryActions: Record<EntryType, EntryAction[]> = {
+  FOLDER: ['read', 'update', 'fileInto', 'delete', 'changeAcl'],
+  CONTENT: ['read', 'download', 'copy', 'update', 'tag', 'checkOut', 'checkIn', 'cancelCheckOut', 'lock', 'unlock', 'replaceResource', 'convert', 'delete', 'restore', 'purge', 'changeAcl'],
+};
+
+export async function permissionsOn(scope: AccessScope, entry: EntryFacts & { entryType: EntryType }): Promise<Permissions> {
+  const level = await levelOnEntry(scope, entry);
+  return { permission: permissionOfLevel(level), actions: entryActions[entry.entryType].filter((action) => requiredLevelOf(action) <= level) };
+}
+
+/** The caller's permission at the repository's root. */
+export const rootPermission = (scope: AccessScope): Permission | null => permissionOfLevel(levelOnRoot(scope));

@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
+import { isAdmin, type Principal } from '../auth/principal.js';
+
+/**
+ * The ACLs of DESIGN §10 as stored (Migration20261127020000Acls): an ACL is `{principal: level}`,
+ * level 1 read, 2 write, 3 all, each including the ones below. A stored ACL never changes (a change
+ * makes or finds another), so what this process read of one stays true: the cache below needs no
+ * invalidation.
+ */
+export const permissions = ['read', 'write', 'all'] as const;
+export type Permission = (typeof permissions)[number];
+
+/** 0: none (the entry is not there for the caller). */
+export type Level = 0 | 1 | 2 | 3;
+export const levelOf = (permission: Permission): Level => (permissions.indexOf(permission) + 1) as Level;
+export const permissionOfLevel = (level: Level): Permission | null => (level === 0 ? null : permissions[level - 1]!);
+
+/** A stored ACL: the highest level of each principal. */
+export type AclLevels = Readonly<Record<string, number>>;
+
+export const everyone = 'EVERYONE';
+export const groupPrincipal = (group: string) => `group:${group}`;
+
+/** The principals a caller acts as: its user name, its groups, EVERYONE. */
+export function principalsOf(principal: Principal): string[] {
+  return [principal.userName, ...(principal.groups ?? []).map(groupPrincipal), everyone];
+}
+
+/** The highest level any of the caller's principals holds in `levels`. */
+export function levelIn(principal: Principal, levels: AclLevels): Level {
+  let level = 0;
+  for (const name of principalsOf(principal)) level = Math.max(level, levels[name] ?? 0);
+  return level as Level;
+}
+
+/** What the rules read of an entry: its owner and its effective ACL. */
+export interface AclFacts {
+  owner: string;
+  aclId: number | string | null;
+}
+
+/** The readable ACLs of one caller in one repository, for searches. */
+export interface ReadableAcls {
+  /** the ids of the repository's ACLs the caller may read */
+  ids: number[];
+  /** the caller may read every ACL stored in the repository: no narrower than the repository */
+  all: boolean;
+}
+
+/**
+ * This process's memory of stored ACLs (by id) and of each caller's readable set per repository, the
+ * latter kept while the repository holds no ACL newer than the set was computed against (a new ACL is
+ * the only way the set can change for fixed principals: stored ACLs never change).
+ */
+export class AclCache {
+  private readonly levels = new LRUCache<string, AclLevels>({ max: 50_000 });
+  private readonly readable = new LRUCache<string, { newest: number; readable: ReadableAcls }>({ max: 10_000 });
+
+  /** The levels of each ACL id, read from the database for those not held yet. */
+  async levelsOf(em: EntityManager, ids: readonly (number | string)[]): Promise<Map<string, AclLevels>> {
+    const found = new Map<string, AclLevels>();
+    const missing: string[] = [];
+    for (const id of new Set(ids.map(String))) {
+      const known = this.levels.get(id);
+      if (known) found.set(id, known);
+      else missing.push(id);
+    }
+    if (missing.length > 0) {
+      const rows = await em.execute<{ id: string; entries: AclLevels }[]>('select id::text as id, entries from acl where id in (?)', [missing]);
+      for (const row of rows) {
+        this.levels.set(row.id, row.entries);
+        found.set(row.id, row.entries);
+      }
+    }
+    return found;
+  }
+
+  /** The ACL ids of `repositoryId` that `principal` may read (ACL grants of its principals), computed once per new ACL. */
+  async readableOf(em: EntityManager, principal: Principal, repositoryId: string): Promise<ReadableAcls> {
+    const principals = principalsOf(principal);
+    const key = `${repositoryId}\u0000${principals.join('\u0000')}`;
+    const [row] = await em.execute<{ newest: string | null; total: string }[]>(
+      'select max(id) as newest, count(*) as total from acl where repository_id = ?',
+      [repositoryId],
+    );
+    const newest = Number(row?.newest ?? 0);
+    const cached = this.readable.get(key);
+    if (cached && cached.newest === newest) return cached.readable;
+    const grants = await em.execute<{ acl_id: string }[]>('select distinct acl_id from acl_grant where repository_id = ? and principal in (?)', [
+      repositoryId,
+      principals,
+    ]);
+    const ids = grants.map((grant) => Number(grant.acl_id));
+    const readable = { ids, all: ids.length === Number(row?.total ?? 0) };
+    this.readable.set(key, { newest, readable });
+    return readable;
+  }
+}
+
+/** The level of `principal` on an entry: administrators and the owner hold all; otherwise its ACL decides. */
+export async function levelOn(em: EntityManager, cache: AclCache, principal: Principal, entry: AclFacts & { id: string }): Promise<Level> {
+  if (isAdmin(principal) || entry.owner === principal.userName) return 3;
+  const aclId = entry.aclId ?? (await em.execute<{ acl_id: string }[]>('select acl_id from entry where id = ?', [entry.id]))[0]?.acl_id;
+  if (aclId === undefined || aclId === null) return 0;
+  const levels = (await cache.levelsOf(em, [aclId])).get(String(aclId));
+  return levels ? levelIn(principal, levels) : 0;
+}
