@@ -18,6 +18,7 @@ import {
 import { illegalArguments } from '../src/errors.js';
 import { parseJson } from '../src/http/body.js';
 import type {
+  AclInput,
   CheckInInput,
   CopyContentInput,
   CreateContentInput,
@@ -29,6 +30,7 @@ import type {
   CreateTypeRestrictionPolicyInput,
   ImageConversionInput,
   PropertyFilter,
+  RepositoryAclInput,
   ReplaceResourceInput,
   SearchOptions,
   UpdateContentInput,
@@ -38,6 +40,7 @@ import type {
 
 /** The GraphQL input types REST fills, by name, with their generated TypeScript types. */
 export interface InputTypes {
+  AclInput: AclInput;
   CheckInInput: CheckInInput;
   CopyContentInput: CopyContentInput;
   CreateContentInput: CreateContentInput;
@@ -49,6 +52,7 @@ export interface InputTypes {
   CreateTypeRestrictionPolicyInput: CreateTypeRestrictionPolicyInput;
   ImageConversionInput: ImageConversionInput;
   PropertyFilter: PropertyFilter;
+  RepositoryAclInput: RepositoryAclInput;
   ReplaceResourceInput: ReplaceResourceInput;
   SearchOptions: SearchOptions;
   UpdateContentInput: UpdateContentInput;

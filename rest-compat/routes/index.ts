@@ -1,4 +1,5 @@
 import type { RestRoute } from '../route.js';
+import { aclRoutes } from './acl.js';
 import { adminRoutes } from './admin.js';
 import { checkRoutes } from './checks.js';
 import { contentRoutes } from './contents.js';
@@ -12,4 +13,4 @@ import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes, ...aclRoutes];

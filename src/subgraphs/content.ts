@@ -1,3 +1,4 @@
+import { AclResolver, EntryAclResolver } from '../modules/access/index.js';
 import { ConversionResolver } from '../modules/conversion/index.js';
 import { ContentsResolver } from '../modules/entries/index.js';
 import { ContentResolver, EntryResolver, FolderChildrenResolver, FolderResolver } from '../modules/entries/index.js';
@@ -10,4 +11,4 @@ import { buildFederatedSchema } from './federated-schema.js';
 
 /** The content domain: folders, contents, versions, search, conversion jobs. */
 export const buildContentSubgraph = () =>
-  buildFederatedSchema([EntryResolver, ContentResolver, FolderChildrenResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver, ConversionResolver, FullTextResolver], [ContentNode, FolderNode]);
+  buildFederatedSchema([EntryResolver, ContentResolver, FolderChildrenResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver, ConversionResolver, FullTextResolver, AclResolver, EntryAclResolver], [ContentNode, FolderNode]);

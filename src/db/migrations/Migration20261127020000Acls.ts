@@ -86,7 +86,8 @@ export class Migration20261127020000Acls extends Migration {
       begin
         if new.acl_id is not null then return new; end if;
         -- the folder's row is shared-locked: a change of its ACL (which locks the subtree's folders first) waits for this entry, or this entry for it
-        if new.parent_id is not null then perform 1 from entry where id = new.parent_id for share; end if;
+        if new.parent_id is not null then perform 1 from entry where id = new.parent_id for share;
+        else perform 1 from repository where id = new.repository_id for share; end if;
         select acl_inherit, acl_own, acl_id into sibling from entry where chronical_id = new.chronical_id and id <> new.id and repository_id = new.repository_id limit 1;
         if found then
           new.acl_inherit := sibling.acl_inherit;

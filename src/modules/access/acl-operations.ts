@@ -1,7 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { illegalArguments } from '../../errors.js';
+import type { Services } from '../../context.js';
+import { inTransaction, lockFolderTree } from '../entries/chronicles.js';
 import type { EntryType } from '../entries/entry.entity.js';
+import { requireEntry } from '../entries/queries.js';
+import type { EntryScope } from '../entries/scope.js';
+import { findRepository } from '../repositories/operations.js';
 import { everyone, levelOf, permissionOfLevel, permissions, type AclLevels, type Level, type Permission } from './acl.js';
 import { authorize, levelOnEntry, levelOnRoot, requiredLevelOf, type AccessScope, type EntryAction, type EntryFacts } from './policy.js';
 
@@ -175,23 +180,51 @@ export async function setEntryAcl(scope: AccessScope, entry: AclSubject, input: 
   await recomputeAcls(scope.em, scope.repository.id, rows);
 }
 
-/** The repository root's ACL (administrators). */
-export function rootAclView(repository: AccessScope['repository']): Pick<AclView, 'entries'> {
-  return { entries: asEntries(repository.acl) };
+/** An entry's ACL (404 when the caller may not read it). */
+export async function entryAcl(scope: EntryScope, id: string, expected?: EntryType): Promise<AclView> {
+  return aclViewOf(scope, (await requireEntry(scope, id, expected)).id);
 }
 
-/** Replaces the repository root's ACL (administrators: the caller's role is checked by the administration domain) and recomputes every entry. */
-export async function setRootAcl(em: EntityManager, repositoryId: string, input: unknown): Promise<AclLevels> {
+/** Replaces an entry's own ACL entries (`all` on it needed), in one transaction with what it hands down. */
+export async function changeEntryAcl(scope: EntryScope, id: string, input: unknown, expected?: EntryType): Promise<AclView> {
+  await inTransaction(scope, async (tx) => {
+    // after moves and folder changes, as they lock: what the entry inherits is settled
+    await lockFolderTree(tx);
+    await setEntryAcl(tx, await requireEntry(tx, id, expected), input);
+  });
+  return aclViewOf(scope, id);
+}
+
+/** The caller's permission on an entry and what it allows (404 when it may not read it). */
+export async function entryPermissions(scope: EntryScope, id: string, expected?: EntryType): Promise<Permissions> {
+  return permissionsOn(scope, await requireEntry(scope, id, expected));
+}
+
+/** A repository's root ACL (administrators: the administration domain checks the role). */
+export async function rootAcl(services: Services, em: EntityManager, repositoryId: string): Promise<{ entries: AclEntry[] }> {
+  return { entries: asEntries((await findRepository(services, em, { repositoryId })).acl) };
+}
+
+/**
+ * Replaces a repository's root ACL (administrators) and recomputes every entry below the root, in one
+ * transaction; every process forgets the repository it cached (the repository_changed notification).
+ */
+export async function changeRootAcl(services: Services, em: EntityManager, repositoryId: string, input: unknown): Promise<{ entries: AclEntry[] }> {
   const body = parsed(rootAclInputSchema, input);
-  const levels = await storedLevels(em, body.entries);
-  await em.execute('update repository set acl = ?::jsonb where id = ?', [JSON.stringify(levels), repositoryId]);
-  const tops = await em.execute<{ id: string }[]>('select id from entry where repository_id = ? and parent_id is null', [repositoryId]);
-  await recomputeAcls(
-    em,
-    repositoryId,
-    tops.map((t) => t.id),
-  );
-  return levels;
+  const repository = await findRepository(services, em, { repositoryId });
+  const levels = await em.transactional(async (tx) => {
+    const stored = await storedLevels(tx, body.entries);
+    await tx.execute('update repository set acl = ?::jsonb where id = ?', [JSON.stringify(stored), repository.id]);
+    const tops = await tx.execute<{ id: string }[]>('select id from entry where repository_id = ? and parent_id is null', [repository.id]);
+    await recomputeAcls(
+      tx,
+      repository.id,
+      tops.map((top) => top.id),
+    );
+    return stored;
+  });
+  services.repositories.forget(repository.name);
+  return { entries: asEntries(levels) };
 }
 
 /** What the caller may do to an entry: its permission and the verbs it allows (CMIS allowable actions). */

@@ -28,8 +28,9 @@ const root: FolderPolicies = { defaultTypeName: null, restrictions: [], inherita
  * The policies in effect in `folderId` (DESIGN §8) and its level, in one query (a 409 for a folder
  * deeper than maxFolderLevels). A folder's policies reach its subfolders unless an inheritance policy on a folder on the
  * way says `inheritPolicies: false` (no inheritance policy = they do). The inheritance policy in effect
- * also says whether new entries get the folder's tags and common properties (entries/inheritance.ts); ACL and
- * classification flags are recorded only (no ACLs exist yet).
+ * also says whether new entries get the folder's tags and common properties (entries/inheritance.ts);
+ * its ACL flag is read by the database where ACLs are computed (acl_stops_at, Migration20261127020000Acls);
+ * the classification flag is recorded only.
  */
 export async function folderPolicies(em: EntityManager, folderId: string | null | undefined): Promise<FolderPolicies> {
   if (!folderId) return root;

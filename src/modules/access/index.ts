@@ -3,3 +3,6 @@ export { authorize, authorizeAtRoot, checkState, visibleEntries } from './policy
 export type { AccessScope, EntryAction } from './policy.js';
 export { AclCache } from './acl.js';
 export type { Permission, ReadableAcls } from './acl.js';
+export { AclResolver, EntryAclResolver, RepositoryAclResolver } from './acl.resolver.js';
+export { changeEntryAcl, changeRootAcl, entryAcl, entryPermissions, rootAcl } from './acl-operations.js';
+export type { AclView } from './acl-operations.js';

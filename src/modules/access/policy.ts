@@ -222,6 +222,21 @@ export function authorizeAtRoot(scope: AccessScope, action: 'fileInto' | 'change
   }
 }
 
+/**
+ * The condition on an entry joined by a dot path (`parent.`, `predecessor.`): one the caller may not
+ * read matches nothing, as if absent. It reads the caller from `readerTable` (a CTE the search puts
+ * first in its statement, `readerStatement`), so that the join's SQL holds no parameter of its own.
+ */
+export const readerTable = 'crs_reader';
+export const readableJoinCondition = (alias: string) =>
+  `((select acl_ids from ${readerTable}) is null or ${alias}.acl_id = any((select acl_ids from ${readerTable})::bigint[]) or ${alias}.owner = (select user_name from ${readerTable}))`;
+
+/** The CTE `readableJoinCondition` reads, with its parameters: no ACL ids (null) for a caller who reads everything. */
+export function readerStatement(principal: Principal, readable: ReadableAcls | undefined): { sql: string; params: unknown[] } {
+  const all = isAdmin(principal) || !readable || readable.all;
+  return { sql: `with ${readerTable} (acl_ids, user_name) as (select ?::bigint[], ?::text) `, params: [all ? null : readable.ids, principal.userName] };
+}
+
 const readableMemo = new WeakMap<EntityManager, Map<string, Promise<ReadableAcls>>>();
 
 /**

@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
+import { mayRead } from '../access/policy.js';
 import { partitionOf, repositoryNameOf } from '../repositories/operations.js';
 import { children, home } from '../search/by-properties.js';
 import type { PageEntry } from '../search/entry-query.js';
@@ -19,16 +20,18 @@ export class EntryResolver {
     return partitionOf(entry.repositoryId);
   }
 
+  /** The folder, unless the caller may not read it (then it is not there for them, DESIGN §10: null). */
   @FieldResolver(() => FolderNode, { nullable: true })
   async parent(@Root() entry: Entry & Partial<PageEntry>, @Ctx() context: RequestContext): Promise<Entry | PageEntry['preloaded']['parent']> {
-    if (entry.preloaded) return entry.preloaded.parent;
-    return entry.parentId ? ((await loadEntry(context, entry.parentId)) ?? null) : null;
+    const parent = entry.preloaded ? entry.preloaded.parent : entry.parentId ? ((await loadEntry(context, entry.parentId)) ?? null) : null;
+    return parent && (await mayRead(await entryScope(context, repositoryNameOf(entry.repositoryId)), parent)) ? parent : null;
   }
 }
 
 @Authorized()
 @Resolver(() => ContentNode)
 export class ContentResolver {
+  /** Of the same chronicle, so under the same ACL as the version asked for. */
   @FieldResolver(() => ContentNode, { nullable: true })
   async predecessor(@Root() entry: Entry, @Ctx() context: RequestContext): Promise<Entry | null> {
     return entry.predecessorId ? ((await loadEntry(context, entry.predecessorId)) ?? null) : null;
@@ -92,9 +95,7 @@ export class FolderResolver {
     @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {
-    const scope = await entryScope(context, repository);
-    await getFolder(scope, id);
-    return children(scope, id, options ?? {});
+    return children(await entryScope(context, repository), id, options ?? {});
   }
 
   @Mutation(() => FolderNode, { description: 'a new folder, at the root or in a folder' })

@@ -13,7 +13,7 @@ export class CreateDefaultTypePolicyInput {
 export class CreateInheritancePolicyInput {
   @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
-  @Field(() => Boolean, { nullable: true, description: 'recorded only: the service has no access control lists yet' }) inheritAcl?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: "false: the folder's ACL does not reach its children (DESIGN §10; they keep only their own entries)" }) inheritAcl?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: 'recorded only: the service has no classifications yet' }) inheritClassification?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: "entries created in the folder get the folder's properties they do not set themselves" })
   inheritCommonProperties?: boolean | null;

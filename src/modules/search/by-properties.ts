@@ -1,4 +1,5 @@
 import { asStoredName, asStoredTag } from '../entries/names.js';
+import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import type { PropertyFilter } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions, type SqlPredicate } from './entry-query.js';
@@ -43,7 +44,8 @@ export async function home(scope: EntryScope, options: SearchOptions): Promise<E
   return runEntryQuery(scope, [{ sql: 'e.parent_id is null', params: [] }], options, `e.entry_type = 'CONTENT', e.name {dir}, e.id`);
 }
 
-/** The entries of one folder, folders first. */
+/** The entries of one folder, folders first (a folder the caller may not read is a 404). */
 export async function children(scope: EntryScope, folderId: string, options: SearchOptions): Promise<EntriesPage> {
+  await requireEntry(scope, folderId, 'FOLDER');
   return runEntryQuery(scope, [{ sql: 'e.parent_id = ?', params: [folderId] }], options, `e.entry_type = 'CONTENT', e.name {dir}, e.id`);
 }

@@ -2,7 +2,7 @@ import { CompiledQuery } from 'kysely';
 import { numbered } from '../../db/placeholders.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 import { illegalArguments, ServiceError } from '../../errors.js';
-import { readableAcls, visibleEntries } from '../access/policy.js';
+import { readableAcls, readerStatement, readerTable, visibleEntries } from '../access/policy.js';
 import type { ReadableAcls } from '../access/acl.js';
 import { Entry, Resource, type VersionStatus } from '../entries/entry.entity.js';
 import type { SearchOptionsInput } from '../entries/entry.types.js';
@@ -244,12 +244,18 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
   const resolver = new PropertyResolver(predicateJoins);
   const order = orderClause(resolver, options.orderBy, options.orderingDirection, defaultOrder);
   const fromWith = (joins: Iterable<string>) => ['from entry e', ...joins].join(' ');
+  // joined entries are filtered by what the caller may read: the statement starts with who that is
+  const withReader = (sql: string, statementParams: unknown[]): Statement => {
+    if (!sql.includes(readerTable)) return { sql: numbered(sql), params: statementParams };
+    const reader = readerStatement(scope.principal, scope.readable);
+    return { sql: numbered(reader.sql + sql), params: [...reader.params, ...statementParams] };
+  };
   const ids = `select e.id ${fromWith(resolver.joins.values())} where ${where} order by ${order.sql} limit ? offset ?`;
   return {
     limit,
     offset,
-    page: { sql: numbered(pageOf(scope, `array(${ids})`)), params: [...params, ...order.params, limit, offset] },
-    count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? { sql: numbered(`select count(*) as n ${fromWith(new Map(predicateJoins).values())} where ${where}`), params },
+    page: withReader(pageOf(scope, `array(${ids})`), [...params, ...order.params, limit, offset]),
+    count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? withReader(`select count(*) as n ${fromWith(new Map(predicateJoins).values())} where ${where}`, params),
   };
 }
 

@@ -1,3 +1,4 @@
+import { readableJoinCondition } from '../../access/policy.js';
 import { illegalArguments } from '../../../errors.js';
 import { asStoredName, asStoredTag } from '../../entries/names.js';
 import { propertyNameSyntax } from './parser.js';
@@ -164,7 +165,9 @@ export class PropertyResolver {
     const nextAlias = nextCode === 'r' ? 'r' : `j_${nextCode}`;
     if (!this.joinSql.has(nextAlias)) {
       if (this.joinSql.size >= maxJoins) throw illegalArguments(`a search may follow at most ${maxJoins} different dot paths`);
-      this.joinSql.set(nextAlias, `left join ${table} ${nextAlias} on ${nextAlias}.id = ${alias}.${key}`);
+      // an entry the caller may not read is not there (DESIGN §10)
+      const readable = table === 'entry' ? ` and ${readableJoinCondition(nextAlias)}` : '';
+      this.joinSql.set(nextAlias, `left join ${table} ${nextAlias} on ${nextAlias}.id = ${alias}.${key}${readable}`);
     }
     return { alias: nextAlias, code: nextCode };
   }
