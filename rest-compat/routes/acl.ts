@@ -6,7 +6,11 @@ import { adminDomain, contentDomain, route, type RestRoute } from '../route.js';
 
 /** The ACL type of DESIGN §10's answers. */
 const aclType = 'svc.model.content.Acl';
-const aclReply = ({ result }: { result: object }) => ({ body: { _type: aclType, ...result } });
+type EffectiveEntry = { principal: string; permission: string; inheritedFrom?: string | null };
+/** The answer of DESIGN §10: `inheritedFrom` only where a permission is inherited. */
+const aclReply = ({ result }: { result: { entries: unknown[]; inherit?: boolean; effective?: EffectiveEntry[] } }) => ({
+  body: { _type: aclType, ...result, ...(result.effective && { effective: result.effective.map(({ inheritedFrom, ...entry }) => (inheritedFrom ? { ...entry, inheritedFrom } : entry)) }) },
+});
 const byRepositoryId = z.object({ repositoryId: nonEmptyText });
 
 /** `…/content/{id}/acl` and `…/folder/{id}/acl`, `…/permissions`: the same verbs on either kind (a folder's id on the content path is a 404). */
