@@ -111,6 +111,18 @@ describe('synchronous deep check (spec endpoint 11)', () => {
     expect(await entriesOf('second')).toEqual([]);
   });
 
+  it('passes on a repository whose root ACL is narrowed to nobody (it runs as the administrator who asks, DESIGN §10)', { timeout: 120_000 }, async () => {
+    const created = await call(`${service.adminBase}/repository?sessionId=${service.adminSession}`, json('POST', { name: 'narrowed' }));
+    expect(created.status).toBe(201);
+    const narrowed = await call(`${service.adminBase}/repository/acl?repositoryId=svc.repository.narrowed&sessionId=${service.adminSession}`, json('PUT', { entries: [] }));
+    expect(narrowed.status).toBe(200);
+    const { status, body } = await adminGet('repository/deep-check/by-name', { repositoryName: 'narrowed' });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.checkStatus, body.message).toBe('ok');
+    expect(scenariosOf(body).filter((s) => s.status !== 'passed').map((s) => s.scenarioName)).toEqual([]);
+    expect(await entriesOf('narrowed')).toEqual([]);
+  });
+
   it('names the failing scenario when one fails for real (a repository limit refuses the conversion), and still removes its scratch folder', { timeout: 120_000 }, async () => {
     const { status, body } = await adminGet('repository/deep-check/by-name', { repositoryName: 'strict' });
     expect(status).toBe(200);
