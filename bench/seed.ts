@@ -96,7 +96,7 @@ export async function startSeededService(name: string, rows: number, cleanup: (f
   cleanup(() => postgres.stop());
   const service = await startServiceChild(path.join(tmp, 'data'), { DATABASE_URL: postgres.url });
   cleanup(() => service.stop());
-  const orm = await createOrm(postgres.url, logger, 2);
+  const orm = await createOrm(postgres.url, logger, { poolMax: 2 });
   cleanup(() => orm.close(true));
   const t0 = performance.now();
   await seedContents(orm, rows);

@@ -17,6 +17,7 @@ import {
 } from 'graphql';
 import { illegalArguments } from '../src/errors.js';
 import { parseJson } from '../src/http/body.js';
+import { flagText } from '../src/http/query.js';
 import type {
   AclInput,
   CheckInInput,
@@ -73,10 +74,9 @@ function enumValueOf(type: GraphQLEnumType, text: string): string {
 function fromText(type: GraphQLInputType, text: string): unknown {
   const named = getNamedType(type);
   if (named === GraphQLBoolean) {
-    // in either case, as enum values are (TRUE, true)
-    const lower = text.toLowerCase();
-    if (lower !== 'true' && lower !== 'false') throw new Error("must be 'true' or 'false'");
-    return lower === 'true';
+    const flag = flagText.safeParse(text);
+    if (!flag.success) throw new Error(flag.error.issues[0]!.message);
+    return flag.data;
   }
   if (named === GraphQLInt) {
     if (!/^-?\d{1,15}$/.test(text)) throw new Error('must be an integer');

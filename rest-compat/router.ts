@@ -3,10 +3,10 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
 import { createRequestContext, type Services } from '../src/context.js';
-import { accessDenied, illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
+import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
 import { adminDomain, sessionHeaders } from '../src/http/session.js';
-import { isAdmin } from '../src/modules/auth/index.js';
+import { requireRole } from '../src/modules/access/index.js';
 import { RestInputs } from './inputs.js';
 import type { RestRoute, RunDocument } from './route.js';
 
@@ -47,7 +47,7 @@ const callerRule = (path: string): CallerRule => (path === '/authenticate' ? 'an
  */
 async function requireCaller(ctx: Context, services: Services, rule: CallerRule): Promise<void> {
   const principal = await createRequestContext(services, sessionHeaders(ctx)).principal();
-  if (rule === 'admin' && !isAdmin(principal)) throw accessDenied('this operation needs the role ADMIN');
+  if (rule === 'admin') requireRole(principal, 'ADMIN');
 }
 
 /**

@@ -15,6 +15,7 @@ import { trackUnanswered } from './http/unanswered.js';
 import { createHttpApp } from './http/app.js';
 import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/index.js';
+import { entities } from './modules/entities.js';
 import { listenForNotifications } from './db/notifications.js';
 import { ensureAdministrator, forgetEndedSession, sessionEndedChannel } from './modules/auth/index.js';
 import { maxLimit } from './modules/search/index.js';
@@ -70,7 +71,7 @@ export const graphqlLimits: QueryLimits = {
  * process, or over HTTP in split mode), the REST layer and the operational endpoints.
  */
 export async function startService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<RunningService> {
-  const database = await openDatabase(config, logger);
+  const database = await openDatabase(config, logger, entities);
   try {
     return await startOnDatabase(config, logger, parts, database);
   } catch (error) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { startEmbeddedPostgres } from './embedded-postgres.js';
-import { createOrm, migrate, type Orm } from './orm.js';
+import { createOrm, migrate, type Orm, type OrmOptions } from './orm.js';
 
 export interface Database {
   orm: Orm;
@@ -12,7 +12,7 @@ export interface Database {
 }
 
 /** `DATABASE_URL` → that server; otherwise a real Postgres from the embedded binaries in $DATA_DIR/pg. */
-export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+export async function openDatabase(config: Config, logger: Logger, entities: OrmOptions['entities']): Promise<Database> {
   const embedded = config.DATABASE_URL ? undefined : await startEmbeddedPostgres({
         directory: path.join(config.dataDir, 'pg'),
         logger,
@@ -20,7 +20,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
       });
   const url = config.DATABASE_URL ?? embedded!.url;
   try {
-    const orm = await createOrm(url, logger);
+    const orm = await createOrm(url, logger, { entities });
     await migrateExclusively(orm);
     return {
       orm,

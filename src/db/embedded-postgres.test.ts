@@ -67,7 +67,7 @@ describe('startEmbeddedPostgres', () => {
     await fs.chmod(directory, 0o755);
     const cluster = await startEmbeddedPostgres({ directory: path.join(directory, 'pg'), logger: createLogger('silent'), ephemeral: true });
     cleanups.push(() => cluster.stop());
-    const orm = await createOrm(cluster.url, createLogger('silent'), 1);
+    const orm = await createOrm(cluster.url, createLogger('silent'), { poolMax: 1 });
     cleanups.push(() => orm.close(true));
     const [row] = await orm.em.getConnection().execute<{ setting: string }[]>(`select setting::int * 8 / 1024 as setting from pg_settings where name = 'shared_buffers'`);
     expect(Number(row!.setting)).toBe(sharedBuffersMb());

@@ -1,7 +1,6 @@
-import { MikroORM } from '@mikro-orm/postgresql';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.js';
-import { entities } from './entities.js';
 import { statementTimeouts } from './statement-timeout.js';
 import { Migration20261122000001Initial } from './migrations/Migration20261122000001Initial.js';
 import { Migration20261122210000LoginLimits } from './migrations/Migration20261122210000LoginLimits.js';
@@ -58,10 +57,17 @@ export const migrationsList = [
   { name: 'Migration20261127020000Acls', class: Migration20261127020000Acls },
 ];
 
-export async function createOrm(clientUrl: string, logger: Logger, poolMax = 20): Promise<Orm> {
+export interface OrmOptions {
+  /** the entities its units of work read and write (src/modules/entities.ts); none: SQL and migrations only */
+  entities?: Options['entities'];
+  poolMax?: number;
+}
+
+export async function createOrm(clientUrl: string, logger: Logger, { entities = [], poolMax = 20 }: OrmOptions = {}): Promise<Orm> {
   return MikroORM.init({
     clientUrl,
     entities,
+    discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
     subscribers: [statementTimeouts],
     migrations: { migrationsList, snapshot: false, transactional: true, allOrNothing: true, silent: true },

@@ -10,7 +10,7 @@ const fork = () => orm.em.fork() as EntityManager;
 
 beforeAll(async () => {
   // one connection: what the statements prepared on it are can be read back on it
-  orm = await createOrm(await createTestDatabase(), createLogger('silent'), 1);
+  orm = await createOrm(await createTestDatabase(), createLogger('silent'), { poolMax: 1 });
   await fork().execute('create table prepared_probe (id text primary key, at timestamptz, fields jsonb)');
 });
 afterAll(() => orm?.close(true));

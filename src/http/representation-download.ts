@@ -1,18 +1,23 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import type { Services } from '../context.js';
 import { ServiceError } from '../errors.js';
 import { representationForDownload } from '../modules/conversion/index.js';
 import { contentDisposition } from '../storage/range.js';
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
+import { bool, parse } from './query.js';
 import { contentDomain } from './session.js';
 import { scopeOfHttpRequest, setSandboxHeaders } from './transfer.js';
+
+/** deactivated contents' representations too (their owner and administrators get them) */
+const representationQuery = z.object({ includeInactive: bool.optional() });
 
 /** GET C/representations/{id}/download: the bytes of a page image from the cache store (DESIGN §4). */
 export function addRepresentationDownload(router: Router, services: Services): Router {
   router.get(`${contentDomain}/representations/:id/download`, async (ctx: Context) => {
     const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
-    const representation = await representationForDownload(scope, ctx.params.id!, { includeInactive: ctx.query.includeInactive === 'true' });
+    const representation = await representationForDownload(scope, ctx.params.id!, { includeInactive: parse(representationQuery, ctx.query).includeInactive ?? false });
     const file = await openStoredFile(services.cacheStore.absolutePath(representation.storagePath), representation.fileSize).catch((error: unknown) => {
       if (error instanceof StoredFileUnavailableError) throw new ServiceError('unavailable', `representation '${representation.id}' is not in the cache store as stored (${error.message})`);
       throw error;

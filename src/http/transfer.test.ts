@@ -91,6 +91,20 @@ describe('download headers', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ reasonCode: 'illegalArguments', message: expect.stringContaining('inline') });
   });
+
+  it('reads its flags (inline, includeInactive) as every flag parameter is read: true or false in either case, anything else a 400 naming it', async () => {
+    const shown = await download(contents.png!.id, { inline: 'TRUE', includeInactive: 'False' });
+    expectProtected(shown, 'inline');
+    await shown.arrayBuffer();
+    for (const [name, value] of [['includeInactive', 'yes'], ['includeInactive', ''], ['inline', '1']]) {
+      const answer = await call(contentUrl(service, `/content/${contents.png!.id}/download`, { [name!]: value! }));
+      expect(answer.status, `${name}=${value}`).toBe(400);
+      expect(answer.body).toMatchObject({ reasonCode: 'illegalArguments', message: `invalid parameter: ${name} must be 'true' or 'false'` });
+    }
+    // a page image's download alike, before its representation is looked up
+    const representation = await call(contentUrl(service, '/representations/no-such-page/download', { includeInactive: 'yes' }));
+    expect(representation).toMatchObject({ status: 400, body: { message: "invalid parameter: includeInactive must be 'true' or 'false'" } });
+  });
 });
 
 describe('a client hanging up', () => {

@@ -11,6 +11,7 @@ import { contentDisposition, contentRange, notModified, parseRange, precondition
 import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
 import type { RequestState } from './middleware/request-id.js';
 import { readMultipart, singleField } from './multipart.js';
+import { bool, parse } from './query.js';
 import { contentDomain, sessionHeaders } from './session.js';
 
 /** The caller's scope for a plain HTTP handler (same session rules as GraphQL and REST). */
@@ -57,7 +58,8 @@ export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, re
 /** Types a browser may show in place (`inline=true`): no scripts, no markup. SVG is an image that runs scripts. */
 const INLINE_SAFE = /^(image\/(?!svg\+xml$)[a-z0-9.+-]+|application\/pdf|text\/plain)$/;
 
-const downloadQuery = z.object({ inline: z.enum(['true', 'false']).optional() });
+/** A download's parameters: deactivated contents too (their owner and administrators get them), shown in place. */
+const downloadQuery = z.object({ includeInactive: bool.optional(), inline: bool.optional() });
 
 /**
  * Headers that keep stored bytes from acting as a page of this origin, whatever they hold (HTML,
@@ -65,11 +67,9 @@ const downloadQuery = z.object({ inline: z.enum(['true', 'false']).optional() })
  * without scripts or subresources, no shared caches. Everything is an attachment; `inline=true`
  * shows the safe types in place.
  */
-function setProtectiveHeaders(ctx: Context, mimeType: string, fileName: string): void {
-  const query = downloadQuery.safeParse(ctx.query);
-  if (!query.success) throw new ServiceError('illegalArguments', "inline: 'true' or 'false'");
+function setProtectiveHeaders(ctx: Context, mimeType: string, fileName: string, inlineAsked: boolean): void {
   const essence = mimeType.split(';')[0]!.trim().toLowerCase();
-  const inline = query.data.inline === 'true' && INLINE_SAFE.test(essence);
+  const inline = inlineAsked && INLINE_SAFE.test(essence);
   // no-cache: the bytes behind the URL change with a new version
   setSandboxHeaders(ctx, 'private, no-cache');
   ctx.set('content-disposition', contentDisposition(fileName, inline ? 'inline' : 'attachment'));
@@ -111,7 +111,8 @@ export function transferRouter(services: Services): Router {
 
   const download = async (ctx: Context) => {
     const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
-    const { content, resource } = await contentForDownload(scope, ctx.params.id!, { includeInactive: ctx.query.includeInactive === 'true' });
+    const query = parse(downloadQuery, ctx.query);
+    const { content, resource } = await contentForDownload(scope, ctx.params.id!, { includeInactive: query.includeInactive ?? false });
     const file = await openStoredFile(services.contentStore.absolutePath(resource.storagePath), resource.fileSize).catch((error: unknown) => {
       if (error instanceof StoredFileUnavailableError) {
         throw new ServiceError('unavailable', `the bytes of content '${content.id}' are not in the content store as stored (${error.message})`);
@@ -124,7 +125,7 @@ export function transferRouter(services: Services): Router {
       ctx.set('accept-ranges', 'bytes');
       ctx.set('last-modified', resource.createdAt.toUTCString());
       // the name the content has now (a rename renames its download), not the name its file was uploaded with
-      setProtectiveHeaders(ctx, resource.mimeType, content.name);
+      setProtectiveHeaders(ctx, resource.mimeType, content.name, query.inline ?? false);
       ctx.type = resource.mimeType;
       if (preconditionFailed(ctx.get('if-match') || undefined, ctx.get('if-unmodified-since') || undefined, etag, resource.createdAt)) {
         throw new ServiceError('preconditionFailed', `content '${content.id}' is not the version the request's If-Match or If-Unmodified-Since asks for (its ETag is ${etag})`);

@@ -2,10 +2,11 @@ import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { Kind, parse, type DefinitionNode, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, getMetadataStorage, type AuthChecker, type NonEmptyArray } from 'type-graphql';
-import { accessDenied } from '../errors.js';
 import type { RequestContext } from '../context.js';
 import { graphqlErrorOf, mapDomainErrors } from '../graphql/errors.js';
 import { pubSub } from '../graphql/pubsub.js';
+import { requireRole } from '../modules/access/index.js';
+import type { Role } from '../modules/auth/index.js';
 
 /**
  * `@Authorized()` needs a session; `@Authorized('ADMIN')` needs that role too (403 otherwise). It runs
@@ -14,9 +15,8 @@ import { pubSub } from '../graphql/pubsub.js';
 const authChecker: AuthChecker<RequestContext> = async ({ context }, roles) => {
   try {
     const principal = await context.principal();
-    if (roles.length > 0 && !roles.some((role) => principal.roles.includes(role as never))) {
-      throw accessDenied(`this operation needs the role ${roles.join(' or ')}`);
-    }
+    // the decorators name roles as strings (`@Authorized('ADMIN')`)
+    if (roles.length > 0) requireRole(principal, roles as Role[]);
     return true;
   } catch (error) {
     throw graphqlErrorOf(error);

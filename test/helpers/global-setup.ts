@@ -26,10 +26,10 @@ export async function setup(project: TestProject): Promise<void> {
   await fs.chmod(directory, 0o755);
   const logger = createLogger('warn');
   cluster = await startEmbeddedPostgres({ directory: path.join(directory, 'pg'), logger, ephemeral: true });
-  const maintenance = await createOrm(cluster.url, logger, 2);
+  const maintenance = await createOrm(cluster.url, logger, { poolMax: 2 });
   await maintenance.em.getConnection().execute(`create database ${templateDatabase}`);
   await maintenance.close(true);
-  const template = await createOrm(cluster.urlFor(templateDatabase), logger, 2);
+  const template = await createOrm(cluster.urlFor(templateDatabase), logger, { poolMax: 2 });
   await migrate(template);
   await template.close(true);
   project.provide('postgresUrl', cluster.url);

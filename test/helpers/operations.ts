@@ -9,6 +9,7 @@ import { createOrm } from '../../src/db/orm.js';
 import { SnapshotReaders } from '../../src/db/snapshot-readers.js';
 import { createLogger } from '../../src/logger.js';
 import type { Role } from '../../src/modules/auth/index.js';
+import { entities } from '../../src/modules/entities.js';
 import type { EntryScope } from '../../src/modules/entries/index.js';
 import { stageUpload } from '../../src/modules/entries/index.js';
 import { ensureDefaultRepository } from '../../src/modules/repositories/index.js';
@@ -34,7 +35,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
   const databaseUrl = await createTestDatabase();
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ADMIN_PASSWORD: 'unused-here' });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const orm = await createOrm(databaseUrl, logger, 10);
+  const orm = await createOrm(databaseUrl, logger, { poolMax: 10, entities });
   const contentStore = new FileStore(config.contentStoragePath);
   const cacheStore = new FileStore(config.cacheStoragePath);
   await Promise.all([contentStore.init(), cacheStore.init()]);

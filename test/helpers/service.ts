@@ -15,7 +15,7 @@ export const adminPassword = 'admin-password-for-tests';
 export async function createTestDatabase(): Promise<string> {
   const maintenanceUrl = inject('postgresUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
-  const orm = await createOrm(maintenanceUrl, createLogger('warn'), 1);
+  const orm = await createOrm(maintenanceUrl, createLogger('warn'), { poolMax: 1 });
   await orm.em.getConnection().execute(`create database ${name} template ${inject('templateDatabase')}`);
   await orm.close(true);
   return maintenanceUrl.replace(/\/[^/]+$/, `/${name}`);

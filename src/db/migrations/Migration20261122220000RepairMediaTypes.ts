@@ -1,7 +1,14 @@
 import { Migration } from '@mikro-orm/migrations';
-import { fallbackMediaType, maxMediaTypeLength, mediaTypePattern } from '../../modules/entries/media-types.js';
 
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+// the rule of src/modules/entries/media-types.ts as it was when this migration was written: a
+// migration is history and keeps its own copy (the live rule may change, what this repaired may not)
+const restrictedName = '[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}';
+const token = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const mediaTypePattern = `^${restrictedName}/${restrictedName}( *; *${token}=(${token}|"[^"\\\\]*"))* *$`;
+const maxMediaTypeLength = 255;
+const fallbackMediaType = 'application/octet-stream';
 
 /**
  * Media types were stored unchecked (a client's `text/html\r\nSet-Cookie: …` made every download of

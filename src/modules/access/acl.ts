@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
-import { isAdmin, type Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
+import { mayAdminister } from './roles.js';
 
 /**
  * The ACLs of DESIGN §10 as stored (Migration20261127020000Acls): an ACL is `{principal: level}`,
@@ -100,7 +101,7 @@ export class AclCache {
 
 /** The level of `principal` on an entry: administrators and the owner hold all; otherwise its ACL decides. */
 export async function levelOn(em: EntityManager, cache: AclCache, principal: Principal, entry: AclFacts & { id: string }): Promise<Level> {
-  if (isAdmin(principal) || entry.owner === principal.userName) return 3;
+  if (mayAdminister(principal) || entry.owner === principal.userName) return 3;
   const aclId = entry.aclId ?? (await em.execute<{ acl_id: string }[]>('select acl_id from entry where id = ?', [entry.id]))[0]?.acl_id;
   if (aclId === undefined || aclId === null) return 0;
   const levels = (await cache.levelsOf(em, [aclId])).get(String(aclId));

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessDenied, conflict, notFound, type ServiceError } from '../../errors.js';
-import { isAdmin, type Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
+import { mayAdminister } from './roles.js';
 import type { Entry } from '../entries/entry.entity.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
 import type { SqlPredicate } from '../search/entry-query.js';
@@ -120,7 +121,7 @@ const rules: Record<EntryAction, Rule[]> = {
   changeAcl: [],
   download: [
     (principal, { entry }, { includeInactive }) =>
-      entry.active || (includeInactive && (isAdmin(principal) || entry.owner === principal.userName))
+      entry.active || (includeInactive && (mayAdminister(principal) || entry.owner === principal.userName))
         ? undefined
         : notFound(`content '${entry.id}' is deactivated (only its owner and administrators may ask for it with includeInactive=true)`),
   ],
@@ -146,7 +147,7 @@ const rules: Record<EntryAction, Rule[]> = {
   cancelCheckOut: [
     (_, { latest, workingCopy }) => (workingCopy ? undefined : conflict(`'${latest.name}' is not checked out`)),
     (principal, { latest, workingCopy }) =>
-      holderOf(workingCopy!) === principal.userName || isAdmin(principal) ? undefined : conflict(`'${latest.name}' is checked out by ${holderOf(workingCopy!)}`),
+      holderOf(workingCopy!) === principal.userName || mayAdminister(principal) ? undefined : conflict(`'${latest.name}' is checked out by ${holderOf(workingCopy!)}`),
   ],
   lock: [(_, { latest }) => deactivated(latest), (principal, { latest }) => lockedByOther(principal, latest)],
   unlock: [
@@ -155,7 +156,7 @@ const rules: Record<EntryAction, Rule[]> = {
         ? conflict(`'${latest.name}' is checked out by ${holderOf(workingCopy)}: check it in or cancel the check-out to release the lock`)
         : undefined,
     (principal, { latest }) =>
-      !latest.lockedBy || latest.lockedBy === principal.userName || isAdmin(principal) ? undefined : conflict(`'${latest.name}' is locked by ${latest.lockedBy}`),
+      !latest.lockedBy || latest.lockedBy === principal.userName || mayAdminister(principal) ? undefined : conflict(`'${latest.name}' is locked by ${latest.lockedBy}`),
   ],
   // new bytes while a working copy exists go through check-in, for its holder too
   replaceResource: [
@@ -201,7 +202,7 @@ export const levelOnEntry = (scope: AccessScope, entry: EntryFacts & { entryType
 export const mayRead = async (scope: AccessScope, entry: EntryFacts) => (await levelOnEntry(scope, entry)) >= 1;
 
 /** The caller's permission level on the repository's root (its ACL): what creating at the top needs. */
-export const levelOnRoot = (scope: AccessScope): Level => (isAdmin(scope.principal) ? 3 : levelIn(scope.principal, scope.repository.acl));
+export const levelOnRoot = (scope: AccessScope): Level => (mayAdminister(scope.principal) ? 3 : levelIn(scope.principal, scope.repository.acl));
 
 /**
  * Whether the caller may do `action` to the subject now: returns, or throws the 404 (may not read),
@@ -233,7 +234,7 @@ export const readableJoinCondition = (alias: string) =>
 
 /** The CTE `readableJoinCondition` reads, with its parameters: no ACL ids (null) for a caller who reads everything. */
 export function readerStatement(principal: Principal, readable: ReadableAcls | undefined): { sql: string; params: unknown[] } {
-  const all = isAdmin(principal) || !readable || readable.all;
+  const all = mayAdminister(principal) || !readable || readable.all;
   return { sql: `with ${readerTable} (acl_ids, user_name) as (select ?::bigint[], ?::text) `, params: [all ? null : readable.ids, principal.userName] };
 }
 
@@ -244,7 +245,7 @@ const readableMemo = new WeakMap<EntityManager, Map<string, Promise<ReadableAcls
  * unit of work (a request) and repository.
  */
 export function readableAcls(scope: AccessScope): Promise<ReadableAcls | undefined> {
-  if (isAdmin(scope.principal)) return Promise.resolve(undefined);
+  if (mayAdminister(scope.principal)) return Promise.resolve(undefined);
   let byRepository = readableMemo.get(scope.em);
   if (!byRepository) readableMemo.set(scope.em, (byRepository = new Map()));
   const key = `${scope.repository.id}\u0000${scope.principal.userName}`;
@@ -263,7 +264,7 @@ export function readableAcls(scope: AccessScope): Promise<ReadableAcls | undefin
  * than the repository, so its maintained totals may answer counts.
  */
 export function visibleEntries(principal: Principal, repository: Pick<RepositoryRecord, 'id'>, readable: ReadableAcls | undefined): SqlPredicate & { wholeRepository: boolean } {
-  if (isAdmin(principal) || readable?.all) return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
+  if (mayAdminister(principal) || readable?.all) return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
   if (!readable) throw new Error('visibleEntries: the readable ACLs of a caller who is not an administrator were not computed');
   return { sql: '(e.repository_id = ? and (e.acl_id = any(?::bigint[]) or e.owner = ?))', params: [repository.id, readable.ids, principal.userName], wholeRepository: false };
 }
@@ -276,6 +277,6 @@ export type JobAction = 'read' | 'cancel';
  * hidden from reading (404, as if it did not exist); cancelling it is a 403 (issue 30 asks for it).
  */
 export function authorizeJob(principal: Principal, action: JobAction, job: { id: string; clientUsername: string }): void {
-  if (job.clientUsername === principal.userName || isAdmin(principal)) return;
+  if (job.clientUsername === principal.userName || mayAdminister(principal)) return;
   throw action === 'read' ? notFound(`job '${job.id}' not found`) : accessDenied(`job '${job.id}' is another user's: only its submitter and administrators may cancel it`);
 }

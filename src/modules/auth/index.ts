@@ -3,6 +3,5 @@ export { createAuthServices } from './auth-services.js';
 export type { AuthServices } from './auth-services.js';
 export { AuthResolver, UsersResolver } from './auth.resolver.js';
 export { ensureAdministrator, forgetEndedSession, missingSessionMessage, resolveSession, sessionEndedChannel, sessionTokenHash } from './operations.js';
-export { isAdmin } from './principal.js';
 export type { Principal } from './principal.js';
 export type { Role } from './user.entity.js';

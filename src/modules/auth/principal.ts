@@ -8,4 +8,3 @@ export interface Principal {
   groups?: string[];
 }
 
-export const isAdmin = (principal: Principal) => principal.roles.includes('ADMIN');

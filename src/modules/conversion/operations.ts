@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { conflict, illegalArguments, notFound } from '../../errors.js';
 import { authorize, authorizeJob } from '../access/policy.js';
+import { mayAdminister } from '../access/roles.js';
 import { validateProperties, validateTags } from '../entries/contents.js';
 import { Resource } from '../entries/entry.entity.js';
 import { validateEntryName } from '../entries/names.js';
@@ -155,6 +156,6 @@ export interface JobsQuery {
 
 /** The cache area's Jobs list: newest first; a user's own jobs, every job for an administrator. */
 export async function findJobs(scope: EntryScope, query: JobsQuery): Promise<{ count: number; entries: JobRecord[] }> {
-  const own = scope.principal.roles.includes('ADMIN') ? undefined : scope.principal.userName;
+  const own = mayAdminister(scope.principal) ? undefined : scope.principal.userName;
   return listJobs(scope.em, scope.repository.id, { ...query, clientUsername: own });
 }

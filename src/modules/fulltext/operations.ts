@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeBounded } from '../../db/statement-timeout.js';
-import { accessDenied, conflict } from '../../errors.js';
-import { isAdmin } from '../auth/principal.js';
+import { conflict } from '../../errors.js';
+import { requireRole } from '../access/roles.js';
 import type { Services } from '../../context.js';
 import type { EntryScope } from '../entries/scope.js';
 import { jobPriority } from '../jobs/queue.js';
@@ -72,7 +72,7 @@ export function submitExtraction(services: Services, repositoryId: string, uploa
  * repository at a time: while one is pending or running, that one is answered (its `force` as it was).
  */
 export async function startReindex(scope: EntryScope, { force }: { force: boolean }): Promise<JobRecord> {
-  if (!isAdmin(scope.principal)) throw accessDenied('only administrators reindex a repository');
+  requireRole(scope.principal, 'ADMIN', 'reindexing a repository');
   requireFullText(scope);
   const { record } = await scope.services.jobs.submitExclusive(scope.em, {
     ...jobOf(scope.repository.id, {

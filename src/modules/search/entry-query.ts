@@ -4,8 +4,7 @@ import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 import { illegalArguments, ServiceError } from '../../errors.js';
 import { readableAcls, readerStatement, readerTable, visibleEntries } from '../access/policy.js';
 import type { ReadableAcls } from '../access/acl.js';
-import { Entry, Resource, type VersionStatus } from '../entries/entry.entity.js';
-import type { SearchOptionsInput } from '../entries/entry.types.js';
+import { Entry, Resource, type EntryType, type VersionStatus } from '../entries/entry.entity.js';
 import type { EntryScope } from '../entries/scope.js';
 import { PropertyResolver } from './condition/properties.js';
 
@@ -40,8 +39,21 @@ export interface TagFormula {
   anyOf: boolean;
 }
 
-/** The search parameters the spec's three searches share, and what the operations add to them. */
-export interface SearchOptions extends SearchOptionsInput {
+/**
+ * The search parameters the spec's three searches share (GraphQL's `SearchOptions` input fills them),
+ * and what the operations add to them.
+ */
+export interface SearchOptions {
+  /** only contents or only folders */
+  entryType?: EntryType;
+  /** every version of each content, not only the latest */
+  includeVersions?: boolean;
+  /** a property a condition can name (except tags); missing values last */
+  orderBy?: string;
+  orderingDirection?: 'asc' | 'desc';
+  /** default 100, at most `maxLimit` */
+  limit?: number;
+  offset?: number;
   /** deactivated entries too (a content's version history; a condition naming `active`): their metadata is anyone's, as GET's is, their bytes are not */
   includeInactive?: boolean;
   versionStatus?: VersionStatus;
