@@ -9,6 +9,7 @@ import { createFolder, getFolder } from '../entries/folders.js';
 import type { EntryScope } from '../entries/scope.js';
 import { addTags } from '../entries/tags.js';
 import { updateContent, updateFolder } from '../entries/update.js';
+import { startImageConversion } from '../conversion/operations.js';
 import { assignPolicy, createInheritancePolicy } from '../policies/operations.js';
 import { children, home, searchByProperties } from '../search/by-properties.js';
 import { searchByCondition } from '../search/by-condition.js';
@@ -109,6 +110,22 @@ describe('the permission matrix on a content (each verb × none/read/write/all/o
       await checkOut(scopes.owner, checkedOut.id);
       expect(await outcome(cancelCheckOut(scopes[caller], checkedOut.id))).toBe(levels[caller] >= 2 ? 'conflict' : 'accessDenied');
     }
+  });
+
+  it('conversion: page images kept on the content need write on it; new contents need read on it and write on their folder', async () => {
+    const content = await newContent();
+    const convert = (caller: Caller, resultAction: 'NEW_CONTENT' | 'CONTENT_REPRESENTATION', parentId?: string) =>
+      outcome(startImageConversion(scopes[caller], { contentId: content.id, resultAction, targetFormat: 'png', newContentSpecification: parentId ? { parentId } : null }));
+    const readable = await createFolder(scopes.admin, { name: `readable-${++counter}`, parentId: folder.id });
+    const writable = await createFolder(scopes.admin, { name: `writable-${counter}` });
+    await changeEntryAcl(scopes.admin, writable.id, { entries: [{ principal: 'reader', permission: 'write' }] });
+    expect([
+      await convert('nobody', 'CONTENT_REPRESENTATION'),
+      await convert('reader', 'CONTENT_REPRESENTATION'),
+      await convert('reader', 'NEW_CONTENT', readable.id),
+      await convert('reader', 'NEW_CONTENT', writable.id),
+      await convert('writer', 'CONTENT_REPRESENTATION'),
+    ]).toEqual(['notFound', 'accessDenied', 'accessDenied', 'allowed', 'allowed']);
   });
 
   it('permissions: the caller\'s permission and the verbs it allows', async () => {

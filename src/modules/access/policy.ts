@@ -112,19 +112,20 @@ const metadataChange: Rule[] = [
   (_, { entry, workingCopy }) => checkedOutOriginal(entry, workingCopy),
 ];
 
+/** A deactivated content's bytes are its owner's and the administrators', when they ask for deactivated entries. */
+const readsBytes: Rule = (principal, { entry }, { includeInactive }) =>
+  entry.active || (includeInactive && (mayAdminister(principal) || entry.owner === principal.userName))
+    ? undefined
+    : notFound(`content '${entry.id}' is deactivated (only its owner and administrators may ask for it with includeInactive=true)`);
+
 /** Per action, its state rules in the order they are checked: the first refusal is the answer. */
 const rules: Record<EntryAction, Rule[]> = {
   read: [],
-  convert: [],
+  convert: [readsBytes],
   fileInto: [],
   purge: [],
   changeAcl: [],
-  download: [
-    (principal, { entry }, { includeInactive }) =>
-      entry.active || (includeInactive && (mayAdminister(principal) || entry.owner === principal.userName))
-        ? undefined
-        : notFound(`content '${entry.id}' is deactivated (only its owner and administrators may ask for it with includeInactive=true)`),
-  ],
+  download: [readsBytes],
   // a lock on the original does not block copying
   copy: [],
   update: metadataChange,

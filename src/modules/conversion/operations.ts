@@ -77,8 +77,9 @@ export const mimeTypeOf = (format: TargetFormat) => `image/${format}`;
 export async function startImageConversion(scope: EntryScope, input: ImageConversionInput, sessionToken?: string): Promise<JobRecord> {
   if (input.contentId === '') throw illegalArguments('contentId must not be empty');
   const content = await requireEntry(scope, input.contentId, 'CONTENT');
-  // converting reads the bytes: the rules of a download apply
-  await authorize(scope, 'download', { entry: content });
+  // converting reads the bytes (the rules of a download apply); pages kept as the content's
+  // representations change it (write, DESIGN §10), new contents change their folder (below)
+  await authorize(scope, input.resultAction === 'NEW_CONTENT' ? 'download' : 'convert', { entry: content });
   const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
   if (!resource) throw notFound(`content '${content.id}' has no resource to convert`);
   const specification = parseSpecification(input.newContentSpecification);
