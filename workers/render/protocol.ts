@@ -1,6 +1,6 @@
 /** Messages between a conversion job and its render process (workers/render/render-child.ts). */
 import type { RenderDecision, RenderedPage, RenderRequest } from '../../src/modules/conversion/index.js';
-import type { ReadyMessage } from '../child/bounded-child.js';
+import type { FinalMessage, ReadyMessage } from '../child/bounded-child.js';
 
 export type StartMessage = { type: 'start' } & RenderRequest;
 
@@ -13,8 +13,7 @@ export type ChildMessage =
   /** countMs: the time the prescan took (loading the document not included) */
   | { type: 'inspected'; pages: number; objects: number[]; countMs: number }
   | ({ type: 'page' } & RenderedPage)
-  | { type: 'done' }
-  | { type: 'failed'; reasonCode: string; message: string };
+  | FinalMessage;
 
 /**
  * Bytes of the render process's memory one pixel of a page raster takes: its canvas and the copy

@@ -180,7 +180,7 @@ export function convertJobHandler(services: Services, renderer: PageRenderer): J
       // purged (or its folder deleted) after the job was submitted: whatever failed then (its bytes, a page's row), that is the reason
       const deleted = await deletedSource(em, record.contentIds);
       if (!deleted) throw error;
-      if (request.resultAction === 'CONTENT_REPRESENTATION') await removeRenderedPages(services, deleted, request.targetFormat, result.pages);
+      if (request.resultAction === 'CONTENT_REPRESENTATION') await removePageFiles(services, deleted, request.targetFormat, result.pages);
       throw new JobFailure('notFound', `content '${deleted}' was deleted during the conversion`);
     }
   };
@@ -197,7 +197,7 @@ async function deletedSource(em: EntityManager, contentIds: string[]): Promise<s
  * found, but a page stored after that has no row (its insert failed) and its file would stay in the
  * cache store. The paths derive from (source, format, page).
  */
-async function removeRenderedPages(services: Services, sourceId: string, format: TargetFormat, pages: number) {
+async function removePageFiles(services: Services, sourceId: string, format: TargetFormat, pages: number) {
   for (let page = 1; page <= pages; page++) await services.cacheStore.remove(services.cacheStore.pathFor(representationId(sourceId, format, page)));
 }
 
