@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
+import { jobStates } from '../../src/modules/jobs/index.js';
 import { CancelJobDocument, ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
 import { bool, limit, nonEmptyText, offset, parse } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
@@ -8,7 +9,7 @@ import { asyncJobResponseShape, representationShape, serviceRequestJobShape } fr
 const statusQuery = z.object({ jobId: nonEmptyText });
 const representationsQuery = z.object({ includeInactive: bool.optional() });
 const jobsQuery = z.object({
-  state: z.enum(['pending', 'running', 'Done', 'panic', 'cancelled'], { message: "must be one of 'pending', 'running', 'Done', 'panic', 'cancelled'" }).optional(),
+  state: z.enum(jobStates, { message: `must be one of ${jobStates.map((state) => `'${state}'`).join(', ')}` }).optional(),
   limit: limit.optional(),
   offset: offset.optional(),
 });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { finalStates } from '../../src/modules/jobs/index.js';
 import { contentUrl, newContent, sql } from './entries.js';
 import { call, json, type TestService } from './service.js';
 
@@ -32,7 +33,7 @@ export async function finishedJob(service: TestService, jobId: string, caller: C
   for (;;) {
     const { status, body } = await jobStatus(service, jobId, caller);
     if (status !== 200) throw new Error(`job status: ${status} ${JSON.stringify(body)}`);
-    if (['Done', 'panic', 'cancelled'].includes(body.state)) return body;
+    if (finalStates.includes(body.state)) return body;
     if (Date.now() > until) throw new Error(`job ${jobId} still ${body.state} after ${timeoutMs} ms`);
     await sleep(100);
   }

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { TextExtractor } from '../../src/modules/fulltext/index.js';
 import { JobFailure } from '../../src/modules/jobs/index.js';
 import { ChildPool, runBoundedChild } from '../child/bounded-child.js';
 import type { ExtractMessage, ExtractStart } from './protocol.js';
@@ -14,12 +15,17 @@ export function extractionPool(memoryMb: number, maxIdle: number): ChildPool {
   return new ChildPool(childScript, memoryMb, { maxIdle });
 }
 
+/** The extraction jobs' text extractor: the extraction processes of `pool`, each reading within `timeoutMs`. */
+export const textExtractor = (pool: ChildPool, timeoutMs: number): TextExtractor => ({
+  extract: (request, signal) => extractInChild(pool, { type: 'start', ...request }, timeoutMs, signal),
+});
+
 /**
  * The text of one resource, read in a bounded extraction process of `pool` (undefined if it sent
  * none): over its memory bound or deadline the resource fails with a clear message while the
  * service and the other jobs go on; when `signal` aborts (the job was cancelled) the process is killed.
  */
-export async function extractInChild(pool: ChildPool, start: ExtractStart, timeoutMs: number, signal?: AbortSignal): Promise<{ text: string; truncated: boolean } | undefined> {
+async function extractInChild(pool: ChildPool, start: ExtractStart, timeoutMs: number, signal?: AbortSignal): Promise<{ text: string; truncated: boolean } | undefined> {
   let extracted: { text: string; truncated: boolean } | undefined;
   await runBoundedChild<ExtractMessage>(
     pool,

@@ -1,28 +1,10 @@
 /** Messages between a conversion job and its render process (workers/render/render-child.ts). */
-import type { ReadyMessage } from '../child/bounded-child.js';
+import type { RenderDecision, RenderedPage, RenderRequest } from '../../src/modules/conversion/index.js';
+import type { FinalMessage, ReadyMessage } from '../child/bounded-child.js';
 
-export type TargetFormat = 'png' | 'jpeg' | 'webp' | 'tiff';
-export type InputKind = 'pdf' | 'image';
+export type StartMessage = { type: 'start' } & RenderRequest;
 
-export interface StartMessage {
-  type: 'start';
-  inputPath: string;
-  fileName: string;
-  kind: InputKind;
-  format: TargetFormat;
-  dpi: number;
-  /** the largest image read (an input image, an image inside a PDF), in pixels */
-  maxPixels: number;
-  /** the largest raster of a PDF page, in pixels: a larger page is drawn at the resolution that fits (`maxPagePixels`) */
-  maxPagePixels: number;
-  outputDir: string;
-}
-
-/**
- * After the prescan: render (placeholders in place of the pages named; the pages in `skip` are not
- * rendered: the job has them stored already) or stop.
- */
-export type DecisionMessage = { type: 'render'; placeholders: { page: number; text: string }[]; skip: number[] } | { type: 'stop' };
+export type DecisionMessage = RenderDecision;
 
 export type ChildMessage =
   | ReadyMessage
@@ -30,9 +12,8 @@ export type ChildMessage =
   | { type: 'opened'; pages: number }
   /** countMs: the time the prescan took (loading the document not included) */
   | { type: 'inspected'; pages: number; objects: number[]; countMs: number }
-  | { type: 'page'; page: number; path: string; width: number; height: number; placeholder: boolean }
-  | { type: 'done' }
-  | { type: 'failed'; reasonCode: string; message: string };
+  | ({ type: 'page' } & RenderedPage)
+  | FinalMessage;
 
 /**
  * Bytes of the render process's memory one pixel of a page raster takes: its canvas and the copy

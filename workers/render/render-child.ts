@@ -17,7 +17,8 @@ import { type Canvas, createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import sharp from 'sharp';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { parentMessages } from '../child/inbox.js';
-import type { ChildMessage, DecisionMessage, StartMessage, TargetFormat } from './protocol.js';
+import type { TargetFormat } from '../../src/modules/conversion/index.js';
+import type { ChildMessage, DecisionMessage, StartMessage } from './protocol.js';
 
 type Image = ReturnType<typeof sharp>;
 

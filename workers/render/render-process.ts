@@ -1,21 +1,15 @@
 import { fileURLToPath } from 'node:url';
+import type { Config } from '../../src/config.js';
+import type { PageRenderer, RenderCallbacks } from '../../src/modules/conversion/index.js';
 import { JobFailure } from '../../src/modules/jobs/index.js';
 import { ChildPool, runBoundedChild, type FinalMessage, type ReadyMessage } from '../child/bounded-child.js';
-import type { ChildMessage, DecisionMessage, StartMessage } from './protocol.js';
+import { maxPagePixels, type ChildMessage, type StartMessage } from './protocol.js';
 
 const childScript = fileURLToPath(new URL('./render-child.js', import.meta.url));
 
 /** Warm render processes with a V8 heap and resident bound of `memoryMb` (workers/child/bounded-child.ts). */
 export function renderPool(memoryMb: number, maxIdle: number): ChildPool {
   return new ChildPool(childScript, memoryMb, { maxIdle });
-}
-
-export interface RenderCallbacks {
-  /** a PDF opened, before its pages are parsed: a page count over the limits fails the job here (it throws) */
-  opened?(pages: number): Promise<void>;
-  /** after the prescan: what to render (or stop) */
-  inspected(pages: number, objects: number[], countMs: number): Promise<DecisionMessage>;
-  page(message: Extract<ChildMessage, { type: 'page' }>): Promise<void>;
 }
 
 /**
@@ -40,4 +34,12 @@ export function renderInChild(pool: ChildPool, start: StartMessage, timeoutMs: n
     },
     signal,
   );
+}
+
+/** The convert job's renderer: the render processes of `pool`, each rendering within CONV_RENDER_TIMEOUT_MS. */
+export function pageRenderer(pool: ChildPool, config: Config): PageRenderer {
+  return {
+    maxPagePixels: maxPagePixels(config.CONV_MAX_IMAGE_PIXELS, pool.memoryMb),
+    render: (request, callbacks, signal) => renderInChild(pool, { type: 'start', ...request }, config.CONV_RENDER_TIMEOUT_MS, callbacks, signal),
+  };
 }

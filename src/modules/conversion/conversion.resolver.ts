@@ -1,34 +1,18 @@
-import { Arg, Authorized, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription, registerEnumType } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
+import { graphqlEnum } from '../../graphql/enums.js';
 import { subscribeMappingErrors } from '../../graphql/errors.js';
 import { JSONObject } from '../../graphql/scalars.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { checkPaging } from '../search/entry-query.js';
 import { asyncJobResponse, AsyncJobResponseNode, serviceRequestJob, ServiceRequestJobNode, type AsyncJobResponse } from '../jobs/job.types.js';
-import { finalStates, findJob, type JobState } from '../jobs/records.js';
+import { finalStates, findJob, jobStates, type JobState } from '../jobs/records.js';
 import type { EntryScope } from '../entries/scope.js';
-import { cancelJob, findJobs, getJob, startImageConversion, type ResultAction, type TargetFormat } from './operations.js';
+import { cancelJob, findJobs, getJob, resultActions, startImageConversion, targetFormats, type ResultAction, type TargetFormat } from './operations.js';
 import { listRepresentations } from './representations.js';
 import { representationDownloadPath } from '../entries/views.js';
 
-enum TargetFormatEnum {
-  png = 'png',
-  jpeg = 'jpeg',
-  webp = 'webp',
-  tiff = 'tiff',
-}
-enum ResultActionEnum {
-  NEW_CONTENT = 'NEW_CONTENT',
-  CONTENT_REPRESENTATION = 'CONTENT_REPRESENTATION',
-}
-enum JobStateEnum {
-  pending = 'pending',
-  running = 'running',
-  Done = 'Done',
-  panic = 'panic',
-  cancelled = 'cancelled',
-}
-registerEnumType(TargetFormatEnum, {
+const TargetFormatEnum = graphqlEnum(targetFormats, {
   name: 'TargetFormat',
   description: 'the image format of the pages a conversion draws',
   valuesConfig: {
@@ -38,7 +22,7 @@ registerEnumType(TargetFormatEnum, {
     tiff: { description: 'TIFF, LZW-compressed' },
   },
 });
-registerEnumType(ResultActionEnum, {
+const ResultActionEnum = graphqlEnum(resultActions, {
   name: 'ResultAction',
   description: 'what a conversion makes of the pages it draws',
   valuesConfig: {
@@ -46,7 +30,7 @@ registerEnumType(ResultActionEnum, {
     CONTENT_REPRESENTATION: { description: 'page images of the converted version in the cache store (representations)' },
   },
 });
-registerEnumType(JobStateEnum, {
+const JobStateEnum = graphqlEnum(jobStates, {
   name: 'JobState',
   description: 'the state of a job: pending, then running, then Done or panic; or cancelled',
   valuesConfig: {

@@ -75,7 +75,7 @@ describe("a failed job's stackTrace", () => {
     expect(trace).toMatch(/^LimitExceeded: more pages \(11\) than allowed \(10\)/);
     // the frames of the limit and of the conversion job that checked it (compiled files; their sources under vitest's source maps)
     expect(trace).toMatch(/\((dist\/)?src\/modules\/conversion\/limits\.[jt]s:\d+:\d+\)/);
-    expect(trace).toMatch(/\((dist\/)?workers\/jobs\/convert\.[jt]s:\d+:\d+\)/);
+    expect(trace).toMatch(/\((dist\/)?src\/modules\/conversion\/convert-job\.[jt]s:\d+:\d+\)/);
     expect(trace).not.toContain('file://');
     expect(trace).not.toContain(projectRoot);
     expect(trace).not.toContain(realpathSync(projectRoot));

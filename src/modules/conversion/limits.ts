@@ -1,8 +1,8 @@
 import type { Config } from '../../config.js';
-import type { RepositoryLimits } from '../repositories/repository.entity.js';
+import type { ConversionLimit, RepositoryLimits } from '../repositories/repository.entity.js';
 
 /** Share of the conversion limit that a repository's Conversion limit setting allows (spec "Repository limits"). */
-export const conversionLimitShare = { LOW: 0.2, MEDIUM: 0.5, HIGH: 0.8, UNLIMITED: 1 } as const;
+export const conversionLimitShare: Readonly<Record<ConversionLimit, number>> = { LOW: 0.2, MEDIUM: 0.5, HIGH: 0.8, UNLIMITED: 1 };
 
 export interface InputFile {
   name: string;

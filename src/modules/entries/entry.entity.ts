@@ -21,8 +21,10 @@ export const ResourceSchema = defineEntity({
 export class Resource extends ResourceSchema.class {}
 ResourceSchema.setClass(Resource);
 
-export type EntryType = 'CONTENT' | 'FOLDER';
-export type VersionStatus = 'WORKING_COPY' | 'CURRENT';
+export const entryTypes = ['CONTENT', 'FOLDER'] as const;
+export type EntryType = (typeof entryTypes)[number];
+export const versionStatuses = ['WORKING_COPY', 'CURRENT'] as const;
+export type VersionStatus = (typeof versionStatuses)[number];
 
 export const EntrySchema = defineEntity({
   name: 'Entry',

@@ -1,10 +1,14 @@
-import { Field, ID, InputType, Int, InterfaceType, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, Int, InterfaceType, ObjectType } from 'type-graphql';
+import { graphqlEnum } from '../../graphql/enums.js';
 import { JSONObject, SafeInt } from '../../graphql/scalars.js';
+import { entryTypes, versionStatuses, type EntryType, type VersionStatus } from './entry.entity.js';
 
-export enum EntryTypeEnum { CONTENT = 'CONTENT', FOLDER = 'FOLDER' }
-export enum VersionStatusEnum { WORKING_COPY = 'WORKING_COPY', CURRENT = 'CURRENT' }
-export enum OrderingDirection { asc = 'asc', desc = 'desc' }
-registerEnumType(EntryTypeEnum, {
+const orderingDirections = ['asc', 'desc'] as const;
+// each enum's name is its values' type too, as a TypeScript enum's is
+export type EntryTypeEnum = EntryType;
+export type VersionStatusEnum = VersionStatus;
+export type OrderingDirection = (typeof orderingDirections)[number];
+export const EntryTypeEnum = graphqlEnum(entryTypes, {
   name: 'EntryType',
   description: 'the kind of an entry',
   valuesConfig: {
@@ -12,7 +16,7 @@ registerEnumType(EntryTypeEnum, {
     FOLDER: { description: 'a folder holding folders and contents' },
   },
 });
-registerEnumType(VersionStatusEnum, {
+export const VersionStatusEnum = graphqlEnum(versionStatuses, {
   name: 'VersionStatus',
   description: 'the status of a content version',
   valuesConfig: {
@@ -20,7 +24,7 @@ registerEnumType(VersionStatusEnum, {
     CURRENT: { description: 'a checked-in version' },
   },
 });
-registerEnumType(OrderingDirection, {
+export const OrderingDirection = graphqlEnum(orderingDirections, {
   name: 'OrderingDirection',
   description: 'the direction of an order',
   valuesConfig: {

@@ -16,7 +16,7 @@ import type { EntryScope } from '../entries/scope.js';
 import { addTags, removeTags } from '../entries/tags.js';
 import { updateContent, updateFolder } from '../entries/update.js';
 import { stageUpload } from '../entries/uploads.js';
-import { findJob } from '../jobs/records.js';
+import { finalStates, findJob } from '../jobs/records.js';
 import { partitionOf, type RepositoryRecord } from '../repositories/operations.js';
 import { home, searchByProperties } from '../search/by-properties.js';
 import { searchByText } from '../search/by-text.js';
@@ -243,7 +243,7 @@ const features: Feature[] = [
           const job = await startImageConversion(r.scope(), { contentId: need(r.state.contentId, 'CREATE CONTENT'), resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png' });
           const ended = await r.waitFor(`conversion job ${job.id}`, async (em) => {
             const current = await findJob(em, job.id);
-            return current && ['Done', 'panic', 'cancelled'].includes(current.state) ? current : undefined;
+            return current && finalStates.includes(current.state) ? current : undefined;
           });
           expect(ended.state === 'Done', `conversion job ${job.id} ended in ${ended.state}${ended.errorMessage ? `: ${ended.errorMessage}` : ''}`);
           r.state.converted = true;

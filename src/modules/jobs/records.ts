@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound, ServiceError } from '../../errors.js';
 
-export type JobState = 'pending' | 'running' | 'Done' | 'panic' | 'cancelled';
-export const jobStates: readonly JobState[] = ['pending', 'running', 'Done', 'panic', 'cancelled'];
+export const jobStates = ['pending', 'running', 'Done', 'panic', 'cancelled'] as const;
+export type JobState = (typeof jobStates)[number];
 export const finalStates: readonly JobState[] = ['Done', 'panic', 'cancelled'];
 
 /** The job record: every field of the spec's `serviceRequestJob`, plus what a worker needs to act for the client. */

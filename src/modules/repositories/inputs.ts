@@ -1,17 +1,11 @@
-import { Field, InputType, Int, registerEnumType } from 'type-graphql';
+import { Field, InputType, Int } from 'type-graphql';
+import { graphqlEnum } from '../../graphql/enums.js';
+import { conversionLimits, conversionStrategies, type ConversionLimit as ConversionLimitValue, type ConversionStrategy as ConversionStrategyValue } from './repository.entity.js';
 
-export enum ConversionLimit {
-  LOW = 'LOW',
-  MEDIUM = 'MEDIUM',
-  HIGH = 'HIGH',
-  UNLIMITED = 'UNLIMITED',
-}
-export enum ConversionStrategy {
-  LOW_PRIORITY = 'LOW_PRIORITY',
-  REPLACE = 'REPLACE',
-  ERROR = 'ERROR',
-}
-registerEnumType(ConversionLimit, {
+// each enum's name is its values' type too, as a TypeScript enum's is
+export type ConversionLimit = ConversionLimitValue;
+export type ConversionStrategy = ConversionStrategyValue;
+export const ConversionLimit = graphqlEnum(conversionLimits, {
   name: 'ConversionLimit',
   description: 'share of the conversion object limit for PDF to image: 20, 50, 80, 100 %',
   valuesConfig: {
@@ -21,7 +15,7 @@ registerEnumType(ConversionLimit, {
     UNLIMITED: { description: '100 % of the conversion limits (the default)' },
   },
 });
-registerEnumType(ConversionStrategy, {
+export const ConversionStrategy = graphqlEnum(conversionStrategies, {
   name: 'ConversionStrategy',
   description: 'what happens when the object count exceeds the repository limit',
   valuesConfig: {

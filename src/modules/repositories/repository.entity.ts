@@ -1,12 +1,19 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
+/** The share of the conversion limits a repository's PDF conversions may use (spec "Repository limits"). */
+export const conversionLimits = ['LOW', 'MEDIUM', 'HIGH', 'UNLIMITED'] as const;
+export type ConversionLimit = (typeof conversionLimits)[number];
+/** What happens to a PDF over that share. */
+export const conversionStrategies = ['LOW_PRIORITY', 'REPLACE', 'ERROR'] as const;
+export type ConversionStrategy = (typeof conversionStrategies)[number];
+
 /** Per-repository conversion limits and behaviour (spec "Repository limits"). */
 export interface RepositoryLimits {
   maxNumberOfInputFiles?: number;
   maxInputFileSize?: number;
   maxTotalInputFileSize?: number;
-  conversionLimit?: 'LOW' | 'MEDIUM' | 'HIGH' | 'UNLIMITED';
-  conversionStrategy?: 'LOW_PRIORITY' | 'REPLACE' | 'ERROR';
+  conversionLimit?: ConversionLimit;
+  conversionStrategy?: ConversionStrategy;
 }
 
 export const RepositorySchema = defineEntity({

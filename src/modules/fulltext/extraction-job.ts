@@ -1,9 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../../src/config.js';
-import type { Services } from '../../src/context.js';
-import { missingRows } from '../../src/db/missing-rows.js';
-import { isRefusedValue, isStatementTimeout } from '../../src/errors.js';
-import { readHead, textKindOf } from '../../src/modules/fulltext/index.js';
+import type { Config } from '../../config.js';
+import type { Services } from '../../context.js';
+import { missingRows } from '../../db/missing-rows.js';
+import { isRefusedValue, isStatementTimeout } from '../../errors.js';
+import { JobFailure, statementTimedOut, type JobHandler } from '../jobs/queue.js';
+import { addJobContents, othersWaiting, saveJobResult } from '../jobs/records.js';
+import { currentRepository, repositoryNameOf } from '../repositories/operations.js';
+import { readHead, textKindOf, type TextKind } from './extract.js';
 import {
   clearExtractionFailures,
   countFailedResources,
@@ -17,28 +20,39 @@ import {
   takeQueuedResources,
   type ResourceText,
   type ResourceToIndex,
-} from '../../src/modules/fulltext/index.js';
-import { textIndexOf } from '../../src/modules/fulltext/index.js';
-import { JobFailure, statementTimedOut, type JobHandler } from '../../src/modules/jobs/index.js';
-import { addJobContents, othersWaiting, saveJobResult } from '../../src/modules/jobs/index.js';
-import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/index.js';
-import type { ChildPool } from '../child/bounded-child.js';
-import { extractInChild } from '../extract/extract-process.js';
-import { startPeriodic, type BackgroundJob } from '../periodic.js';
+} from './operations.js';
+import { textIndexOf } from './text-index.js';
+
+/** One resource's text to read: its file, of a kind read, up to `maxChars` characters (the rest is dropped and the text marked truncated). */
+export interface TextExtractionRequest {
+  inputPath: string;
+  fileName: string;
+  kind: TextKind;
+  maxChars: number;
+}
+
+/**
+ * Reads texts outside the service's process, within bounds of memory and time (the workers implement
+ * it with bounded extraction processes, workers/extract/extract-process.ts): the text as the index
+ * keeps it (`storableText`), or undefined when none was sent; `signal` (the job's cancellation) stops it.
+ */
+export interface TextExtractor {
+  extract(request: TextExtractionRequest, signal?: AbortSignal): Promise<{ text: string; truncated: boolean } | undefined>;
+}
 
 type Extracted = { text: string; truncated: boolean } | { skipped: string };
 
 /**
- * The text of one resource, within the bounds of the configuration (size read, characters kept, memory
- * and time of the extraction process); `signal` (the job's cancellation) kills the process.
+ * The text of one resource, within the bounds of the configuration (size read, characters kept, and
+ * the extractor's memory and time); `signal` (the job's cancellation) stops the extractor.
  */
-async function extractText(config: Config, processes: ChildPool, file: string, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
+async function extractText(config: Config, extractor: TextExtractor, file: string, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
   if (resource.fileSize > config.FULLTEXT_MAX_INPUT_BYTES) return { skipped: `larger than FULLTEXT_MAX_INPUT_BYTES (${config.FULLTEXT_MAX_INPUT_BYTES} bytes)` };
   // the first bytes tell a PDF whatever it is called; the text itself is read in the extraction process only
   const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
   if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
-  const start = { type: 'start', inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS } as const;
-  return (await extractInChild(processes, start, config.FULLTEXT_EXTRACT_TIMEOUT_MS, signal)) ?? { skipped: 'the extraction process sent no text' };
+  const request = { inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS };
+  return (await extractor.extract(request, signal)) ?? { skipped: 'the extraction process sent no text' };
 }
 
 /**
@@ -48,9 +62,9 @@ async function extractText(config: Config, processes: ChildPool, file: string, r
 export type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; failure: { reasonCode: string; message: string; fileMissing: boolean } } | { resource: R; gone: true };
 
 /** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's; a cancellation is the job's. */
-async function extractOne<R extends ResourceToIndex>(services: Services, processes: ChildPool, resource: R, signal?: AbortSignal): Promise<Outcome<R>> {
+async function extractOne<R extends ResourceToIndex>(services: Services, extractor: TextExtractor, resource: R, signal?: AbortSignal): Promise<Outcome<R>> {
   try {
-    const extracted = await extractText(services.config, processes, services.contentStore.absolutePath(resource.storagePath), resource, signal);
+    const extracted = await extractText(services.config, extractor, services.contentStore.absolutePath(resource.storagePath), resource, signal);
     // an empty text marks the resource as done (a reindex passes it over); its name is indexed anyway
     if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false } };
     return { resource, text: { resourceId: resource.id, text: extracted.text, truncated: extracted.truncated } };
@@ -82,7 +96,7 @@ export interface BatchOptions {
  */
 export async function indexBatch<R extends ResourceToIndex>(
   services: Services,
-  processes: ChildPool,
+  extractor: TextExtractor,
   em: EntityManager,
   repositoryId: string,
   resources: R[],
@@ -91,7 +105,7 @@ export async function indexBatch<R extends ResourceToIndex>(
   const extracted: Outcome<R>[] = [];
   for (const resource of resources) {
     options.signal?.throwIfAborted();
-    extracted.push(await extractOne(services, processes, resource, options.signal));
+    extracted.push(await extractOne(services, extractor, resource, options.signal));
     if (extracted.length < resources.length && (await options.stop?.())) break;
   }
   // a file missing because its content was purged meanwhile is no failure (a missing file of a resource still there is)
@@ -166,8 +180,8 @@ interface ExtractionResult {
  * left without text, marked when the failure is its own; when nothing could be extracted, the job ends
  * in panic with the first failure's reason.
  */
-export const extractTextHandler =
-  (services: Services, processes: ChildPool): JobHandler =>
+export const extractTextJobHandler =
+  (services: Services, extractor: TextExtractor): JobHandler =>
   async ({ record, em, signal }) => {
     // switched off since the upload (the record as stored now, not a cached copy): nothing is indexed
     if (!(await currentRepository(em, repositoryNameOf(record.repositoryId))).fullTextEnabled) {
@@ -187,7 +201,7 @@ export const extractTextHandler =
       const { queued, resources } = await takeQueuedResources(em, record, extractionBatch);
       if (queued.length === 0) break;
       await addJobContents(em, record.id, resources.flatMap((r) => r.contentIds), resources.map((r) => r.name));
-      const outcomes = await indexBatch(services, processes, em, record.repositoryId, resources, { signal, stop: turnOver });
+      const outcomes = await indexBatch(services, extractor, em, record.repositoryId, resources, { signal, stop: turnOver });
       for (const outcome of outcomes) {
         if ('text' in outcome) result.extracted++;
         else if ('gone' in outcome) result.purgedMeanwhile++;
@@ -218,8 +232,8 @@ const reindexBatch = 100;
  * (`serializedRequest.force`), which clears the marks of those it extracts now. A rerun after a
  * worker's death goes on from what is stored.
  */
-export const reindexHandler =
-  (services: Services, processes: ChildPool): JobHandler =>
+export const reindexJobHandler =
+  (services: Services, extractor: TextExtractor): JobHandler =>
   async ({ record, em, progress, signal }) => {
     const force = (record.serializedRequest as { force?: boolean }).force === true;
     let indexed = 0;
@@ -234,7 +248,7 @@ export const reindexHandler =
     for (;;) {
       const batch = await resourcesWithoutText(em, record.repositoryId, force, afterId, reindexBatch);
       if (batch.length === 0) break;
-      const outcomes = await indexBatch(services, processes, em, record.repositoryId, batch, { signal });
+      const outcomes = await indexBatch(services, extractor, em, record.repositoryId, batch, { signal });
       for (const outcome of outcomes) {
         if ('text' in outcome) indexed++;
         else if ('failure' in outcome && failed.length < listedFailures) {
@@ -254,17 +268,8 @@ const lostAfterMs = 5_000;
 
 /**
  * Submits an extraction job for every repository and uploader whose queued texts no job will take (the
- * process that queued them died before submitting one), at the start and every FULLTEXT_SWEEP_MS.
+ * process that queued them died before submitting one); the workers' sweep calls it every FULLTEXT_SWEEP_MS.
  */
-export function startExtractionSweeper(services: Services): BackgroundJob {
-  const everyMs = services.config.FULLTEXT_SWEEP_MS;
-  return startPeriodic(
-    services.logger,
-    'text-extraction-sweeper',
-    everyMs,
-    async () => {
-      for (const { repositoryId, uploader } of await queuedWithoutJob(services.orm.em.fork() as EntityManager, lostAfterMs)) submitExtraction(services, repositoryId, uploader);
-    },
-    Math.min(everyMs, 1_000),
-  );
+export async function submitLostExtractions(services: Services): Promise<void> {
+  for (const { repositoryId, uploader } of await queuedWithoutJob(services.orm.em.fork() as EntityManager, lostAfterMs)) submitExtraction(services, repositoryId, uploader);
 }

@@ -1,20 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newContent, sql } from '../../test/helpers/entries.js';
-import { startTestService, type TestService } from '../../test/helpers/service.js';
-import { withStatementTimeout } from '../../src/db/statement-timeout.js';
-import type { ChildPool } from '../child/bounded-child.js';
-import { extractionPool } from '../extract/extract-process.js';
-import { indexBatch, storeTexts } from './extract-text.js';
+import { newContent, sql } from '../../../test/helpers/entries.js';
+import { startTestService, type TestService } from '../../../test/helpers/service.js';
+import { extractionProcess } from '../../../test/helpers/workers.js';
+import { withStatementTimeout } from '../../db/statement-timeout.js';
+import { indexBatch, storeTexts } from './extraction-job.js';
 
 let service: TestService;
-let processes: ChildPool;
+let extraction: ReturnType<typeof extractionProcess>;
 beforeAll(async () => {
   service = await startTestService();
-  processes = extractionPool(service.config.FULLTEXT_EXTRACT_MEMORY_MB, 1);
+  extraction = extractionProcess(service.config);
 });
 afterAll(async () => {
-  processes?.close();
+  extraction?.pool.close();
   await service?.stop();
 });
 
@@ -34,7 +33,7 @@ describe('a batch of text extractions', () => {
     const resource = (id: string, storagePath: string) => ({ id, repositoryId: 'svc.repository.default', name: 'x.txt', mimeType: 'text/plain', fileSize: 5, storagePath });
     const em = service.services.orm.em.fork() as EntityManager;
     // its row and bytes gone (a purge between the batch's take and its read), and a row whose bytes are gone
-    const outcomes = await indexBatch(service.services, processes, em, 'svc.repository.default', [resource('purged-meanwhile', 'nowhere/purged'), resource(kept!.id, 'nowhere/lost')]);
+    const outcomes = await indexBatch(service.services, extraction.extractor, em, 'svc.repository.default', [resource('purged-meanwhile', 'nowhere/purged'), resource(kept!.id, 'nowhere/lost')]);
     expect(outcomes).toEqual([
       { resource: expect.objectContaining({ id: 'purged-meanwhile' }), gone: true },
       { resource: expect.objectContaining({ id: kept!.id }), failure: expect.objectContaining({ fileMissing: true, message: expect.stringContaining('ENOENT') }) },
@@ -81,17 +80,5 @@ describe('a batch of text extractions', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
     const stored = await sql<{ resource_id: string }>(service, 'select resource_id from resource_text where resource_id = any(array[?]::text[])', [[fast.resource.id, slow.resource.id]]);
     expect(stored.map((row) => row.resource_id)).toEqual([fast.resource.id]);
-  });
-
-  it('reads every kind of text in an extraction process, never in the service', async () => {
-    const [page, plain] = await contentsWithoutText({ name: 'page.html', bytes: '<p>pageword &amp; <!-- hidden --></p>' }, { name: 'plain.txt', bytes: 'plainword' });
-    const em = service.services.orm.em.fork() as EntityManager;
-    const [pageRow, plainRow] = await sql<{ id: string; storage_path: string }>(service, 'select id, storage_path from resource where id = any(array[?]::text[]) order by name', [[page.resource.id, plain.resource.id]]);
-    const resource = (row: { id: string; storage_path: string }, name: string, mimeType: string) => ({ id: row.id, repositoryId: 'svc.repository.default', name, mimeType, fileSize: 1, storagePath: row.storage_path });
-    const outcomes = await indexBatch(service.services, processes, em, 'svc.repository.default', [resource(pageRow!, 'page.html', 'text/html'), resource(plainRow!, 'plain.txt', 'text/plain')]);
-    expect(outcomes.map((outcome) => ('text' in outcome ? outcome.text.text.replace(/\s+/g, ' ').trim() : outcome))).toEqual(['pageword &', 'plainword']);
-    // the one process of the pool read both, and waits for the next
-    expect(processes.waitingPids).toHaveLength(1);
-    expect(processes.waitingPids[0]).not.toBe(process.pid);
   });
 });

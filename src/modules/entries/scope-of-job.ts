@@ -1,8 +1,8 @@
-import type { Services } from '../../src/context.js';
-import type { Role } from '../../src/modules/auth/index.js';
-import type { EntryScope } from '../../src/modules/entries/index.js';
-import type { JobRun } from '../../src/modules/jobs/index.js';
-import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/index.js';
+import type { Services } from '../../context.js';
+import type { Role } from '../auth/user.entity.js';
+import type { JobRun } from '../jobs/queue.js';
+import { currentRepository, repositoryNameOf } from '../repositories/operations.js';
+import type { EntryScope } from './scope.js';
 
 /**
  * The scope a job acts in: the client who started it, in its repository as stored now (its limits,

@@ -2,25 +2,23 @@ import { createReadStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Services } from '../../src/context.js';
-import { missingRows } from '../../src/db/missing-rows.js';
-import { conflict, isUniqueViolation } from '../../src/errors.js';
-import { checkInputFiles, checkPdfPageCount, decidePdf, type PdfDecision } from '../../src/modules/conversion/index.js';
-import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from '../../src/modules/conversion/index.js';
-import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from '../../src/modules/conversion/index.js';
-import { authorize } from '../../src/modules/access/index.js';
-import { nameClash, nameTaken } from '../../src/modules/entries/index.js';
-import { createContent } from '../../src/modules/entries/index.js';
-import { Entry, Resource } from '../../src/modules/entries/index.js';
-import { requireEntry } from '../../src/modules/entries/index.js';
-import type { EntryScope } from '../../src/modules/entries/index.js';
-import { discardUpload, stageUpload } from '../../src/modules/entries/index.js';
-import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../../src/modules/jobs/index.js';
-import { saveJobResult, saveLowlevelRequest } from '../../src/modules/jobs/index.js';
-import { maxPagePixels, type InputKind } from '../render/protocol.js';
-import type { ChildPool } from '../child/bounded-child.js';
-import { renderInChild } from '../render/render-process.js';
-import { jobScope } from './job-scope.js';
+import type { Services } from '../../context.js';
+import { missingRows } from '../../db/missing-rows.js';
+import { conflict, isUniqueViolation } from '../../errors.js';
+import { authorize } from '../access/policy.js';
+import { nameClash, nameTaken } from '../entries/chronicles.js';
+import { createContent } from '../entries/contents.js';
+import { Entry, Resource } from '../entries/entry.entity.js';
+import { requireEntry } from '../entries/queries.js';
+import type { EntryScope } from '../entries/scope.js';
+import { jobScope } from '../entries/scope-of-job.js';
+import { discardUpload, stageUpload } from '../entries/uploads.js';
+import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun } from '../jobs/queue.js';
+import { saveJobResult, saveLowlevelRequest } from '../jobs/records.js';
+import { checkInputFiles, checkPdfPageCount, decidePdf, type PdfDecision } from './limits.js';
+import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from './operations.js';
+import type { InputKind, PageRenderer, RenderedPage } from './page-renderer.js';
+import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from './representations.js';
 
 const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
 
@@ -36,14 +34,6 @@ async function kindOf(file: string, mimeType: string, name: string): Promise<Inp
   if (mimeType === 'application/pdf' || head.includes('%PDF-')) return 'pdf';
   if (imageTypes.has(mimeType)) return 'image';
   throw new JobFailure('unsupportedMediaType', `input resource ${name} (${mimeType}) cannot be converted to an image: PDF, PNG, JPEG, WebP, TIFF and GIF can`);
-}
-
-interface PageFile {
-  page: number;
-  path: string;
-  width: number;
-  height: number;
-  placeholder: boolean;
 }
 
 /** The job's request (serializedRequest). */
@@ -78,7 +68,7 @@ function reusablePages(stored: RepresentationRecord[], pages: number, placeholde
  * Places a page image in the cache store and records it as the representation of that page of the
  * source version — both while the job runs (a cancelled job's page is not placed).
  */
-async function storeRepresentation(run: JobRun, services: Services, source: Entry, format: TargetFormat, page: PageFile, pageCount: number) {
+async function storeRepresentation(run: JobRun, services: Services, source: Entry, format: TargetFormat, page: RenderedPage, pageCount: number) {
   const id = representationId(source.id, format, page.page);
   const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
   const storagePath = services.cacheStore.pathFor(id);
@@ -116,7 +106,7 @@ async function storeRepresentation(run: JobRun, services: Services, source: Entr
 async function createPageContent(
   run: JobRun,
   scope: EntryScope,
-  page: PageFile,
+  page: RenderedPage,
   name: string,
   specification: ReturnType<typeof parseSpecification>,
   format: TargetFormat,
@@ -175,17 +165,17 @@ async function checkNewContentNames(
 
 /**
  * The `convert` job (POST C/convert/image): limits first (files, then the PDF's pages and painting
- * operations with the repository's strategy), then rendering in a bounded child process, then the
- * results — representations in the cache store, or new contents — each page as it comes.
+ * operations with the repository's strategy), then rendering by `renderer` (outside the service's
+ * process), then the results — representations in the cache store, or new contents — each page as it comes.
  */
-export function convertHandler(services: Services, renderProcesses: ChildPool): JobHandler {
+export function convertJobHandler(services: Services, renderer: PageRenderer): JobHandler {
   return async (run): Promise<JobOutcome> => {
     const { record, em } = run;
     const request = record.serializedRequest as unknown as ConversionRequest;
     const previousTry: Partial<ConversionResult> = (record.serializedResult as ConversionResult | null) ?? {};
     const result: ConversionResult = { pages: 0, placeholders: [], ...previousTry, creatingPage: undefined };
     try {
-      return await convert(run, services, renderProcesses, request, previousTry, result);
+      return await convert(run, services, renderer, request, previousTry, result);
     } catch (error) {
       // purged (or its folder deleted) after the job was submitted: whatever failed then (its bytes, a page's row), that is the reason
       const deleted = await deletedSource(em, record.contentIds);
@@ -215,7 +205,7 @@ async function removePageFiles(services: Services, sourceId: string, format: Tar
 async function convert(
   run: JobRun,
   services: Services,
-  renderProcesses: ChildPool,
+  renderer: PageRenderer,
   request: ConversionRequest,
   previousTry: Partial<ConversionResult>,
   result: ConversionResult,
@@ -242,8 +232,8 @@ async function convert(
   const specification = parseSpecification(request.newContentSpecification);
   const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
   const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
-  const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels, CONV_RENDER_MEMORY_MB: memoryMb } = services.config;
-  const pagePixels = maxPagePixels(maxPixels, memoryMb);
+  const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
+  const pagePixels = renderer.maxPagePixels;
   // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
   await saveLowlevelRequest(em, record.id, {
     engine: kind === 'pdf' ? 'pdfjs-dist' : 'sharp',
@@ -257,10 +247,8 @@ async function convert(
   });
   let requeue: JobOutcome | undefined;
   try {
-    await renderInChild(
-      renderProcesses,
-      { type: 'start', inputPath, fileName: resource.name, kind, format, dpi, maxPixels, maxPagePixels: pagePixels, outputDir },
-      services.config.CONV_RENDER_TIMEOUT_MS,
+    await renderer.render(
+      { inputPath, fileName: resource.name, kind, format, dpi, maxPixels, maxPagePixels: pagePixels, outputDir },
       {
         opened: async (pages) => checkPdfPageCount(resource.name, pages, services.config),
         inspected: async (pages, objects) => {
