@@ -214,8 +214,8 @@ async function convert(
   const scope = await jobScope(run, services);
   const format = request.targetFormat;
   const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));
-  // deactivated since the job was started: not converted
-  for (const source of sources) await authorize(scope, 'download', { entry: source });
+  // deactivated, or its ACL changed, since the job was started: not converted (the rules of startImageConversion)
+  for (const source of sources) await authorize(scope, request.resultAction === 'NEW_CONTENT' ? 'download' : 'convert', { entry: source });
   const resources = await Promise.all(sources.map((source) => (source.resourceId ? em.findOne(Resource, { id: source.resourceId }) : null)));
   const limits = scope.repository.limits ?? {};
   checkInputFiles(
