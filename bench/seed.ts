@@ -17,6 +17,21 @@ const CHUNK = 100_000;
 
 export const seededFolders = (rows: number) => Math.max(1, Math.round(rows / 1000));
 
+/**
+ * Access control at scale (DESIGN §10, issue 23 item 5): ACL k of `SEEDED_ACLS` grants `read` to the
+ * group `g<k % SEEDED_GROUPS>` and `all` to a principal of its own (so that every one is distinct);
+ * content i and folder f point at ACL i % SEEDED_ACLS and f % SEEDED_ACLS. The bench user is a member of
+ * the groups g0 … g<BENCH_USER_GROUPS - 1>: it may read the entries whose ACL's group is one of them,
+ * `seededReadable(i)` — one in ten — and owns none (the seeded owners are user0 … user19).
+ */
+export const SEEDED_ACLS = 10_000;
+export const SEEDED_GROUPS = 200;
+export const BENCH_USER = 'benchuser';
+export const BENCH_USER_GROUPS = 20;
+const seededAclId = (k: string) => `(${ACL_ID_BASE} + (${k}) % ${SEEDED_ACLS})`;
+const ACL_ID_BASE = 1_000_000;
+export const seededReadable = (i: number) => (i % SEEDED_ACLS) % SEEDED_GROUPS < BENCH_USER_GROUPS;
+
 const rareEveryOf = (rows: number) => Math.max(1, Math.floor(rows / 10));
 /** The word in the name of content i. */
 export const seededWord = (rows: number) => {
@@ -41,9 +56,16 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   const wordCountTriggers = ['entry_visible_word_count_insert_delete', 'entry_visible_word_count_update'];
   for (const trigger of wordCountTriggers) await run(`alter table entry_visible_words disable trigger ${trigger}`);
   await run(`
-    insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest)
+    insert into acl (id, repository_id, digest, entries)
+    select ${seededAclId('k')}, '${REPOSITORY_ID}', md5(a.entries::text), a.entries
+    from generate_series(0, ${SEEDED_ACLS - 1}) k, lateral (select jsonb_build_object('group:g' || (k % ${SEEDED_GROUPS}), 1, 'keeper' || k, 3) as entries) a`);
+  await run(`
+    insert into acl_grant (repository_id, principal, acl_id, permission)
+    select '${REPOSITORY_ID}', g.key, a.id, g.value::smallint from acl a, jsonb_each_text(a.entries) g where a.id >= ${ACL_ID_BASE}`);
+  await run(`
+    insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest, acl_id)
     select 'bf-' || f, '${REPOSITORY_ID}', 'FOLDER', 'bf-' || f, 'folder-' || f, 'admin', 'admin', 'admin',
-           now() - interval '400 days', now() - interval '400 days', true
+           now() - interval '400 days', now() - interval '400 days', true, ${seededAclId('f')}
     from generate_series(0, ${folders - 1}) f`);
   for (let lo = 1; lo <= rows; lo += CHUNK) {
     const hi = Math.min(rows, lo + CHUNK - 1);
@@ -55,12 +77,12 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
       from generate_series(${lo}, ${hi}) i`);
     await run(`
       insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at,
-                         version, version_major, version_minor, version_status, is_latest, parent_id, resource_id, properties, tags)
+                         version, version_major, version_minor, version_status, is_latest, parent_id, resource_id, properties, tags, acl_id)
       select 'bc-' || i, '${REPOSITORY_ID}', 'CONTENT', 'bc-' || i, 'doc-' || i || '-' || ${wordSql} || '.txt',
              'user' || (i % 20), 'admin', 'admin', ${createdAt('i')}, ${createdAt('i')},
              '1.0', 1, 0, 'CURRENT', true, 'bf-' || (i % ${folders}), 'br-' || i,
              jsonb_build_object('n', i % 100, 'kind', 'k' || (i % 7)),
-             array['t' || (i % 50), ${wordSql}]
+             array['t' || (i % 50), ${wordSql}], ${seededAclId('i')}
       from generate_series(${lo}, ${hi}) i`);
     await run(`
       insert into resource_text (resource_id, repository_id, text)
@@ -74,6 +96,8 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   // what autovacuum does to a table after bulk inserts: statistics, and the visibility map that lets
   // counts be answered by index-only scans
   await run('vacuum analyze entry');
+  await run('vacuum analyze acl');
+  await run('vacuum analyze acl_grant');
   await run('vacuum analyze resource');
   await run('vacuum analyze resource_text');
   await run('vacuum analyze entry_visible_words');
@@ -101,5 +125,24 @@ export async function startSeededService(name: string, rows: number, cleanup: (f
   const t0 = performance.now();
   await seedContents(orm, rows);
   console.log(`seeding took ${fmt((performance.now() - t0) / 1000)} s`);
-  return { service, orm, session: await login(service.baseUrl) };
+  const session = await login(service.baseUrl);
+  return { service, orm, session, userSession: await benchUserSession(service.baseUrl, session, orm) };
+}
+
+/** The bench user (a USER), made a member of its groups (SQL: 200 groups), and a session of it. */
+async function benchUserSession(baseUrl: string, adminSession: string, orm: Orm): Promise<string> {
+  const password = 'bench-user-password';
+  const admin = `${baseUrl}/api/v1/access.svc.admin/v1`;
+  const created = await fetch(`${admin}/user?sessionId=${adminSession}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userName: BENCH_USER, password, roles: ['USER'] }),
+  });
+  if (created.status !== 201) throw new Error(`creating ${BENCH_USER}: ${created.status} ${await created.text()}`);
+  const client = orm.em.getConnection().getClient();
+  await client.executeQuery(CompiledQuery.raw(`insert into user_group (name, created_by) select 'g' || g, 'admin' from generate_series(0, ${SEEDED_GROUPS - 1}) g`));
+  await client.executeQuery(CompiledQuery.raw(`insert into group_member (group_name, user_name) select 'g' || g, '${BENCH_USER}' from generate_series(0, ${BENCH_USER_GROUPS - 1}) g`));
+  const answer = await fetch(`${baseUrl}/api/v1/authenticate?user=${BENCH_USER}&password=${password}`, { method: 'POST' });
+  if (answer.status !== 200) throw new Error(`login of ${BENCH_USER}: ${answer.status}`);
+  return (await answer.json()) as string;
 }
