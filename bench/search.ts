@@ -25,7 +25,7 @@ import type { Orm } from '../src/db/orm.js';
 import { AclCache } from '../src/modules/access/index.js';
 import type { Principal } from '../src/modules/auth/index.js';
 import { EntryTypeEnum } from '../src/modules/entries/index.js';
-import { postgresTextIndex, relevanceOrder, resolveFullTextTerms } from '../src/modules/fulltext/index.js';
+import { postgresTextIndex, resolveFullTextTerms } from '../src/modules/fulltext/index.js';
 import { buildVisibleWordsQuery, creationPage } from '../src/modules/search/index.js';
 import { propertyPredicates } from '../src/modules/search/index.js';
 import { compileCondition } from '../src/modules/search/index.js';
@@ -83,20 +83,16 @@ const benchScope = async (orm: Orm, principal: Principal): Promise<SearchScope> 
  */
 async function statementsOf(orm: Orm, q: Query, scope: SearchScope): Promise<Pick<EntryQuery, 'limit' | 'page' | 'count'>> {
   const { condition, searchText, orderBy, entryType, offset, ...filter } = q.query;
-  // a caller who may not read the whole repository searches words through the general query, as the service does
-  const words = scope.readable === undefined || scope.readable.all;
   const options = { orderBy, entryType: entryType === undefined ? undefined : EntryTypeEnum.CONTENT, offset: offset === undefined ? undefined : Number(offset) };
   const client = orm.em.getConnection().getClient();
   /** a words search's count: from entry_visible_word_count for one word, else by visiting the matches (as the service counts) */
   const wordsCount = async (words: ReturnType<typeof buildVisibleWordsQuery>) => {
     const [counted] = (await client.executeQuery<{ n: string | null; visible: string }>(CompiledQuery.raw(words.wordCount.sql, words.wordCount.params))).rows;
-    const matches = counted!.n ?? (await client.executeQuery<{ n: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows[0]!.n;
-    return { statement: counted!.n === null ? words.count : words.wordCount, matches: Number(matches), visible: Number(counted!.visible) };
+    const byWord = words.filtered ? null : counted!.n;
+    const matches = byWord ?? (await client.executeQuery<{ n: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows[0]!.n;
+    return { statement: byWord === null ? words.count : words.wordCount, matches: Number(matches), visible: Number(counted!.visible) };
   };
   const run: RunStatement = async <Row>({ sql, params }: Statement) => (await client.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
-  if (searchText !== undefined && !words) {
-    return buildEntryQuery(scope, [await postgresTextIndex.match(run, REPOSITORY_ID, searchText, true)], options, relevanceOrder(searchText));
-  }
   if (searchText !== undefined) {
     const words = buildVisibleWordsQuery(scope, searchText, options);
     // the ranked page, its count from the word's counts (else beside it), as the service runs them
@@ -106,7 +102,7 @@ async function statementsOf(orm: Orm, q: Query, scope: SearchScope): Promise<Pic
     return buildEntryQuery(scope, propertyPredicates({ ...filter, tags: filter.tags === undefined ? undefined : [filter.tags] } as PropertyFilter), options);
   }
   const parsed = parseCondition(condition);
-  if (parsed.type === 'fullText' && words) {
+  if (parsed.type === 'fullText') {
     const words = buildVisibleWordsQuery(scope, parsed.text, options);
     const { statement, matches, visible } = await wordsCount(words);
     return { limit: words.limit, page: creationPage(words, matches, visible), count: statement };

@@ -178,8 +178,50 @@ export class Migration20261127020000Acls extends Migration {
        where p.kind = 'INHERITANCE' and p.fields->>'inheritAcl' = 'false' group by a.repository_id;`);
     // the subtree walk (and the parent's cascade) read children of every version
     this.addSql(`create index entry_parent_all_idx on entry (parent_id);`);
-    // a caller's readable entries: ACL ranges for searches that only filter visibility; entries with own ACL entries (a principal's removal)
-    this.addSql(`create index entry_acl_idx on entry (repository_id, acl_id) where is_latest;`);
+    // A caller who may not read the whole repository (docs/access-control.md, "why it scales"): its
+    // visible entries are counted by index-only scans of its ACLs' ranges and of what it owns; the
+    // file-size order pages with the ACL and owner in the index, so skipped rows are never read.
+    const visible = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
+    this.addSql(`create index entry_visible_acl_idx on entry (repository_id, acl_id) include (entry_type, owner) where ${visible};`);
+    this.addSql(`create index entry_visible_owner_idx on entry (repository_id, owner) include (entry_type, acl_id) where ${visible};`);
+    this.addSql(`create index entry_visible_file_size_acl_idx on entry (repository_id, resource_file_size, id) include (entry_type, acl_id, owner) where ${visible};`);
+    this.addSql(`drop index entry_visible_file_size_type_idx;`);
+    // entries with own ACL entries: where a principal that goes is looked for
     this.addSql(`create index entry_own_acl_idx on entry (repository_id) where acl_own <> '{}'::jsonb;`);
+
+    // The full-text words of visible entries carry their ACL and owner, so that a caller's words search
+    // filters there (its page, its count) instead of joining every match back to the entry.
+    this.addSql(`alter table entry_visible_words add column acl_id bigint, add column owner text;`);
+    this.addSql(`update entry_visible_words w set acl_id = e.acl_id, owner = e.owner from entry e where e.id = w.entry_id;`);
+    const shown = (row: string) => `(${row}.is_latest and ${row}.active and ${row}.version_status is distinct from 'WORKING_COPY')`;
+    this.addSql(`
+      create or replace function entry_visible_words_insert() returns trigger language plpgsql as $$
+      begin
+        insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner)
+          values (new.id, new.repository_id, new.entry_type, new.created_at, entry_words(new.name, new.resource_id), new.acl_id, new.owner)
+          on conflict (entry_id) do update set words = excluded.words, acl_id = excluded.acl_id, owner = excluded.owner;
+        return null;
+      end $$;`);
+    // a change of the ACL or owner alone updates those two (the words are not made again)
+    this.addSql(`
+      create or replace function entry_visible_words_update() returns trigger language plpgsql as $$
+      begin
+        if not ${shown('new')} then
+          delete from entry_visible_words where entry_id = old.id;
+        elsif ${shown('old')} and old.name is not distinct from new.name and old.resource_id is not distinct from new.resource_id then
+          update entry_visible_words set acl_id = new.acl_id, owner = new.owner where entry_id = new.id;
+        else
+          insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner)
+            values (new.id, new.repository_id, new.entry_type, new.created_at, entry_words(new.name, new.resource_id), new.acl_id, new.owner)
+            on conflict (entry_id) do update set words = excluded.words, acl_id = excluded.acl_id, owner = excluded.owner;
+        end if;
+        return null;
+      end $$;`);
+    this.addSql(`drop trigger entry_visible_words_update on entry;`);
+    this.addSql(`
+      create trigger entry_visible_words_update after update on entry for each row
+      when (${shown('old')} is distinct from ${shown('new')} or (${shown('new')} and (old.name is distinct from new.name or old.resource_id is distinct from new.resource_id
+            or old.acl_id is distinct from new.acl_id or old.owner is distinct from new.owner)))
+      execute function entry_visible_words_update();`);
   }
 }

@@ -4,4 +4,3 @@ export type { TextExtractionRequest, TextExtractor } from './extraction-job.js';
 export { FullTextResolver } from './fulltext.resolver.js';
 export { extractTextJobName, reindexJobName } from './operations.js';
 export { postgresTextIndex, resolveFullTextTerms } from './text-index.js';
-export { relevanceOrder } from './query.js';

@@ -2,9 +2,10 @@ import { numbered } from '../../db/placeholders.js';
 import type { EntryScope } from '../entries/scope.js';
 import { textQuery } from '../fulltext/query.js';
 import { textIndexOf } from '../fulltext/text-index.js';
+import { visibleEntries } from '../access/policy.js';
 import {
   checkPaging,
-  countableFromTriggerTables,
+  onlyVisibleByDefault,
   pageOf,
   runSearchStatements,
   type RunStatement,
@@ -24,7 +25,7 @@ import {
  * answers.
  */
 export function visibleWordsAnswer(scope: EntryScope, options: SearchOptions): boolean {
-  return textIndexOf(scope.services.config).name === 'postgres' && options.orderBy === undefined && countableFromTriggerTables(scope, options);
+  return textIndexOf(scope.services.config).name === 'postgres' && options.orderBy === undefined && onlyVisibleByDefault(options) && options.versionStatus === undefined;
 }
 
 /** How a words search orders: by relevance (by-text), or by creation like every search without `orderBy`. */
@@ -48,6 +49,8 @@ export interface VisibleWordsQuery {
   wordCount: Statement;
   /** the matches (`n`), each visited */
   count: Statement;
+  /** the caller may not read the whole repository: the word counts (of everyone's entries) do not count its matches */
+  filtered: boolean;
   /** relevance: the page's ids (`entry_id`), ranked, with the number of matches (`total`) */
   ranked: Statement;
   /** relevance: the page's ids (`entry_id`) alone, ranked, for when `count` runs beside it */
@@ -64,8 +67,12 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   const query = textQuery(searchText);
   const typed = (alias: string) => (options.entryType ? ` and ${alias}.entry_type = ?` : '');
   const types = options.entryType ? [options.entryType] : [];
-  const where = `w.repository_id = ? and w.words @@ (${query.sql})${typed('w')}`;
-  const whereParams = [scope.repository.id, ...query.params, ...types];
+  // what the caller may read (DESIGN §10): its ACLs and what it owns, on the words' own rows
+  const allowed = visibleEntries(scope.principal, scope.repository, scope.readable);
+  const readable = allowed.wholeRepository ? '' : ' and (w.acl_id = any(?::bigint[]) or w.owner = ?)';
+  const readableParams = allowed.wholeRepository ? [] : [scope.readable!.ids, scope.principal.userName];
+  const where = `w.repository_id = ? and w.words @@ (${query.sql})${typed('w')}${readable}`;
+  const whereParams = [scope.repository.id, ...query.params, ...types, ...readableParams];
   const count = { sql: numbered(`select count(*) as n from entry_visible_words w where ${where}`), params: whereParams };
   const wordCount = {
     sql: numbered(
@@ -97,6 +104,7 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
     offset,
     wordCount,
     count,
+    filtered: !allowed.wholeRepository,
     ranked: { sql: numbered(ranked), params: [...query.params, ...paged] },
     rankedPage: { sql: numbered(rankedPage), params: [...whereParams, ...query.params, limit, offset] },
     walk: { sql: numbered(pageOf(scope, `array(${walk})`)), params: paged },
@@ -141,7 +149,7 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
   return runSearchStatements(scope, async (run, beside) => {
     // one row, whatever the query
     const [counts] = await run<{ word: string | null; n: string | null; summed: string | null; visible: string }>(query.wordCount);
-    const wordMatches = counts!.n === null ? undefined : Number(counts!.n);
+    const wordMatches = counts!.n === null || query.filtered ? undefined : Number(counts!.n);
     if (counts!.word !== null && Number(counts!.summed) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper

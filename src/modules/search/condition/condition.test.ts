@@ -1,3 +1,4 @@
+import { readableJoinCondition } from '../../access/policy.js';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../../errors.js';
 import { compileCondition } from './compile.js';
@@ -101,7 +102,8 @@ describe('condition parser', () => {
     expect(sql).not.toContain('drop');
     expect(sql).not.toContain('aaa');
     expect(params).toEqual([hostile, 'aaa', hostile, `%${hostile}%`]);
-    expect([...joins!.values()]).toEqual(['left join entry j_p on j_p.id = e.parent_id']);
+    // the joined folder is there only when the caller may read it (read from the statement's crs_reader, no value of its own)
+    expect([...joins!.values()]).toEqual([`left join entry j_p on j_p.id = e.parent_id and ${readableJoinCondition('j_p')}`]);
   });
 
   it('reads dates in UTC unless a zone is given; a date alone means its whole day, a time its minute, second or millisecond', () => {
