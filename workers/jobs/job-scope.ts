@@ -1,5 +1,5 @@
 import type { Services } from '../../src/context.js';
-import type { Role } from '../../src/modules/auth/index.js';
+import { groupsOfUser, type Role } from '../../src/modules/auth/index.js';
 import type { EntryScope } from '../../src/modules/entries/index.js';
 import type { JobRun } from '../../src/modules/jobs/index.js';
 import { currentRepository, repositoryNameOf } from '../../src/modules/repositories/index.js';
@@ -10,6 +10,7 @@ import { currentRepository, repositoryNameOf } from '../../src/modules/repositor
  */
 export async function jobScope({ record, em }: Pick<JobRun, 'record' | 'em'>, services: Services): Promise<EntryScope> {
   const repository = await currentRepository(em, repositoryNameOf(record.repositoryId));
-  const principal = { userName: record.clientUsername, roles: record.clientRoles as Role[] };
+  // the client's groups as they are now: a membership ended since the submission no longer counts
+  const principal = { userName: record.clientUsername, roles: record.clientRoles as Role[], groups: await groupsOfUser(em, record.clientUsername) };
   return { em, services, repository, principal, logger: services.logger.child({ jobId: record.id, user: principal.userName }) };
 }

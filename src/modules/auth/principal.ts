@@ -4,6 +4,8 @@ import type { Role } from './user.entity.js';
 export interface Principal {
   userName: string;
   roles: Role[];
+  /** the groups the user is a member of, by name as stored (`group:<name>` principals of ACLs), sorted */
+  groups: string[];
 }
 
 export const isAdmin = (principal: Principal) => principal.roles.includes('ADMIN');

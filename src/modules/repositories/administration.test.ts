@@ -195,7 +195,7 @@ describe('users (DESIGN §4)', () => {
     try {
       const em = bench.services.orm.em.fork() as EntityManager;
       await createUser(em, bench.services, { userName: 'only-admin', password: 'only admin pw', roles: ['ADMIN'] });
-      const refused = deleteUser(bench.services.orm.em.fork() as EntityManager, bench.services, { userName: 'gone-admin', roles: ['ADMIN'] }, 'only-admin');
+      const refused = deleteUser(bench.services.orm.em.fork() as EntityManager, bench.services, { userName: 'gone-admin', roles: ['ADMIN'], groups: [] }, 'only-admin');
       await expect(refused).rejects.toMatchObject({ reasonCode: 'conflict', message: expect.stringContaining('last administrator') });
     } finally {
       await bench.stop();
