@@ -28,5 +28,6 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.in
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.path.join('.') || 'input';
-  throw illegalArguments(`${field}: ${issue.input === undefined ? 'is required' : issue.message}`);
+  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  throw illegalArguments(`${field}: ${missing ? 'is required' : issue.message}`);
 }
