@@ -16,8 +16,8 @@ export function forgetChangedMemberships(services: Services, userName: string): 
   services.auth.sessions.forgetUser(userName);
 }
 
-/** The SQL array of the names of the groups whose member is the user named by `userName` (a column or `?`), sorted. */
-export const groupsOfUserSql = (userName: string) => `array(select m.group_name from group_member m where m.user_name = ${userName} order by m.group_name)`;
+/** The SQL array of the names of the groups whose member is the user named by `userName` (a column or `?`), sorted whatever their case. */
+export const groupsOfUserSql = (userName: string) => `array(select m.group_name from group_member m where m.user_name = ${userName} order by lower(m.group_name))`;
 
 /**
  * The groups a user is a member of now, for a caller without a session (a background job acts as the
@@ -32,7 +32,7 @@ export async function groupsOfUser(em: EntityManager, userName: string): Promise
 export interface GroupRecord {
   /** as first spelled; unique whatever its case */
   name: string;
-  /** user names as stored, sorted */
+  /** user names as stored, sorted whatever their case */
   members: string[];
   createdAt: Date;
   createdBy: string;
@@ -52,7 +52,7 @@ const membership = z.object({ name: groupName, userName });
 
 const groupsQuery = `
   select g.name, g.created_at, g.created_by,
-         array(select m.user_name from group_member m where m.group_name = g.name order by m.user_name) as members
+         array(select m.user_name from group_member m where m.group_name = g.name order by lower(m.user_name)) as members
     from user_group g`;
 
 async function findGroup(em: EntityManager, name: string): Promise<GroupRecord> {
