@@ -1,18 +1,13 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
-import { adminPassword, call, startTestService, type TestService } from '../helpers/service.js';
-import { freePort } from '../../src/net.js';
+import { startSecondProcess, type ServiceProcess } from '../helpers/process.js';
+import { adminUrl, call, json, startTestService, type TestService } from '../helpers/service.js';
 
 // Two processes on one database: A (here) where the administrator changes groups, and B (its own
 // process) where the member's requests go. B keeps principals (with their groups) cached for 5 s; it
 // must follow A's changes well within that (the `memberships_changed` NOTIFY).
 let a: TestService;
 let b: ServiceProcess;
-let bDataDir: string;
 let member: string;
 const cacheTtlMs = 5_000;
 /** how long B may take to follow a change: well under the cache's time to live, with room for a loaded machine */
@@ -20,21 +15,12 @@ const followBoundMs = 2_000;
 
 beforeAll(async () => {
   a = await startTestService({ JOB_CONCURRENCY: '0' });
-  bDataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-process-b-'));
-  b = await startServiceProcess({
-    PORT: String(await freePort()),
-    DATABASE_URL: a.config.DATABASE_URL!,
-    DATA_DIR: bDataDir,
-    ADMIN_PASSWORD: adminPassword,
-    JOB_CONCURRENCY: '0',
-    LOG_LEVEL: 'warn',
-  });
+  b = await startSecondProcess(a, { JOB_CONCURRENCY: '0' });
   member = await a.createUserSession('Member');
 }, 120_000);
 afterAll(async () => {
   await b?.stop();
   await a?.stop();
-  if (bDataDir) await fs.rm(bDataDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** The member's groups as process B's principal of its session holds them (`me` through B's gateway). */
@@ -49,7 +35,7 @@ async function groupsInB(): Promise<string[]> {
 }
 /** An administration call in process A; it must answer `status`. */
 async function inA(method: string, route: string, query: Record<string, string>, status: number): Promise<void> {
-  const answer = await call(`${a.adminBase}${route}?${new URLSearchParams({ ...query, sessionId: a.adminSession })}`, { method });
+  const answer = await call(adminUrl(a, route, query), { method });
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
 }
 /** Milliseconds until B holds `groups`, polled; fails after the cache's time to live. */
@@ -64,11 +50,7 @@ async function followedWithin(groups: string[]): Promise<number> {
 
 describe('membership changes reach every process at once (memberships_changed NOTIFY)', () => {
   it("B follows A: a member added, removed, and the group's deletion, well within the 5 s cache", async () => {
-    const created = await call(`${a.adminBase}/group?sessionId=${a.adminSession}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Editors' }),
-    });
+    const created = await call(adminUrl(a, '/group'), json('POST', { name: 'Editors' }));
     expect(created.status).toBe(201);
     // B reads the principal now: its cached copy would last the whole 5 s
     expect(await groupsInB()).toEqual([]);

@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restDatePattern } from '../../../test/helpers/entries.js';
-import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { adminUrl, call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 // Groups over the public surfaces (DESIGN §10): REST `A/group…` as the design writes it, GraphQL through the gateway.
 let service: TestService;
 let userSession: string;
 
-/** `A/<path>` with the session and query parameters. */
-const admin = (path: string, query: Record<string, string> = {}, session: string | null = service.adminSession) => {
-  const params = new URLSearchParams(query);
-  if (session !== null) params.set('sessionId', session);
-  return `${service.adminBase}${path}?${params}`;
-};
+/** `A/<path>` with query parameters, as the administrator unless a session (or null: none) is given. */
+const admin = (path: string, query?: Record<string, string>, session?: string | null) => adminUrl(service, path, query, session);
 const error = (status: number, reasonCode: string, message: string | RegExp) => ({
   status,
   body: { _type: 'svc.model.error.ErrorResponse', status, reasonCode, message: typeof message === 'string' ? message : expect.stringMatching(message) },
