@@ -134,7 +134,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   const { service, orm, session, userSession } = await startSeededService('search', ROWS, cleanup);
   const base = contentBase(service.baseUrl);
   const callers: Caller[] = [
-    { name: 'administrator', session, principal: { userName: 'admin', roles: ['ADMIN'] }, readable: () => true },
+    { name: 'administrator', session, principal: { userName: 'admin', roles: ['ADMIN'], groups: [] }, readable: () => true },
     {
       name: `user in ${BENCH_USER_GROUPS} groups`,
       session: userSession,

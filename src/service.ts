@@ -17,7 +17,7 @@ import type { Logger } from './logger.js';
 import { createAuthServices } from './modules/auth/index.js';
 import { entities } from './modules/entities.js';
 import { listenForNotifications } from './db/notifications.js';
-import { ensureAdministrator, forgetEndedSession, sessionEndedChannel } from './modules/auth/index.js';
+import { ensureAdministrator, forgetChangedMemberships, forgetEndedSession, membershipsChangedChannel, sessionEndedChannel } from './modules/auth/index.js';
 import { maxLimit } from './modules/search/index.js';
 import { deepCheckGraceMs } from './modules/health/index.js';
 import { ensureDefaultRepository, repositoryChangedChannel } from './modules/repositories/index.js';
@@ -159,7 +159,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
     });
     await gateway.ready();
   }
-  // what other processes announce: the end of a session (logout, user deleted), a repository changed
+  // what other processes announce: the end of a session (logout, user deleted), a membership change, a repository changed
   const endedGateway = gateway;
   const stopListening = await listenForNotifications(
     database.url,
@@ -172,6 +172,8 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
         },
         missedSome: () => services.auth.sessions.clear(),
       },
+      // a user's group memberships changed: their sessions read their groups again (the sessions were cleared above when some were missed)
+      { channel: membershipsChangedChannel, notified: (userName) => forgetChangedMemberships(services, userName) },
       { channel: repositoryChangedChannel, notified: (name) => services.repositories.forget(name), missedSome: () => services.repositories.forgetAll() },
     ],
     logger,

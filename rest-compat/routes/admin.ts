@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
 import {
+  AddGroupMemberDocument,
+  CreateGroupDocument,
   CreateRepositoryDocument,
   CreateUserDocument,
+  DeleteGroupDocument,
   DeleteRepositoryDocument,
   DeleteUserDocument,
+  GroupsDocument,
+  RemoveGroupMemberDocument,
   RepositoriesDocument,
   RepositoryByNameDocument,
   UpdateRepositoryLimitsDocument,
@@ -17,8 +22,11 @@ import { createdRecordReply, noContentReply, recordReply } from './results.js';
 const byRepositoryId = z.object({ repositoryId: nonEmptyText });
 const byUserName = z.object({ userName: nonEmptyText });
 const newUser = z.object({ userName: z.string(), password: z.string(), roles: z.array(z.string()).optional() });
+const byGroupName = z.object({ name: nonEmptyText });
+const newGroup = z.object({ name: z.string() });
+const membership = z.object({ name: nonEmptyText, userName: nonEmptyText });
 
-/** Repositories and users of the administration domain (DESIGN §4). */
+/** Repositories, users and groups of the administration domain (DESIGN §4, §10). */
 export const adminRoutes: RestRoute[] = [
   route({
     method: 'POST',
@@ -84,6 +92,46 @@ export const adminRoutes: RestRoute[] = [
     path: `${adminDomain}/user`,
     document: DeleteUserDocument,
     input: (ctx) => parse(byUserName, ctx.query),
+    variables: (input) => input,
+    reply: noContentReply,
+  }),
+  route({
+    method: 'POST',
+    path: `${adminDomain}/group`,
+    document: CreateGroupDocument,
+    input: async (ctx) => parse(newGroup, await readJsonObject(ctx), 'body'),
+    variables: (input) => input,
+    reply: createdRecordReply,
+  }),
+  route({
+    method: 'GET',
+    path: `${adminDomain}/groups`,
+    document: GroupsDocument,
+    input: () => ({}),
+    variables: () => ({}),
+    reply: recordReply,
+  }),
+  route({
+    method: 'DELETE',
+    path: `${adminDomain}/group`,
+    document: DeleteGroupDocument,
+    input: (ctx) => parse(byGroupName, ctx.query),
+    variables: (input) => input,
+    reply: noContentReply,
+  }),
+  route({
+    method: 'POST',
+    path: `${adminDomain}/group/members`,
+    document: AddGroupMemberDocument,
+    input: (ctx) => parse(membership, ctx.query),
+    variables: (input) => input,
+    reply: recordReply,
+  }),
+  route({
+    method: 'DELETE',
+    path: `${adminDomain}/group/members`,
+    document: RemoveGroupMemberDocument,
+    input: (ctx) => parse(membership, ctx.query),
     variables: (input) => input,
     reply: noContentReply,
   }),

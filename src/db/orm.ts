@@ -25,6 +25,7 @@ import { Migration20261123070000RepositoryNamesIgnoreCase } from './migrations/M
 import { Migration20261123120000RepositoryWordIndexes } from './migrations/Migration20261123120000RepositoryWordIndexes.js';
 import { Migration20261123170000EntryVisibleWordCounts } from './migrations/Migration20261123170000EntryVisibleWordCounts.js';
 import { Migration20261124010000JobTurns } from './migrations/Migration20261124010000JobTurns.js';
+import { Migration20261127010000Groups } from './migrations/Migration20261127010000Groups.js';
 import { Migration20261127020000Acls } from './migrations/Migration20261127020000Acls.js';
 
 export type Orm = MikroORM;
@@ -54,6 +55,7 @@ export const migrationsList = [
   { name: 'Migration20261123120000RepositoryWordIndexes', class: Migration20261123120000RepositoryWordIndexes },
   { name: 'Migration20261123170000EntryVisibleWordCounts', class: Migration20261123170000EntryVisibleWordCounts },
   { name: 'Migration20261124010000JobTurns', class: Migration20261124010000JobTurns },
+  { name: 'Migration20261127010000Groups', class: Migration20261127010000Groups },
   { name: 'Migration20261127020000Acls', class: Migration20261127020000Acls },
 ];
 

@@ -1,9 +1,9 @@
-import { AuthResolver, UsersResolver } from '../modules/auth/index.js';
+import { AuthResolver, GroupsResolver, UsersResolver } from '../modules/auth/index.js';
 import { RepositoryAclResolver } from '../modules/access/index.js';
 import { PoliciesResolver } from '../modules/policies/index.js';
 import { RepositoriesResolver } from '../modules/repositories/index.js';
 import { StatisticsResolver } from '../modules/repositories/index.js';
 import { buildFederatedSchema } from './federated-schema.js';
 
-/** The administration domain: sessions, users, repositories, policies and content types. */
-export const buildAdminSubgraph = () => buildFederatedSchema([AuthResolver, UsersResolver, RepositoriesResolver, StatisticsResolver, PoliciesResolver, RepositoryAclResolver]);
+/** The administration domain: sessions, users, groups, repositories, policies and content types. */
+export const buildAdminSubgraph = () => buildFederatedSchema([AuthResolver, UsersResolver, GroupsResolver, RepositoriesResolver, StatisticsResolver, PoliciesResolver, RepositoryAclResolver]);

@@ -17,13 +17,13 @@ import { RepositoryCache } from '../../src/modules/repositories/index.js';
 import { AclCache } from '../../src/modules/access/index.js';
 import { FileStore } from '../../src/storage/file-store.js';
 import { createTestDatabase } from './service.js';
-import { createAuthServices } from '../../src/modules/auth/index.js';
+import { createAuthServices, groupsOfUser } from '../../src/modules/auth/index.js';
 import { JobQueue } from '../../src/modules/jobs/index.js';
 
 /** Services over a fresh database from the migrated template and a temporary data folder: operations without HTTP. */
 export interface OperationsBench {
   services: Services;
-  /** a scope of the default repository for `userName` (a fresh unit of work, as one request has) */
+  /** a scope of the default repository for `userName`, with the user's groups as stored (a fresh unit of work, as one request has) */
   scopeOf(userName: string, roles?: Role[]): Promise<EntryScope>;
   /** a pending upload of `scope`'s caller holding `text` */
   stage(scope: EntryScope, text?: string, fileName?: string): Promise<string>;
@@ -58,7 +58,8 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     scopeOf: async (userName, roles = ['USER']) => {
       const em = orm.em.fork() as EntityManager;
       const repository = await services.repositories.find(em, config.DEFAULT_REPOSITORY);
-      return { em, services, principal: { userName, roles }, repository, logger: logger.child({ user: userName }) };
+      // the user's groups as stored, as a session reads them
+      return { em, services, principal: { userName, roles, groups: await groupsOfUser(em, userName) }, repository, logger: logger.child({ user: userName }) };
     },
     stage: async (scope, text = 'some bytes', fileName = 'file.txt') =>
       (await stageUpload(scope, { source: Readable.from([Buffer.from(text)]), fileName })).id,

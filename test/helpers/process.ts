@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/net.js';
 import { projectRoot } from '../../src/paths.js';
@@ -33,6 +35,29 @@ export async function startServiceProcess(
       if (!(error instanceof PortTakenError) || attempt === 3) throw error;
       env = { ...env, PORT: String(await freePort()) };
     }
+  }
+}
+
+/**
+ * Another process of the whole service on `service`'s database, with a data folder of its own (removed
+ * when it stops): a second node of a deployment, for what every process must follow. `env` adds settings.
+ */
+export async function startSecondProcess(service: { config: { DATABASE_URL?: string } }, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-process-b-'));
+  const removeDataDir = () => fs.rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  try {
+    const second = await startServiceProcess({
+      PORT: String(await freePort()),
+      DATABASE_URL: service.config.DATABASE_URL!,
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: adminPassword,
+      LOG_LEVEL: 'warn',
+      ...env,
+    });
+    return { ...second, stop: () => second.stop().then(removeDataDir) };
+  } catch (error) {
+    await removeDataDir();
+    throw error;
   }
 }
 

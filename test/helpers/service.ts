@@ -98,6 +98,13 @@ export async function startTestService(env: Record<string, string> = {}, options
   };
 }
 
+/** `A/<path>` of `service` with query parameters and a session: the administrator's unless given (null: none). */
+export function adminUrl(service: TestService, path: string, query: Record<string, string> = {}, session: string | null = service.adminSession): string {
+  const params = new URLSearchParams(query);
+  if (session !== null) params.set('sessionId', session);
+  return `${service.adminBase}${path}?${params}`;
+}
+
 /** JSON of a fetch answer together with its status, for one-line assertions. */
 export async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await fetch(url, init);

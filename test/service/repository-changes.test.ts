@@ -1,42 +1,27 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, finishedJob } from '../helpers/conversion.js';
 import { contentUrl, newContent, sql } from '../helpers/entries.js';
 import { textPdf } from '../helpers/pdf.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
-import { adminPassword, call, json, startTestService, type TestService } from '../helpers/service.js';
-import { freePort } from '../../src/net.js';
+import { startSecondProcess, type ServiceProcess } from '../helpers/process.js';
+import { call, json, startTestService, type TestService } from '../helpers/service.js';
 
 // Two processes on one database: A (here, JOB_CONCURRENCY=0: it takes no jobs) where the administrator
 // changes repositories, and B (its own process, its own storage) where clients work and jobs run. Each
 // keeps repository records cached for 5 s; B must follow A's changes well within that.
 let a: TestService;
 let b: ServiceProcess;
-let bDataDir: string;
 const cacheTtlMs = 5_000;
 /** how long B may take to follow a change: well under the cache's time to live, with room for a loaded machine */
 const followBoundMs = 2_000;
 
 beforeAll(async () => {
   a = await startTestService({ JOB_CONCURRENCY: '0' });
-  bDataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-process-b-'));
-  b = await startServiceProcess({
-    PORT: String(await freePort()),
-    DATABASE_URL: a.config.DATABASE_URL!,
-    DATA_DIR: bDataDir,
-    ADMIN_PASSWORD: adminPassword,
-    JOB_CONCURRENCY: '1',
-    CONV_PDF_DPI: '72',
-    LOG_LEVEL: 'warn',
-  });
+  b = await startSecondProcess(a, { JOB_CONCURRENCY: '1', CONV_PDF_DPI: '72' });
 }, 120_000);
 afterAll(async () => {
   await b?.stop();
   await a?.stop();
-  if (bDataDir) await fs.rm(bDataDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 const adminUrl = (base: string, route: string, query: Record<string, string> = {}) => `${base}/api/v1/access.svc.admin/v1${route}?${new URLSearchParams({ ...query, sessionId: a.adminSession })}`;

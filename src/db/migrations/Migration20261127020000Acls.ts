@@ -153,6 +153,8 @@ export class Migration20261127020000Acls extends Migration {
       end $$;`);
     this.addSql(`create function app_user_acl_removal() returns trigger language plpgsql as $$ begin perform acl_remove_principal(old.user_name); return null; end $$;`);
     this.addSql(`create trigger app_user_acl_removal after delete on app_user for each row execute function app_user_acl_removal();`);
+    this.addSql(`create function user_group_acl_removal() returns trigger language plpgsql as $$ begin perform acl_remove_principal('group:' || old.name); return null; end $$;`);
+    this.addSql(`create trigger user_group_acl_removal after delete on user_group for each row execute function user_group_acl_removal();`);
 
     // an inheritance policy assigned to a folder or taken off it (also when the policy or the folder goes):
     // what the folder hands down changes (a policy of another kind hands down no ACL)

@@ -34,8 +34,8 @@ const reason = (promise: Promise<unknown>) =>
 
 describe('checkState', () => {
   const entry: EntryFacts = { id: 'e1', name: 'doc.txt', active: true, owner: 'alice', lockedBy: null, isLatest: true, version: '1.0', createdBy: 'alice' };
-  const alicePrincipal = { userName: 'alice', roles: ['USER' as const] };
-  const bobPrincipal = { userName: 'bob', roles: ['USER' as const] };
+  const alicePrincipal = { userName: 'alice', roles: ['USER' as const], groups: [] };
+  const bobPrincipal = { userName: 'bob', roles: ['USER' as const], groups: [] };
 
   it('decides by state: another user\'s lock and earlier versions are 409s, deactivated downloads 404s', () => {
     expect(() => checkState(bobPrincipal, 'update', { entry })).not.toThrow();
@@ -50,7 +50,7 @@ describe('checkState', () => {
   it('a working copy: only its holder checks in; the holder or an administrator cancels', () => {
     const workingCopy = { ...entry, id: 'wc', lockedBy: 'alice' };
     const latest = { ...entry, lockedBy: 'alice' };
-    const admin = { userName: 'root', roles: ['ADMIN' as const] };
+    const admin = { userName: 'root', roles: ['ADMIN' as const], groups: [] };
     expect(() => checkState(alicePrincipal, 'checkIn', { entry: latest, latest, workingCopy })).not.toThrow();
     expect(() => checkState(admin, 'checkIn', { entry: latest, latest, workingCopy })).toThrow(/checked out by alice/);
     expect(() => checkState(admin, 'cancelCheckOut', { entry: latest, latest, workingCopy })).not.toThrow();

@@ -7,9 +7,9 @@ import { mayAdminister, requireRole } from './roles.js';
  * src/modules/auth, fulltext and conversion tests).
  */
 describe('the role rule', () => {
-  const user = { userName: 'alice', roles: ['USER' as const] };
-  const admin = { userName: 'root', roles: ['ADMIN' as const] };
-  const both = { userName: 'boss', roles: ['USER' as const, 'ADMIN' as const] };
+  const user = { userName: 'alice', roles: ['USER' as const], groups: [] };
+  const admin = { userName: 'root', roles: ['ADMIN' as const], groups: [] };
+  const both = { userName: 'boss', roles: ['USER' as const, 'ADMIN' as const], groups: [] };
 
   it('an administrator is whoever has the role ADMIN', () => {
     expect([user, admin, both].map(mayAdminister)).toEqual([false, true, true]);
@@ -22,6 +22,6 @@ describe('the role rule', () => {
     expect(() => requireRole(user, ['ADMIN'])).toThrow('this operation needs the role ADMIN');
     expect(() => requireRole(admin, 'ADMIN')).not.toThrow();
     expect(() => requireRole(user, ['ADMIN', 'USER'])).not.toThrow();
-    expect(() => requireRole({ userName: 'nobody', roles: [] }, ['ADMIN', 'USER'])).toThrow('this operation needs the role ADMIN or USER');
+    expect(() => requireRole({ userName: 'nobody', roles: [], groups: [] }, ['ADMIN', 'USER'])).toThrow('this operation needs the role ADMIN or USER');
   });
 });

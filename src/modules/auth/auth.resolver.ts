@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Field, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { notAuthenticated } from '../../errors.js';
+import { addMember, createGroup, deleteGroup, listGroups, removeMember } from './groups.js';
 import { authenticate, createUser, deleteUser, listUsers, logout } from './operations.js';
 
 @ObjectType('User', { description: 'a user of the service (never with its password or hash)' })
@@ -14,6 +15,15 @@ export class UserNode {
 class MeNode {
   @Field(() => String, { description: "the user's name" }) userName!: string;
   @Field(() => [String], { description: 'ADMIN and/or USER' }) roles!: string[];
+  @Field(() => [String], { description: 'the groups the user is a member of (the `group:<name>` principals of access control lists)' }) groups!: string[];
+}
+
+@ObjectType('Group', { description: 'a group of users: the principal `group:<name>` of access control lists' })
+export class GroupNode {
+  @Field(() => String, { description: 'unique whatever its case; the spelling it was created with' }) name!: string;
+  @Field(() => [String], { description: 'the user names of its members, as the users were created' }) members!: string[];
+  @Field(() => Date, { description: 'when the group was created' }) createdAt!: Date;
+  @Field(() => String, { description: 'the administrator who created it' }) createdBy!: string;
 }
 
 @Resolver()
@@ -69,5 +79,49 @@ export class UsersResolver {
   ): Promise<boolean> {
     await deleteUser(context.em, context.services, await context.principal(), userName);
     return true;
+  }
+}
+
+const groupNameDescription = 'the group name, in any case';
+const memberDescription = 'the user name, in any case';
+
+@Authorized('ADMIN')
+@Resolver()
+export class GroupsResolver {
+  @Query(() => [GroupNode], { description: 'every group with its members, by name' })
+  async groups(@Ctx() context: RequestContext) {
+    return listGroups(context.em);
+  }
+
+  @Mutation(() => GroupNode, { description: 'creates a group without members; a name taken in any case is a 409' })
+  async createGroup(
+    @Arg('name', () => String, { description: "1 to 64 ASCII letters, digits or . _ @ -, not 'EVERYONE'; unique whatever its case" }) name: string,
+    @Ctx() context: RequestContext,
+  ) {
+    return createGroup(context.em, await context.principal(), { name });
+  }
+
+  @Mutation(() => Boolean, { description: "deletes a group and its memberships; its members' sessions lose it at once" })
+  async deleteGroup(@Arg('name', () => String, { description: groupNameDescription }) name: string, @Ctx() context: RequestContext): Promise<boolean> {
+    await deleteGroup(context.em, context.services, { name });
+    return true;
+  }
+
+  @Mutation(() => GroupNode, { description: 'adds a user to a group (409 when a member already); answers the group' })
+  async addGroupMember(
+    @Arg('name', () => String, { description: groupNameDescription }) name: string,
+    @Arg('userName', () => String, { description: memberDescription }) userName: string,
+    @Ctx() context: RequestContext,
+  ) {
+    return addMember(context.em, context.services, { name, userName });
+  }
+
+  @Mutation(() => GroupNode, { description: 'removes a user from a group (404 when not a member); answers the group' })
+  async removeGroupMember(
+    @Arg('name', () => String, { description: groupNameDescription }) name: string,
+    @Arg('userName', () => String, { description: memberDescription }) userName: string,
+    @Ctx() context: RequestContext,
+  ) {
+    return removeMember(context.em, context.services, { name, userName });
   }
 }

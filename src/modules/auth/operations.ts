@@ -2,9 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sql, type EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import type { Services } from '../../context.js';
 import { conflict, illegalArguments, notAuthenticated, notFound, ServiceError, isUniqueViolation } from '../../errors.js';
 import { markClientJobsCancelled } from '../jobs/records.js';
+import { groupsOfUserSql } from './groups.js';
+import { isUserName, normalizeUserName, parseInput, userName as userNameSchema } from './names.js';
 import { decoyHash } from './passwords.js';
 import type { Principal } from './principal.js';
 import { Session, User, roles as knownRoles, type Role } from './user.entity.js';
@@ -19,14 +22,6 @@ export const sessionEndedChannel = 'session_ended';
 export function forgetEndedSession(services: Services, tokenHash: string): void {
   services.auth.sessions.forget(tokenHash);
 }
-const userNamePattern = /^[A-Za-z0-9._@-]{1,64}$/;
-
-/**
- * User names are ASCII letters, digits and . _ @ - (no look-alike letters), compared without case:
- * `Alice` and `alice` are one user, who logs in with either spelling. Input is NFC-normalised and
- * trimmed first, as every name of the service is.
- */
-const normalizeUserName = (name: string) => name.normalize('NFC').trim();
 const byName = (userName: string) => ({ [sql.lower('user_name')]: userName.toLowerCase() });
 
 /** Spec endpoint 14: a 256-bit random session id for a valid user and password (stored hashed). */
@@ -42,7 +37,7 @@ export async function authenticate(
   const name = normalizeUserName(input.user);
   const user = await loginLimits.oneAtATime(name, async () => {
     await loginLimits.begin(name, input.address);
-    const found = userNamePattern.test(name) ? await em.findOne(User, byName(name)) : null;
+    const found = isUserName(name) ? await em.findOne(User, byName(name)) : null;
     let valid: boolean;
     try {
       valid = await passwords.verify(input.password, found?.passwordHash ?? decoyHash);
@@ -82,11 +77,16 @@ export async function resolveSession(em: EntityManager, services: Services, toke
   const tokenHash = hashToken(token);
   const cached = sessions.get(tokenHash);
   if (cached) return cached;
-  const rows = await em.getConnection().execute<{ user_name: string; roles: Role[]; last_seen_at: string | Date; expires_at: string | Date }[]>(
-    `select s.user_name, u.roles, s.last_seen_at, s.expires_at
-       from user_session s join app_user u on u.user_name = s.user_name where s.token_hash = ?`,
-    [tokenHash],
-  );
+  const mark = sessions.mark();
+  // the caller's groups in the same round trip (an index-only scan of group_member by user)
+  const rows = await em
+    .getConnection()
+    .execute<{ user_name: string; roles: Role[]; groups: string[]; last_seen_at: string | Date; expires_at: string | Date }[]>(
+      `select s.user_name, u.roles, s.last_seen_at, s.expires_at,
+              ${groupsOfUserSql('s.user_name')} as groups
+         from user_session s join app_user u on u.user_name = s.user_name where s.token_hash = ?`,
+      [tokenHash],
+    );
   const session = rows[0];
   if (!session) throw notAuthenticated('unknown or expired session');
   const now = Date.now();
@@ -101,8 +101,8 @@ export async function resolveSession(em: EntityManager, services: Services, toke
   if (now - lastSeen > Math.min(60_000, idleLimit / 10)) {
     await em.getConnection().execute('update user_session set last_seen_at = now() where token_hash = ?', [tokenHash]);
   }
-  const principal: Principal = { userName: session.user_name, roles: session.roles };
-  sessions.set(tokenHash, principal);
+  const principal: Principal = { userName: session.user_name, roles: session.roles, groups: session.groups };
+  sessions.set(tokenHash, principal, mark);
   return principal;
 }
 
@@ -123,6 +123,8 @@ export interface UserRecord {
 
 const toRecord = (user: User): UserRecord => ({ userName: user.userName, roles: user.roles, createdAt: user.createdAt });
 
+const newUserName = z.object({ userName: userNameSchema });
+
 /**
  * The password policy (docs/administration.md): 8 to 256 characters, not only one character
  * repeated, and not the user name in any case. Length is what makes a password strong; composition
@@ -139,8 +141,7 @@ export async function createUser(
   services: Services,
   input: { userName: string; password: string; roles: string[] },
 ): Promise<UserRecord> {
-  const userName = normalizeUserName(input.userName);
-  if (!userNamePattern.test(userName)) throw illegalArguments('userName: 1 to 64 letters, digits or . _ @ -');
+  const { userName } = parseInput(newUserName, input);
   checkPasswordPolicy(userName, input.password);
   const unknownRole = input.roles.find((role) => !(knownRoles as readonly string[]).includes(role));
   if (unknownRole) throw illegalArguments(`roles: unknown role '${unknownRole}' (known: ${knownRoles.join(', ')})`);

@@ -4,7 +4,7 @@ import type { Role } from './user.entity.js';
 export interface Principal {
   userName: string;
   roles: Role[];
-  /** the groups it is a member of (ACL principals `group:<name>`) */
-  groups?: string[];
+  /** the groups the user is a member of, by name as stored (`group:<name>` principals of ACLs), sorted whatever their case */
+  groups: string[];
 }
 

@@ -4,11 +4,17 @@ import type { Principal } from './principal.js';
 /**
  * Sessions verified in the last few seconds. A REST upload resolves its session twice (the bytes,
  * then its GraphQL operation) and a busy client many times a second; each was a database read.
- * Logout and user deletion in this process forget at once; other processes drop the entry when they
- * hear the `session_ended` notification (src/service.ts), at the latest after the time to live.
+ * Logout, user deletion and membership changes in this process forget at once; other processes drop
+ * the entry when they hear the `session_ended` or `memberships_changed` notification (src/service.ts),
+ * at the latest after the time to live.
  */
 export class SessionCache {
   private readonly entries: LRUCache<string, Principal>;
+  /**
+   * Counts the forgetting: a principal read while a change was announced may be the old one (its read
+   * began before the notification, its answer came after), and is not kept.
+   */
+  private forgotten = 0;
 
   constructor(ttlMs = 5_000, maxEntries = 10_000) {
     this.entries = new LRUCache({ max: maxEntries, ttl: ttlMs });
@@ -18,20 +24,28 @@ export class SessionCache {
     return this.entries.get(tokenHash);
   }
 
-  set(tokenHash: string, principal: Principal): void {
-    this.entries.set(tokenHash, principal);
+  /** Taken before a session is read from the database, and given back to `set` with what was read. */
+  mark(): number {
+    return this.forgotten;
+  }
+
+  set(tokenHash: string, principal: Principal, mark: number): void {
+    if (mark === this.forgotten) this.entries.set(tokenHash, principal);
   }
 
   forget(tokenHash: string): void {
+    this.forgotten++;
     this.entries.delete(tokenHash);
   }
 
   /** Ended sessions may have gone unannounced (a lost listener connection): each is verified again. */
   clear(): void {
+    this.forgotten++;
     this.entries.clear();
   }
 
   forgetUser(userName: string): void {
+    this.forgotten++;
     const keys = [...this.entries.entries()].filter(([, principal]) => principal.userName === userName).map(([key]) => key);
     for (const key of keys) this.entries.delete(key);
   }

@@ -1,4 +1,5 @@
 import type { Services } from '../../context.js';
+import { groupsOfUser } from '../auth/groups.js';
 import type { Role } from '../auth/user.entity.js';
 import type { JobRun } from '../jobs/queue.js';
 import { currentRepository, repositoryNameOf } from '../repositories/operations.js';
@@ -10,6 +11,7 @@ import type { EntryScope } from './scope.js';
  */
 export async function jobScope({ record, em }: Pick<JobRun, 'record' | 'em'>, services: Services): Promise<EntryScope> {
   const repository = await currentRepository(em, repositoryNameOf(record.repositoryId));
-  const principal = { userName: record.clientUsername, roles: record.clientRoles as Role[] };
+  // the client's groups as they are now: a membership ended since the submission no longer counts
+  const principal = { userName: record.clientUsername, roles: record.clientRoles as Role[], groups: await groupsOfUser(em, record.clientUsername) };
   return { em, services, repository, principal, logger: services.logger.child({ jobId: record.id, user: principal.userName }) };
 }

@@ -167,7 +167,7 @@ describe('synchronous deep check (spec endpoint 11)', () => {
     // a run off after it made its scratch folder and content: what is left fails on the deadline
     let cutAfterUpload = false;
     for (let timeoutMs = 1_600; timeoutMs >= 10 && !cutAfterUpload; timeoutMs = Math.floor(timeoutMs / 2)) {
-      const result = await deepCheck(service.services, { userName: 'admin', roles: ['ADMIN'] }, repository, { timeoutMs, waitMs: timeoutMs });
+      const result = await deepCheck(service.services, { userName: 'admin', roles: ['ADMIN'], groups: [] }, repository, { timeoutMs, waitMs: timeoutMs });
       expect(await entriesOf('second'), `after a run with a ${timeoutMs} ms deadline`).toEqual([]);
       if (result.checkStatus === 'ok') continue;
       expect(result.message).toMatch(/deadline/);
@@ -240,7 +240,7 @@ describe('the report at reportUrl', () => {
   it('keeps the newest 20 of a repository; older ones are a 404', { timeout: 60_000 }, async () => {
     const em = () => service.services.orm.em.fork() as EntityManager;
     const repository = await service.services.repositories.find(em(), 'second');
-    const template = await deepCheck(service.services, { userName: 'admin', roles: ['ADMIN'] }, repository, { timeoutMs: 1, waitMs: 1 });
+    const template = await deepCheck(service.services, { userName: 'admin', roles: ['ADMIN'], groups: [] }, repository, { timeoutMs: 1, waitMs: 1 });
     const ids = Array.from({ length: reportsKeptPerRepository + 2 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     for (const id of ids) await saveDeepCheckReport(em(), repository.id, { ...template, _id: id });
     const kept = await sql<{ id: string }>(service, 'select id from deep_check_report where repository_id = ? order by created_at, id', [repository.id]);

@@ -16,7 +16,7 @@ import { assignPolicy, createInheritancePolicy } from './operations.js';
 
 let bench: OperationsBench;
 let alice: EntryScope;
-const administrator: Principal = { userName: 'root', roles: ['ADMIN'] };
+const administrator: Principal = { userName: 'root', roles: ['ADMIN'], groups: [] };
 beforeAll(async () => {
   bench = await createOperationsBench();
   alice = await bench.scopeOf('alice');

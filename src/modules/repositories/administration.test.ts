@@ -2,18 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createOperationsBench } from '../../../test/helpers/operations.js';
 import { createUser, deleteUser } from '../auth/operations.js';
-import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { adminUrl, call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { restDatePattern } from '../../../test/helpers/entries.js';
 
 let service: TestService;
 let userSession: string;
 
-/** `A/<path>` with the session and query parameters as the spec writes them. */
-const admin = (path: string, query: Record<string, string> = {}, session: string | null = service.adminSession) => {
-  const params = new URLSearchParams(query);
-  if (session !== null) params.set('sessionId', session);
-  return `${service.adminBase}${path}?${params}`;
-};
+/** `A/<path>` with query parameters, as the administrator unless a session (or null: none) is given. */
+const admin = (path: string, query?: Record<string, string>, session?: string | null) => adminUrl(service, path, query, session);
 
 beforeAll(async () => {
   service = await startTestService({ CONV_MAX_INPUT_FILE_SIZE: '1000000', CONV_MAX_NUMBER_OF_INPUT_FILES: '10' });
@@ -195,7 +191,7 @@ describe('users (DESIGN §4)', () => {
     try {
       const em = bench.services.orm.em.fork() as EntityManager;
       await createUser(em, bench.services, { userName: 'only-admin', password: 'only admin pw', roles: ['ADMIN'] });
-      const refused = deleteUser(bench.services.orm.em.fork() as EntityManager, bench.services, { userName: 'gone-admin', roles: ['ADMIN'] }, 'only-admin');
+      const refused = deleteUser(bench.services.orm.em.fork() as EntityManager, bench.services, { userName: 'gone-admin', roles: ['ADMIN'], groups: [] }, 'only-admin');
       await expect(refused).rejects.toMatchObject({ reasonCode: 'conflict', message: expect.stringContaining('last administrator') });
     } finally {
       await bench.stop();

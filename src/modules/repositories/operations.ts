@@ -167,5 +167,5 @@ export async function deleteRepository({ repositories }: Pick<Services, 'reposit
 /** The default repository is created on the first start, when no repository exists (DESIGN §2). */
 export async function ensureDefaultRepository(em: EntityManager, config: Config, name: string, owner: string): Promise<void> {
   if ((await em.count(Repository, {})) > 0) return;
-  await createRepository(em, config, { userName: owner, roles: ['ADMIN'] }, { name });
+  await createRepository(em, config, { userName: owner, roles: ['ADMIN'], groups: [] }, { name });
 }
