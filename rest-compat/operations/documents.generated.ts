@@ -107,7 +107,7 @@ export type CreateFolderInput = {
 
 /** each flag defaults to true */
 export type CreateInheritancePolicyInput = {
-  /** recorded only: the service has no access control lists yet */
+  /** false: the folder's ACL does not reach its children (DESIGN §10; they keep only their own entries) */
   inheritAcl?: boolean | null | undefined;
   /** recorded only: the service has no classifications yet */
   inheritClassification?: boolean | null | undefined;

@@ -118,6 +118,29 @@ describe('REST', () => {
   });
 });
 
+describe('groups', () => {
+  it('a group in an ACL: joining it grants at once, leaving it takes away, deleting the group removes its entries', async () => {
+    const admin = (method: string, route: string, query: Record<string, string>, body?: unknown) =>
+      call(adminUrl(route, query), body === undefined ? { method } : json(method, body));
+    expect((await admin('POST', '/group', {}, { name: 'auditors' })).status).toBe(201);
+    const folder = (await newFolder(service, 'audit')).id;
+    const put = await call(contentUrl(service, `/folder/${folder}/acl`), json('PUT', { entries: [{ principal: 'group:Auditors', permission: 'read' }] }));
+    expect(put.body.entries).toEqual([{ principal: 'group:auditors', permission: 'read' }]);
+    const get = async () => (await call(contentUrl(service, `/folder/${folder}`, {}, outsider))).status;
+    expect(await get()).toBe(404);
+    expect((await admin('POST', '/group/members', { name: 'auditors', userName: 'outsider' })).status).toBeLessThan(300);
+    expect(await get()).toBe(200);
+    expect((await call(contentUrl(service, '/content/search/by-condition', { condition: "name = 'audit'" }, outsider))).body.count).toBe(1);
+    expect((await admin('DELETE', '/group/members', { name: 'auditors', userName: 'outsider' })).status).toBeLessThan(300);
+    expect(await get()).toBe(404);
+    expect((await admin('DELETE', '/group', { name: 'auditors' })).status).toBe(204);
+    expect((await call(contentUrl(service, `/folder/${folder}/acl`))).body.entries).toEqual([]);
+    const unknown = await call(contentUrl(service, `/folder/${folder}/acl`), json('PUT', { entries: [{ principal: 'group:auditors', permission: 'read' }] }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/no group 'auditors'/);
+  });
+});
+
 describe('GraphQL through the gateway', () => {
   it('acl, myPermission and setAcl; an entry the caller may not read is a NOT_FOUND error', async () => {
     const read = await service.graphql<{ content: { myPermission: string; acl: { effective: { principal: string }[] } } }>(
