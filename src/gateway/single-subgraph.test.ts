@@ -18,7 +18,7 @@ describe('single-subgraph plans over the real supergraph', () => {
   const healthDocuments = new Set(['ConnectionCheckDocument', 'DeepCheckDocument', 'StartDeepCheckDocument', 'DeepCheckReportDocument', 'AdministrationJobStatusDocument']);
   const adminDocuments = new Set(
     ['Authenticate', 'Logout', 'CreateRepository', 'Repositories', 'RepositoryByName', 'UpdateRepositoryLimits', 'DeleteRepository', 'RepositoryStatistics',
-      'CreateUser', 'Users', 'DeleteUser', 'CreateGroup', 'Groups', 'DeleteGroup', 'AddGroupMember', 'RemoveGroupMember', 'CreateDefaultTypePolicy', 'CreateInheritancePolicy', 'CreateTypeRestrictionPolicy', 'Policies', 'DeletePolicies',
+      'CreateUser', 'Users', 'DeleteUser', 'CreateGroup', 'Groups', 'DeleteGroup', 'AddGroupMember', 'RemoveGroupMember', 'RepositoryAcl', 'SetRepositoryAcl', 'CreateDefaultTypePolicy', 'CreateInheritancePolicy', 'CreateTypeRestrictionPolicy', 'Policies', 'DeletePolicies',
       'AssignPolicy', 'UnassignPolicy', 'ContentTypes', 'CreateContentType'].map((name) => `${name}Document`),
   );
 
