@@ -9,6 +9,7 @@ import path from 'node:path';
 import { CompiledQuery } from 'kysely';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { createOrm, type Orm } from '../src/db/orm.js';
+import { entities } from '../src/modules/entities.js';
 import { createLogger } from '../src/logger.js';
 import { fmt, login, makeTempDir, removeDir, startServiceChild } from './lib.js';
 
@@ -120,7 +121,8 @@ export async function startSeededService(name: string, rows: number, cleanup: (f
   cleanup(() => postgres.stop());
   const service = await startServiceChild(path.join(tmp, 'data'), { DATABASE_URL: postgres.url });
   cleanup(() => service.stop());
-  const orm = await createOrm(postgres.url, logger, { poolMax: 2 });
+  // with the entities: the search benchmark builds the service's statements to EXPLAIN them
+  const orm = await createOrm(postgres.url, logger, { poolMax: 2, entities });
   cleanup(() => orm.close(true));
   const t0 = performance.now();
   await seedContents(orm, rows);
