@@ -1,19 +1,15 @@
-import { Arg, Authorized, Ctx, Directive, Field, FieldResolver, ID, InputType, Mutation, ObjectType, Query, registerEnumType, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, Directive, Field, FieldResolver, ID, InputType, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
 import { EntryNode, EntryTypeEnum } from '../entries/entry.types.js';
 import type { Entry } from '../entries/entry.entity.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { repositoryNameOf } from '../repositories/operations.js';
-import { everyone, type Permission } from './acl.js';
+import { graphqlEnum } from '../../graphql/enums.js';
+import { everyone, permissions, type Permission } from './acl.js';
 import { aclViewOf, changeEntryAcl, changeRootAcl, entryAcl, entryPermissions, permissionsOn, rootAcl, type AclView, type Permissions } from './acl-operations.js';
 
-/** The permissions of DESIGN §10, as the REST layer writes them (lower case). */
-export enum PermissionEnum {
-  read = 'read',
-  write = 'write',
-  all = 'all',
-}
-registerEnumType(PermissionEnum, {
+/** The permissions of DESIGN §10 (acl.ts declares them), as the REST layer writes them (lower case). */
+export const PermissionEnum = graphqlEnum(permissions, {
   name: 'Permission',
   description: 'read ⊂ write ⊂ all (DESIGN §10)',
   valuesConfig: {
