@@ -23,8 +23,8 @@ import { JobQueue } from '../../src/modules/jobs/index.js';
 /** Services over a fresh database from the migrated template and a temporary data folder: operations without HTTP. */
 export interface OperationsBench {
   services: Services;
-  /** a scope of the default repository for `userName`, with the user's groups as stored (a fresh unit of work, as one request has) */
-  scopeOf(userName: string, roles?: Role[]): Promise<EntryScope>;
+  /** a scope of `repositoryName` (default: the default repository) for `userName`, with the user's groups as stored (a fresh unit of work, as one request has) */
+  scopeOf(userName: string, roles?: Role[], repositoryName?: string): Promise<EntryScope>;
   /** a pending upload of `scope`'s caller holding `text` */
   stage(scope: EntryScope, text?: string, fileName?: string): Promise<string>;
   stop(): Promise<void>;
@@ -55,9 +55,9 @@ export async function createOperationsBench(): Promise<OperationsBench> {
 
   return {
     services,
-    scopeOf: async (userName, roles = ['USER']) => {
+    scopeOf: async (userName, roles = ['USER'], repositoryName = config.DEFAULT_REPOSITORY) => {
       const em = orm.em.fork() as EntityManager;
-      const repository = await services.repositories.find(em, config.DEFAULT_REPOSITORY);
+      const repository = await services.repositories.find(em, repositoryName);
       // the user's groups as stored, as a session reads them
       return { em, services, principal: { userName, roles, groups: await groupsOfUser(em, userName) }, repository, logger: logger.child({ user: userName }) };
     },

@@ -49,14 +49,24 @@ export interface ReadableAcls {
   all: boolean;
 }
 
+/** What identifies the ACLs a repository holds (rows are only added): the highest id and how many. */
+const aclStamp = 'max(id) as newest, count(*) as total';
+interface AclStampRow {
+  newest: string | null;
+  total: string;
+}
+const stampOf = (row: AclStampRow) => `${row.newest ?? 0}:${row.total}`;
+
 /**
  * This process's memory of stored ACLs (by id) and of each caller's readable set per repository, the
- * latter kept while the repository holds no ACL newer than the set was computed against (a new ACL is
- * the only way the set can change for fixed principals: stored ACLs never change).
+ * latter kept while the repository holds the same ACLs as the set was computed against (a new ACL is
+ * the only way the set can change for fixed principals: stored ACLs never change). The highest id
+ * alone would not tell: ids are handed out before commit, so an ACL can become visible after one with
+ * a higher id, and only the count shows it.
  */
 export class AclCache {
   private readonly levels = new LRUCache<string, AclLevels>({ max: 50_000 });
-  private readonly readable = new LRUCache<string, { newest: number; readable: ReadableAcls }>({ max: 10_000 });
+  private readonly readable = new LRUCache<string, { stamp: string; readable: ReadableAcls }>({ max: 10_000 });
 
   /** The levels of each ACL id, read from the database for those not held yet. */
   async levelsOf(em: EntityManager, ids: readonly (number | string)[]): Promise<Map<string, AclLevels>> {
@@ -77,24 +87,21 @@ export class AclCache {
     return found;
   }
 
-  /** The ACL ids of `repositoryId` that `principal` may read (ACL grants of its principals), computed once per new ACL. */
+  /** The ACL ids of `repositoryId` that `principal` may read (ACL grants of its principals), computed again once the repository has another ACL. */
   async readableOf(em: EntityManager, principal: Principal, repositoryId: string): Promise<ReadableAcls> {
     const principals = principalsOf(principal);
     const key = `${repositoryId}\u0000${principals.join('\u0000')}`;
-    const [row] = await em.execute<{ newest: string | null; total: string }[]>(
-      'select max(id) as newest, count(*) as total from acl where repository_id = ?',
-      [repositoryId],
-    );
-    const newest = Number(row?.newest ?? 0);
+    const [current] = await em.execute<AclStampRow[]>(`select ${aclStamp} from acl where repository_id = ?`, [repositoryId]);
     const cached = this.readable.get(key);
-    if (cached && cached.newest === newest) return cached.readable;
-    const grants = await em.execute<{ acl_id: string }[]>('select distinct acl_id from acl_grant where repository_id = ? and principal in (?)', [
-      repositoryId,
-      principals,
-    ]);
-    const ids = grants.map((grant) => Number(grant.acl_id));
-    const readable = { ids, all: ids.length === Number(row?.total ?? 0) };
-    this.readable.set(key, { newest, readable });
+    if (cached && cached.stamp === stampOf(current!)) return cached.readable;
+    // the grants with the stamp of the same snapshot (one statement): an ACL committed meanwhile is in both or in neither
+    const [row] = await em.execute<(AclStampRow & { ids: string[] })[]>(
+      `select ${aclStamp}, array(select distinct acl_id from acl_grant where repository_id = ? and principal in (?)) as ids from acl where repository_id = ?`,
+      [repositoryId, principals, repositoryId],
+    );
+    const ids = row!.ids.map(Number);
+    const readable = { ids, all: ids.length === Number(row!.total) };
+    this.readable.set(key, { stamp: stampOf(row!), readable });
     return readable;
   }
 }
