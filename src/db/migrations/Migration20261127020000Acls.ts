@@ -120,11 +120,14 @@ export class Migration20261127020000Acls extends Migration {
             select id, 0 from entry where id = any(roots) and entry_type = 'FOLDER'
             union all select e.id, f.depth + 1 from entry e join folders f on e.parent_id = f.id where e.entry_type = 'FOLDER' and f.depth < 1001
           ) select id from folders) order by id for update;
-        with recursive tree (id, entries, depth) as (
-          select e.id, case when e.acl_inherit then acl_merge(acl_inherited(e.repository_id, e.parent_id), e.acl_own) else e.acl_own end, 0
+        -- \`stops\`: whether the node hands nothing down, asked once per folder (not once per child)
+        with recursive tree (id, entries, stops, depth) as (
+          select e.id, case when e.acl_inherit then acl_merge(acl_inherited(e.repository_id, e.parent_id), e.acl_own) else e.acl_own end,
+                 case when e.entry_type = 'FOLDER' then acl_stops_at(e.id) else false end, 0
             from entry e where e.id = any(roots) and e.repository_id = repository
           union all
-          select c.id, case when c.acl_inherit and not acl_stops_at(t.id) then acl_merge(t.entries, c.acl_own) else c.acl_own end, t.depth + 1
+          select c.id, case when c.acl_inherit and not t.stops then acl_merge(t.entries, c.acl_own) else c.acl_own end,
+                 case when c.entry_type = 'FOLDER' then acl_stops_at(c.id) else false end, t.depth + 1
             from tree t join entry c on c.parent_id = t.id where t.depth < 1001
         ),
         distinct_acls as (select d.entries, acl_id_for(repository, d.entries) as acl_id from (select distinct entries from tree) d),
