@@ -86,7 +86,10 @@ export class Migration20261127020000Acls extends Migration {
       begin
         if new.acl_id is not null then return new; end if;
         -- the folder's row is shared-locked: a change of its ACL (which locks the subtree's folders first) waits for this entry, or this entry for it
-        if new.parent_id is not null then perform 1 from entry where id = new.parent_id for share;
+        if new.parent_id is not null then
+          perform 1 from entry where id = new.parent_id for share;
+          -- no such folder: the insert fails on its foreign key (a 404 to the caller); any ACL does till then
+          if not found then new.acl_id := acl_id_for(new.repository_id, '{}'::jsonb); return new; end if;
         else perform 1 from repository where id = new.repository_id for share; end if;
         select acl_inherit, acl_own, acl_id into sibling from entry where chronical_id = new.chronical_id and id <> new.id and repository_id = new.repository_id limit 1;
         if found then
@@ -193,6 +196,45 @@ export class Migration20261127020000Acls extends Migration {
     this.addSql(`drop index entry_visible_file_size_type_idx;`);
     // entries with own ACL entries: where a principal that goes is looked for
     this.addSql(`create index entry_own_acl_idx on entry (repository_id) where acl_own <> '{}'::jsonb;`);
+
+    // The maintained totals of visible entries count per ACL too: a caller's unfiltered count is the
+    // sum over the ACLs it may read (and what it owns beyond them), not a visit of its entries.
+    this.addSql(`alter table entry_visible_count add column acl_id bigint;`);
+    this.addSql(`delete from entry_visible_count;`);
+    this.addSql(`insert into entry_visible_count (repository_id, entry_type, acl_id, n) select repository_id, entry_type, acl_id, count(*) from entry where ${visible} group by 1, 2, 3;`);
+    this.addSql(`drop index entry_visible_count_idx;`);
+    this.addSql(`create index entry_visible_count_idx on entry_visible_count (repository_id, entry_type, acl_id) include (n);`);
+    this.addSql(`
+      create or replace function entry_visible_count_fold(repository text) returns void language sql as $$
+        with folded as (
+          delete from entry_visible_count where ctid in (
+            select ctid from entry_visible_count where repository_id = repository for update skip locked)
+          returning entry_type, acl_id, n)
+        insert into entry_visible_count (repository_id, entry_type, acl_id, n)
+          select repository, entry_type, acl_id, sum(n) from folded group by entry_type, acl_id having sum(n) <> 0;
+      $$;`);
+    for (const [event, sources] of [
+      ['insert', [['new_rows', 1]]],
+      ['update', [['new_rows', 1], ['old_rows', -1]]],
+      ['delete', [['old_rows', -1]]],
+    ] as const) {
+      const changes = sources.map(([table, sign]) => `select repository_id, entry_type, acl_id, ${sign} as d from ${table} where ${visible}`).join(' union all ');
+      this.addSql(`
+        create or replace function entry_visible_count_${event}() returns trigger language plpgsql as $$
+        declare repository text;
+        begin
+          -- a fold now and then per repository changed (not per ACL: a statement may change many)
+          for repository in
+            with added as (
+              insert into entry_visible_count (repository_id, entry_type, acl_id, n) select repository_id, entry_type, acl_id, sum(d) from (${changes}) change
+                group by repository_id, entry_type, acl_id having sum(d) <> 0 returning repository_id)
+            select distinct repository_id from added
+          loop
+            if random() < 0.02 then perform entry_visible_count_fold(repository); end if;
+          end loop;
+          return null;
+        end $$;`);
+    }
 
     // The full-text words of visible entries carry their ACL and owner, so that a caller's words search
     // filters there (its page, its count) instead of joining every match back to the entry.

@@ -131,15 +131,21 @@ export function countableFromTriggerTables(scope: SearchScope, options: SearchOp
 }
 
 /**
- * The count of a search without predicates of its own, from the totals triggers keep
- * (Migration20261122270001EntryVisibleCounts).
+ * The count of a search without predicates of its own, from the totals triggers keep per ACL
+ * (Migration20261122270001EntryVisibleCounts, Migration20261127020000Acls): the whole repository's,
+ * or for a caller who may not read all of it the totals of the ACLs it may read plus what it owns
+ * under others (an index range of entry_visible_owner_idx).
  */
 function countFromTotals(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): Statement | undefined {
-  if (predicates.length > 0 || !countableFromTriggerTables(scope, options)) return undefined;
+  if (predicates.length > 0 || !onlyVisibleByDefault(options) || options.versionStatus !== undefined) return undefined;
   const types = options.entryType ? [options.entryType] : ['CONTENT', 'FOLDER'];
+  const totals = 'select coalesce(sum(n), 0) from entry_visible_count where repository_id = $1 and entry_type = any($2::text[])';
+  if (visibleEntries(scope.principal, scope.repository, scope.readable).wholeRepository) return { sql: `select (${totals}) as n`, params: [scope.repository.id, types] };
   return {
-    sql: 'select coalesce(sum(n), 0) as n from entry_visible_count where repository_id = $1 and entry_type = any($2::text[])',
-    params: [scope.repository.id, types],
+    sql: `select (${totals} and acl_id = any($3::bigint[]))
+              + (select count(*) from entry e where e.repository_id = $1 and e.owner = $4 and e.entry_type = any($2::text[]) and not (e.acl_id = any($3::bigint[]))
+                   and e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY') as n`,
+    params: [scope.repository.id, types, scope.readable!.ids, scope.principal.userName],
   };
 }
 
