@@ -73,12 +73,15 @@ export function checkLimits(config: Config, limits: RepositoryLimits): void {
   }
 }
 
-export async function createRepository(
-  em: EntityManager,
-  config: Config,
-  actor: Principal,
-  input: { name: string; technicalName?: string | null; fullTextEnabled?: boolean | null; limits?: LimitsInput | null },
-): Promise<Repository> {
+/** A new repository: `name` letters, digits, _ or -; `technicalName` defaults to the name, `fullTextEnabled` to true, `limits` to none. */
+export interface CreateRepositoryInput {
+  name: string;
+  technicalName?: string | null;
+  fullTextEnabled?: boolean | null;
+  limits?: LimitsInput | null;
+}
+
+export async function createRepository(em: EntityManager, config: Config, actor: Principal, input: CreateRepositoryInput): Promise<Repository> {
   if (!repositoryNamePattern.test(input.name)) throw illegalArguments('name: 1 to 64 letters, digits, _ or -');
   if (input.technicalName !== undefined && input.technicalName !== null && !repositoryNamePattern.test(input.technicalName)) {
     throw illegalArguments('technicalName: 1 to 64 letters, digits, _ or -');
@@ -130,6 +133,9 @@ async function repositoryById(em: EntityManager, repositoryId: string): Promise<
   return repository;
 }
 
+/** `fullTextEnabled` absent or null: unchanged. */
+export type UpdateRepositoryLimitsInput = LimitsInput & { fullTextEnabled?: boolean | null };
+
 /**
  * `PATCH A/repository/limits`, as a PATCH reads: a limit given replaces the stored one, `null` unsets
  * it (the conversion limit applies), an absent one stays; `fullTextEnabled` changes when given.
@@ -139,7 +145,7 @@ export async function updateRepositoryLimits(
   em: EntityManager,
   actor: Principal,
   repositoryId: string,
-  input: LimitsInput & { fullTextEnabled?: boolean | null },
+  input: UpdateRepositoryLimitsInput,
 ): Promise<Repository> {
   const repository = await repositoryById(em, repositoryId);
   const { fullTextEnabled, ...given } = input;
