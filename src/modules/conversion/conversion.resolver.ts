@@ -8,7 +8,7 @@ import { checkPaging } from '../search/entry-query.js';
 import { asyncJobResponse, AsyncJobResponseNode, serviceRequestJob, ServiceRequestJobNode, type AsyncJobResponse } from '../jobs/job.types.js';
 import { finalStates, findJob, jobStates, type JobState } from '../jobs/records.js';
 import type { EntryScope } from '../entries/scope.js';
-import { cancelJob, findJobs, getJob, resultActions, startImageConversion, targetFormats, type ResultAction, type TargetFormat } from './operations.js';
+import { cancelJob, findJobs, getJob, resultActions, startImageConversion, targetFormats, type ImageConversionInput, type ResultAction, type TargetFormat } from './operations.js';
 import { listRepresentations } from './representations.js';
 import { representationDownloadPath } from '../entries/views.js';
 
@@ -43,7 +43,7 @@ const JobStateEnum = graphqlEnum(jobStates, {
 });
 
 @InputType('ImageConversionInput', { description: 'what to convert to images, and what to make of them (spec endpoint 4)' })
-class ImageConversionInputNode {
+class ImageConversionInputNode implements ImageConversionInput {
   @Field(() => ID, { description: 'the id of the content version to convert' }) contentId!: string;
   @Field(() => ResultActionEnum, { description: 'new contents or page images of the version' }) resultAction!: ResultAction;
   @Field(() => TargetFormatEnum, { description: 'the image format of the pages' }) targetFormat!: TargetFormat;

@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphq
 import type { RequestContext } from '../../context.js';
 import { createContent, getContent } from './contents.js';
 import { ContentNode } from './entry.types.js';
-import { CreateContentInput } from './inputs.js';
+import { CreateContentInputNode } from './inputs.js';
 import { entryScope } from './scope-of-request.js';
 
 @Authorized()
@@ -20,7 +20,7 @@ export class ContentsResolver {
   @Mutation(() => ContentNode, { description: 'a new content, version 1.0, over an upload' })
   async createContent(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
-    @Arg('input', () => CreateContentInput, { description: 'the upload, and the name, folder, type, tags and properties of the content' }) input: CreateContentInput,
+    @Arg('input', () => CreateContentInputNode, { description: 'the upload, and the name, folder, type, tags and properties of the content' }) input: CreateContentInputNode,
     @Ctx() context: RequestContext,
   ) {
     return createContent(await entryScope(context, repository), input);

@@ -7,10 +7,10 @@ import { authorize, type AuthorizeOptions } from '../access/policy.js';
 import { checkTypeAllowed, type FolderPolicies } from '../access/folder-policies.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
-import type { CreateContentInput } from './inputs.js';
 import { optionalMediaType } from './media-types.js';
 import { asStoredTag, isWellFormed, longerThan, textProblem, validateEntryName, validateTypeName } from './names.js';
 import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
+import type { CreateFolderInput } from './folders.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
@@ -139,6 +139,17 @@ export function firstVersion(
     versionStatus: 'CURRENT',
     isLatest: true,
   });
+}
+
+/**
+ * A new content over an upload: `name` defaults to the upload's file name, `mimeType` to the sniffed
+ * one, `typeName` to the folder's default type policy; the rest as for a folder.
+ */
+export interface CreateContentInput extends Omit<CreateFolderInput, 'name'> {
+  uploadId: string;
+  name?: string | null;
+  mimeType?: string | null;
+  typeName?: string | null;
 }
 
 /** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */

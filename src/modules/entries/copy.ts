@@ -4,12 +4,19 @@ import { authorize } from '../access/policy.js';
 import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
 import { firstVersion, withInherited } from './contents.js';
 import { Resource, type Entry } from './entry.entity.js';
-import type { CopyContentInput } from './inputs.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimUpload, discardUpload, insertPendingResource } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
+
+/** Where a copy goes and what it is called. */
+export interface CopyContentInput {
+  /** undefined: the folder of the original; null or '': the root */
+  parentId?: string | null;
+  /** default: the name of the original (so a copy into the same folder needs a new name: 409 otherwise) */
+  name?: string | null;
+}
 
 /**
  * A new chronicle from one version of a content: version 1.0, CURRENT, new ids, the caller as owner,

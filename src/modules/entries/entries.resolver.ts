@@ -7,7 +7,7 @@ import type { PageEntry } from '../search/entry-query.js';
 import type { Entry } from './entry.entity.js';
 import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, SearchOptionsInput } from './entry.types.js';
 import { createFolder, getFolder } from './folders.js';
-import { CreateFolderInput } from './inputs.js';
+import { CreateFolderInputNode } from './inputs.js';
 import { requireEntry } from './queries.js';
 import { entryScope, loadEntry, loadResource } from './scope-of-request.js';
 import { resourceView } from './views.js';
@@ -101,7 +101,7 @@ export class FolderResolver {
   @Mutation(() => FolderNode, { description: 'a new folder, at the root or in a folder' })
   async createFolder(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
-    @Arg('input', () => CreateFolderInput, { description: 'its name, parent folder, tags and properties' }) input: CreateFolderInput,
+    @Arg('input', () => CreateFolderInputNode, { description: 'its name, parent folder, tags and properties' }) input: CreateFolderInputNode,
     @Ctx() context: RequestContext,
   ) {
     return createFolder(await entryScope(context, repository), input);

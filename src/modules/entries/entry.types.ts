@@ -2,6 +2,7 @@ import { Field, ID, InputType, Int, InterfaceType, ObjectType } from 'type-graph
 import { graphqlEnum } from '../../graphql/enums.js';
 import { JSONObject, SafeInt } from '../../graphql/scalars.js';
 import { entryTypes, versionStatuses, type EntryType, type VersionStatus } from './entry.entity.js';
+import type { SearchOptions } from '../search/entry-query.js';
 
 const orderingDirections = ['asc', 'desc'] as const;
 // each enum's name is its values' type too, as a TypeScript enum's is
@@ -108,7 +109,7 @@ export class EntriesPageNode {
 }
 
 @InputType('SearchOptions', { description: 'the parameters the three searches share' })
-export class SearchOptionsInput {
+export class SearchOptionsInput implements SearchOptions {
   @Field(() => EntryTypeEnum, { nullable: true, description: 'only contents or only folders' }) entryType?: EntryTypeEnum;
   @Field(() => Boolean, { nullable: true, description: 'true: every version of each content, not only the latest' }) includeVersions?: boolean;
   @Field(() => String, { nullable: true, description: 'any property a condition can name except tags (e.g. name, parent.name, properties.<name>); missing values last' })

@@ -4,10 +4,17 @@ import { maxFolderLevels } from '../access/folder-policies.js';
 import { entryWriteFailure, nameClash } from './chronicles.js';
 import { validateProperties, validateTags, withInherited } from './contents.js';
 import { Entry } from './entry.entity.js';
-import type { CreateFolderInput } from './inputs.js';
 import { validateEntryName } from './names.js';
 import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
+
+/** A new folder: `parentId` absent, null or '' = the root; `tags` and `properties` are its own. */
+export interface CreateFolderInput {
+  name: string;
+  parentId?: string | null;
+  tags?: string[] | null;
+  properties?: Record<string, unknown> | null;
+}
 
 /** A new folder, with its own tags and properties and those its parent's inheritance policy hands down. */
 export async function createFolder(scope: EntryScope, input: CreateFolderInput): Promise<Entry> {

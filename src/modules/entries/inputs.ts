@@ -1,24 +1,28 @@
 import { Field, ID, InputType } from 'type-graphql';
 import { JSONObject } from '../../graphql/scalars.js';
+import type { CreateContentInput } from './contents.js';
+import type { CopyContentInput } from './copy.js';
+import type { CreateFolderInput } from './folders.js';
+import type { UpdateContentInput, UpdateFolderInput } from './update.js';
 
 /*
- * The one declaration of each verb's input: TypeGraphQL makes the GraphQL input type of it, the
- * operations take it as their parameter type, and the REST layer derives its parsing from the GraphQL
- * type (rest-compat/inputs.ts) and its TypeScript types from the generated contract.
+ * The GraphQL input types of the entry verbs: each verb declares its input next to itself, and each
+ * class here only adds the GraphQL field declarations to it (`implements` keeps the two in step). The
+ * REST layer derives its parsing from these GraphQL types (rest-compat/inputs.ts) and its TypeScript
+ * types from the generated contract.
  */
 
 @InputType('CreateFolderInput', { description: 'a new folder' })
-export class CreateFolderInput {
+export class CreateFolderInputNode implements CreateFolderInput {
   @Field(() => String, { description: '1 to 255 characters, unique among the active entries of the parent folder' }) name!: string;
   @Field(() => ID, { nullable: true, description: 'the parent folder; absent, null or "" = the root' }) parentId?: string | null;
-  /** what an inheritance policy hands down to the entries created in the folder (docs/administration.md) */
   @Field(() => [String], { nullable: true, description: "the folder's own tags (at most 256); an inheritance policy may add its parent's" }) tags?: string[] | null;
   @Field(() => JSONObject, { nullable: true, description: "the folder's own properties (at most 64 KiB of JSON); an inheritance policy may add its parent's" })
   properties?: Record<string, unknown> | null;
 }
 
 @InputType('CreateContentInput', { description: 'a new content over an upload' })
-export class CreateContentInput {
+export class CreateContentInputNode implements CreateContentInput {
   @Field(() => ID, { description: 'the id answered by POST …/uploads' }) uploadId!: string;
   @Field(() => String, { nullable: true, description: "default: the uploaded file's name" }) name?: string | null;
   @Field(() => ID, { nullable: true, description: 'the folder; absent, null or "" = the root' }) parentId?: string | null;
@@ -29,9 +33,8 @@ export class CreateContentInput {
   properties?: Record<string, unknown> | null;
 }
 
-/** `parentId` null or '' = move to the root. `tags` replace the folder's; `properties` merge as for a content. */
 @InputType('UpdateFolderInput', { description: 'absent fields stay as they are' })
-export class UpdateFolderInput {
+export class UpdateFolderInputNode implements UpdateFolderInput {
   @Field(() => String, { nullable: true, description: 'the new name; null is refused' }) name?: string | null;
   @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
   @Field(() => [String], { nullable: true, description: "replace the folder's tags; null or [] = none" }) tags?: string[] | null;
@@ -42,13 +45,8 @@ export class UpdateFolderInput {
   properties?: Record<string, unknown> | null;
 }
 
-/**
- * What PATCH may change. `undefined` = leave as is. `parentId` null or '' = move to the root.
- * `typeName` null or '' = no type. `properties` is merged into the stored ones (RFC 7396 at the top
- * level: a key given `null` is removed; `properties: null` removes them all).
- */
 @InputType('UpdateContentInput', { description: 'absent fields stay as they are; the version does not change' })
-export class UpdateContentInput {
+export class UpdateContentInputNode implements UpdateContentInput {
   @Field(() => String, { nullable: true, description: 'the new name; null is refused' }) name?: string | null;
   @Field(() => ID, { nullable: true, description: 'move: the new parent folder; null or "" = the root' }) parentId?: string | null;
   @Field(() => String, { nullable: true, description: 'null or "" = no type' }) typeName?: string | null;
@@ -60,9 +58,7 @@ export class UpdateContentInput {
 }
 
 @InputType('CopyContentInput', { description: 'where the copy goes and what it is called' })
-export class CopyContentInput {
-  /** undefined: the folder of the original; null or '': the root */
+export class CopyContentInputNode implements CopyContentInput {
   @Field(() => ID, { nullable: true, description: "absent: the original's folder; null or \"\" = the root" }) parentId?: string | null;
-  /** default: the name of the original (so a copy into the same folder needs a new name: 409 otherwise) */
   @Field(() => String, { nullable: true, description: "default: the original's name" }) name?: string | null;
 }

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../context.js';
 import { copyContent } from './copy.js';
 import { deleteContent, deleteFolder, restoreContent } from './deletion.js';
 import { ContentNode, FolderNode } from './entry.types.js';
-import { CopyContentInput, UpdateContentInput, UpdateFolderInput } from './inputs.js';
+import { CopyContentInputNode, UpdateContentInputNode, UpdateFolderInputNode } from './inputs.js';
 import { entryScope } from './scope-of-request.js';
 import { addTags, removeTags } from './tags.js';
 import { updateContent, updateFolder } from './update.js';
@@ -16,7 +16,7 @@ export class MaintenanceResolver {
   async updateFolder(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
     @Arg('id', () => ID, { description: "the folder's id" }) id: string,
-    @Arg('input', () => UpdateFolderInput, { description: 'what changes' }) input: UpdateFolderInput,
+    @Arg('input', () => UpdateFolderInputNode, { description: 'what changes' }) input: UpdateFolderInputNode,
     @Ctx() context: RequestContext,
   ) {
     return updateFolder(await entryScope(context, repository), id, input);
@@ -37,7 +37,7 @@ export class MaintenanceResolver {
   async updateContent(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
     @Arg('id', () => ID, { description: "the latest version's id, or the working copy's while checked out" }) id: string,
-    @Arg('input', () => UpdateContentInput, { description: 'what changes' }) input: UpdateContentInput,
+    @Arg('input', () => UpdateContentInputNode, { description: 'what changes' }) input: UpdateContentInputNode,
     @Ctx() context: RequestContext,
   ) {
     return updateContent(await entryScope(context, repository), id, input);
@@ -69,7 +69,7 @@ export class MaintenanceResolver {
   async copyContent(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
     @Arg('id', () => ID, { description: 'the id of the version to copy' }) id: string,
-    @Arg('input', () => CopyContentInput, { nullable: true, description: "the copy's folder and name (default: the original's)" }) input: CopyContentInput | undefined,
+    @Arg('input', () => CopyContentInputNode, { nullable: true, description: "the copy's folder and name (default: the original's)" }) input: CopyContentInputNode | undefined,
     @Ctx() context: RequestContext,
   ) {
     return copyContent(await entryScope(context, repository), id, input ?? {});

@@ -5,10 +5,30 @@ import { authorize } from '../access/policy.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { boundedProperties, validateProperties, validateTags } from './contents.js';
 import { Entry } from './entry.entity.js';
-import type { UpdateContentInput, UpdateFolderInput } from './inputs.js';
 import { validateEntryName, validateTypeName } from './names.js';
 import { requireEntry, requireParentFolder } from './queries.js';
 import type { EntryScope } from './scope.js';
+
+/**
+ * What PATCH may change of an entry. `undefined` = leave as is; `name` null is refused. `parentId`
+ * null or '' = move to the root. `properties` is merged into the stored ones (RFC 7396 at the top
+ * level: a key given `null` is removed; `properties: null` removes them all).
+ */
+interface EntryChanges {
+  name?: string | null;
+  parentId?: string | null;
+  properties?: Record<string, unknown> | null;
+}
+
+/** `typeName` null or '' = no type. */
+export interface UpdateContentInput extends EntryChanges {
+  typeName?: string | null;
+}
+
+/** `tags` replace the folder's: null or [] = none. */
+export interface UpdateFolderInput extends EntryChanges {
+  tags?: string[] | null;
+}
 
 /** A name is changed or left alone (absent), never removed: null is refused in both APIs. */
 function newName(name: string | null | undefined): string | undefined {

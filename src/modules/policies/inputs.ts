@@ -1,16 +1,17 @@
 import { Field, InputType } from 'type-graphql';
+import type { CreateContentTypeInput, CreateDefaultTypePolicyInput, CreateInheritancePolicyInput, CreateTypeRestrictionPolicyInput } from './operations.js';
 
-/* Spec endpoints 6–8: one input per policy kind (REST fills them from form fields). */
+/* The GraphQL input types of spec endpoints 6–8 (one per policy kind; REST fills them from form fields) and of the type registry, over their verbs' inputs. */
 
 @InputType('CreateDefaultTypePolicyInput', { description: 'a default type policy: content created without a type in its folders gets this one' })
-export class CreateDefaultTypePolicyInput {
+export class CreateDefaultTypePolicyInputNode implements CreateDefaultTypePolicyInput {
   @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
   @Field(() => String, { description: 'any type name, as contents carry them (registered with POST A/type or not)' }) defaultTypeName!: string;
 }
 
 @InputType('CreateInheritancePolicyInput', { description: 'each flag defaults to true' })
-export class CreateInheritancePolicyInput {
+export class CreateInheritancePolicyInputNode implements CreateInheritancePolicyInput {
   @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
   @Field(() => Boolean, { nullable: true, description: "false: the folder's ACL does not reach its children (DESIGN §10; they keep only their own entries)" }) inheritAcl?: boolean | null;
@@ -22,7 +23,7 @@ export class CreateInheritancePolicyInput {
 }
 
 @InputType('CreateTypeRestrictionPolicyInput', { description: 'a type restriction: contents of a type it refuses cannot be created, moved, retyped, copied or checked in in its folders' })
-export class CreateTypeRestrictionPolicyInput {
+export class CreateTypeRestrictionPolicyInputNode implements CreateTypeRestrictionPolicyInput {
   @Field(() => String, { description: '1 to 255 characters' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
   @Field(() => String, { nullable: true, description: 'free text kept with the policy' }) description?: string | null;
@@ -32,7 +33,7 @@ export class CreateTypeRestrictionPolicyInput {
 }
 
 @InputType('CreateContentTypeInput', { description: 'a new type of the registry' })
-export class CreateContentTypeInput {
+export class CreateContentTypeInputNode implements CreateContentTypeInput {
   @Field(() => String, { description: '1 to 128 letters, digits or : . _ -; unique' }) name!: string;
   @Field(() => String, { nullable: true, description: 'a registered type it is a subtype of; default: none' }) parentTypeName?: string | null;
 }

@@ -5,7 +5,6 @@ import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
 import { validateTypeName } from '../entries/names.js';
 import { repositoryIdOf, repositoryNameOfId } from '../repositories/operations.js';
-import type { CreateDefaultTypePolicyInput, CreateInheritancePolicyInput, CreateTypeRestrictionPolicyInput } from './inputs.js';
 
 export type PolicyKind = 'DEFAULT_TYPE' | 'INHERITANCE' | 'TYPE_RESTRICTION';
 
@@ -69,7 +68,35 @@ async function requireTypes(em: EntityManager, field: string, names: readonly st
   if (unknown.length > 0) throw illegalArguments(`${field}: unknown type ${unknown.map((n) => `'${n}'`).join(', ')} (register it with POST A/type)`);
 }
 
-async function insertPolicy(em: EntityManager, actor: Principal, input: { name: string; technicalName?: string | null }, kind: PolicyKind, fields: PolicyRecord['fields']): Promise<PolicyRecord> {
+/** What every policy is called: `name` 1 to 255 characters; `technicalName` (unique) defaults to the name. */
+interface PolicyNames {
+  name: string;
+  technicalName?: string | null;
+}
+
+export interface CreateDefaultTypePolicyInput extends PolicyNames {
+  /** any type name, as contents carry them */
+  defaultTypeName: string;
+}
+
+/** Each flag defaults to true. */
+export interface CreateInheritancePolicyInput extends PolicyNames {
+  inheritAcl?: boolean | null;
+  inheritClassification?: boolean | null;
+  inheritCommonProperties?: boolean | null;
+  inheritPolicies?: boolean | null;
+  inheritTags?: boolean | null;
+}
+
+/** At least one of the two lists; `includeSubTypes` defaults to true. */
+export interface CreateTypeRestrictionPolicyInput extends PolicyNames {
+  description?: string | null;
+  allowedTypeNames?: string[] | null;
+  deniedTypeNames?: string[] | null;
+  includeSubTypes?: boolean | null;
+}
+
+async function insertPolicy(em: EntityManager, actor: Principal, input: PolicyNames, kind: PolicyKind, fields: PolicyRecord['fields']): Promise<PolicyRecord> {
   const name = input.name.trim();
   if (name === '' || name.length > 255) throw illegalArguments('name: 1 to 255 characters');
   const technicalName = input.technicalName?.trim() || name;
@@ -184,7 +211,13 @@ export async function assignPolicy(em: EntityManager, input: { policyId: string;
 }
 
 /** `POST A/type`: a content type, optionally below a parent type (subtypes for `includeSubTypes`). */
-export async function createContentType(em: EntityManager, input: { name: string; parentTypeName?: string | null }): Promise<{ name: string; parentTypeName: string | null }> {
+/** A new type of the registry, a subtype of `parentTypeName` when given. */
+export interface CreateContentTypeInput {
+  name: string;
+  parentTypeName?: string | null;
+}
+
+export async function createContentType(em: EntityManager, input: CreateContentTypeInput): Promise<{ name: string; parentTypeName: string | null }> {
   const name = input.name.trim();
   if (!/^[A-Za-z0-9:._-]{1,128}$/.test(name)) throw illegalArguments('name: 1 to 128 letters, digits or : . _ -');
   if (input.parentTypeName) await requireTypes(em, 'parentTypeName', [input.parentTypeName]);

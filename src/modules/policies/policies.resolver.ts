@@ -3,7 +3,7 @@ import { Arg, Authorized, Ctx, Field, ID, Int, Mutation, ObjectType, Query, Reso
 import type { RequestContext } from '../../context.js';
 import { illegalArguments } from '../../errors.js';
 import { JSONObject } from '../../graphql/scalars.js';
-import { CreateContentTypeInput, CreateDefaultTypePolicyInput, CreateInheritancePolicyInput, CreateTypeRestrictionPolicyInput } from './inputs.js';
+import { CreateContentTypeInputNode, CreateDefaultTypePolicyInputNode, CreateInheritancePolicyInputNode, CreateTypeRestrictionPolicyInputNode } from './inputs.js';
 import {
   assignPolicy,
   createContentType,
@@ -47,18 +47,18 @@ export class PoliciesResolver {
   }
 
   @Mutation(() => PolicyNode, { description: 'creates a default type policy (spec endpoint 6)' })
-  async createDefaultTypePolicy(@Arg('input', () => CreateDefaultTypePolicyInput, { description: 'the policy' }) input: CreateDefaultTypePolicyInput, @Ctx() context: RequestContext) {
+  async createDefaultTypePolicy(@Arg('input', () => CreateDefaultTypePolicyInputNode, { description: 'the policy' }) input: CreateDefaultTypePolicyInputNode, @Ctx() context: RequestContext) {
     return createDefaultTypePolicy(context.em, await context.principal(), input);
   }
 
   @Mutation(() => PolicyNode, { description: 'creates an inheritance policy (spec endpoint 7)' })
-  async createInheritancePolicy(@Arg('input', () => CreateInheritancePolicyInput, { description: 'the policy' }) input: CreateInheritancePolicyInput, @Ctx() context: RequestContext) {
+  async createInheritancePolicy(@Arg('input', () => CreateInheritancePolicyInputNode, { description: 'the policy' }) input: CreateInheritancePolicyInputNode, @Ctx() context: RequestContext) {
     return createInheritancePolicy(context.em, await context.principal(), input);
   }
 
   @Mutation(() => PolicyNode, { description: 'creates a type restriction policy (spec endpoint 8)' })
   async createTypeRestrictionPolicy(
-    @Arg('input', () => CreateTypeRestrictionPolicyInput, { description: 'the policy' }) input: CreateTypeRestrictionPolicyInput,
+    @Arg('input', () => CreateTypeRestrictionPolicyInputNode, { description: 'the policy' }) input: CreateTypeRestrictionPolicyInputNode,
     @Ctx() context: RequestContext,
   ) {
     return createTypeRestrictionPolicy(context.em, await context.principal(), input);
@@ -106,7 +106,7 @@ export class PoliciesResolver {
   }
 
   @Mutation(() => ContentTypeNode, { description: 'registers a content type' })
-  async createContentType(@Arg('input', () => CreateContentTypeInput, { description: 'the type' }) input: CreateContentTypeInput, @Ctx() context: RequestContext) {
+  async createContentType(@Arg('input', () => CreateContentTypeInputNode, { description: 'the type' }) input: CreateContentTypeInputNode, @Ctx() context: RequestContext) {
     return createContentType(context.em, input);
   }
 }

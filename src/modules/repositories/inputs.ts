@@ -1,5 +1,6 @@
 import { Field, InputType, Int } from 'type-graphql';
 import { graphqlEnum } from '../../graphql/enums.js';
+import type { CreateRepositoryInput, LimitsInput, UpdateRepositoryLimitsInput } from './operations.js';
 import { conversionLimits, conversionStrategies, type ConversionLimit as ConversionLimitValue, type ConversionStrategy as ConversionStrategyValue } from './repository.entity.js';
 
 // each enum's name is its values' type too, as a TypeScript enum's is
@@ -27,7 +28,7 @@ export const ConversionStrategy = graphqlEnum(conversionStrategies, {
 
 /** Spec "Repository limits": each at most the conversion limit of the same name (CONV_MAX_*). */
 @InputType('RepositoryLimitsInput', { description: 'limits of a conversion job in the repository: each at most the conversion limit of the same name (CONV_MAX_*)' })
-export class RepositoryLimitsInput {
+export class RepositoryLimitsInputNode implements LimitsInput {
   @Field(() => Int, { nullable: true, description: 'input files per job, a whole number above 0' }) maxNumberOfInputFiles?: number | null;
   @Field(() => Number, { nullable: true, description: 'bytes' }) maxInputFileSize?: number | null;
   @Field(() => Number, { nullable: true, description: 'bytes' }) maxTotalInputFileSize?: number | null;
@@ -36,15 +37,15 @@ export class RepositoryLimitsInput {
 }
 
 @InputType('CreateRepositoryInput', { description: 'a new repository' })
-export class CreateRepositoryInput {
+export class CreateRepositoryInputNode implements CreateRepositoryInput {
   @Field(() => String, { description: 'letters, digits, _ or -; the id is svc.repository.<name>' }) name!: string;
   @Field(() => String, { nullable: true, description: 'default: the name' }) technicalName?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'default: true' }) fullTextEnabled?: boolean | null;
-  @Field(() => RepositoryLimitsInput, { nullable: true, description: 'default: none (the conversion limits apply)' }) limits?: RepositoryLimitsInput | null;
+  @Field(() => RepositoryLimitsInputNode, { nullable: true, description: 'default: none (the conversion limits apply)' }) limits?: RepositoryLimitsInputNode | null;
 }
 
 /** `PATCH A/repository/limits`: a limit given replaces the stored one, null unsets it, an absent one stays; `fullTextEnabled` changes when given. */
 @InputType('UpdateRepositoryLimitsInput', { description: 'a limit given replaces the stored one, null unsets it, an absent one stays' })
-export class UpdateRepositoryLimitsInput extends RepositoryLimitsInput {
+export class UpdateRepositoryLimitsInputNode extends RepositoryLimitsInputNode implements UpdateRepositoryLimitsInput {
   @Field(() => Boolean, { nullable: true, description: 'switches full-text search on or off; absent or null: unchanged' }) fullTextEnabled?: boolean | null;
 }

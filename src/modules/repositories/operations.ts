@@ -1,10 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
 import { conflict, illegalArguments, isUniqueViolation, notFound } from '../../errors.js';
 import type { Config } from '../../config.js';
 import type { Services } from '../../context.js';
+import { parseInput } from '../auth/names.js';
 import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
-import { Repository, type RepositoryLimits } from './repository.entity.js';
+import { conversionLimits, conversionStrategies, Repository, type RepositoryLimits } from './repository.entity.js';
 
 /** A new repository's root ACL (DESIGN §10): everyone signed in may do everything, as a client of the spec expects. */
 export const defaultRootAcl: Record<string, number> = { EVERYONE: 3 };
@@ -40,8 +42,15 @@ export async function currentRepository(em: EntityManager, name: string): Promis
   return Object.freeze({ id, name, technicalName, type, fullTextEnabled, limits, createdAt, createdBy, modifiedAt, modifiedBy, acl });
 }
 
-/** Limits as a client sends them: null or absent = not set (the conversion limit applies). */
-export type LimitsInput = { [K in keyof RepositoryLimits]?: RepositoryLimits[K] | null };
+/** Limits as a client sends them: null or absent = not set (the conversion limit applies); their bounds depend on the configuration (`checkLimits`). */
+const limitsInputSchema = z.object({
+  maxNumberOfInputFiles: z.number().nullish(),
+  maxInputFileSize: z.number().nullish(),
+  maxTotalInputFileSize: z.number().nullish(),
+  conversionLimit: z.enum(conversionLimits).nullish(),
+  conversionStrategy: z.enum(conversionStrategies).nullish(),
+});
+export type LimitsInput = z.input<typeof limitsInputSchema>;
 
 function checkedLimits(config: Config, input: LimitsInput): RepositoryLimits {
   const limits = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null)) as RepositoryLimits;
@@ -73,16 +82,19 @@ export function checkLimits(config: Config, limits: RepositoryLimits): void {
   }
 }
 
-export async function createRepository(
-  em: EntityManager,
-  config: Config,
-  actor: Principal,
-  input: { name: string; technicalName?: string | null; fullTextEnabled?: boolean | null; limits?: LimitsInput | null },
-): Promise<Repository> {
-  if (!repositoryNamePattern.test(input.name)) throw illegalArguments('name: 1 to 64 letters, digits, _ or -');
-  if (input.technicalName !== undefined && input.technicalName !== null && !repositoryNamePattern.test(input.technicalName)) {
-    throw illegalArguments('technicalName: 1 to 64 letters, digits, _ or -');
-  }
+const repositoryNameInput = z.string().regex(repositoryNamePattern, '1 to 64 letters, digits, _ or -');
+
+/** A new repository: `technicalName` defaults to the name, `fullTextEnabled` to true, `limits` to none. */
+const createRepositoryInputSchema = z.object({
+  name: repositoryNameInput,
+  technicalName: repositoryNameInput.nullish(),
+  fullTextEnabled: z.boolean().nullish(),
+  limits: limitsInputSchema.nullish(),
+});
+export type CreateRepositoryInput = z.input<typeof createRepositoryInputSchema>;
+
+export async function createRepository(em: EntityManager, config: Config, actor: Principal, given: CreateRepositoryInput): Promise<Repository> {
+  const input = parseInput(createRepositoryInputSchema, given);
   const limits = checkedLimits(config, input.limits ?? {});
   const now = new Date();
   const repository = em.create(Repository, {
@@ -130,6 +142,10 @@ async function repositoryById(em: EntityManager, repositoryId: string): Promise<
   return repository;
 }
 
+/** `fullTextEnabled` absent or null: unchanged. */
+const updateRepositoryLimitsInputSchema = limitsInputSchema.extend({ fullTextEnabled: z.boolean().nullish() });
+export type UpdateRepositoryLimitsInput = z.input<typeof updateRepositoryLimitsInputSchema>;
+
 /**
  * `PATCH A/repository/limits`, as a PATCH reads: a limit given replaces the stored one, `null` unsets
  * it (the conversion limit applies), an absent one stays; `fullTextEnabled` changes when given.
@@ -139,10 +155,10 @@ export async function updateRepositoryLimits(
   em: EntityManager,
   actor: Principal,
   repositoryId: string,
-  input: LimitsInput & { fullTextEnabled?: boolean | null },
+  input: UpdateRepositoryLimitsInput,
 ): Promise<Repository> {
+  const { fullTextEnabled, ...given } = parseInput(updateRepositoryLimitsInputSchema, input);
   const repository = await repositoryById(em, repositoryId);
-  const { fullTextEnabled, ...given } = input;
   // an input object may hold absent fields as undefined properties: only given ones (values or null) count
   const changes = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
   repository.limits = checkedLimits(config, { ...repository.limits, ...changes });

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Directive, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { ConversionLimit, ConversionStrategy, CreateRepositoryInput, UpdateRepositoryLimitsInput } from './inputs.js';
+import { ConversionLimit, ConversionStrategy, CreateRepositoryInputNode, UpdateRepositoryLimitsInputNode } from './inputs.js';
 import type { RepositoryLimits } from './repository.entity.js';
 import { createRepository, deleteRepository, listRepositories, updateRepositoryLimits } from './operations.js';
 
@@ -43,7 +43,7 @@ export class RepositoriesResolver {
 
   @Mutation(() => RepositoryNode, { description: 'creates a repository' })
   async createRepository(
-    @Arg('input', () => CreateRepositoryInput, { description: 'its name, technical name, full-text flag and limits' }) input: CreateRepositoryInput,
+    @Arg('input', () => CreateRepositoryInputNode, { description: 'its name, technical name, full-text flag and limits' }) input: CreateRepositoryInputNode,
     @Ctx() context: RequestContext,
   ) {
     return createRepository(context.em, context.services.config, await context.principal(), input);
@@ -52,7 +52,7 @@ export class RepositoriesResolver {
   @Mutation(() => RepositoryNode, { description: "changes a repository's limits and full-text flag; every process sees the change at once" })
   async updateRepositoryLimits(
     @Arg('repositoryId', () => ID, { description: 'svc.repository.<name>' }) repositoryId: string,
-    @Arg('input', () => UpdateRepositoryLimitsInput, { description: 'the changes' }) input: UpdateRepositoryLimitsInput,
+    @Arg('input', () => UpdateRepositoryLimitsInputNode, { description: 'the changes' }) input: UpdateRepositoryLimitsInputNode,
     @Ctx() context: RequestContext,
   ) {
     return updateRepositoryLimits(context.services, context.em, await context.principal(), repositoryId, input);

@@ -1,8 +1,31 @@
 import { asStoredName, asStoredTag } from '../entries/names.js';
 import { requireEntry } from '../entries/queries.js';
+import type { VersionStatus } from '../entries/entry.entity.js';
 import type { EntryScope } from '../entries/scope.js';
-import type { PropertyFilter } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions, type SqlPredicate } from './entry-query.js';
+
+/** Spec endpoint 1's property filters: an entry matches when it matches every given one. */
+export interface PropertyFilter {
+  /** the content's chronicalId (the id its versions share) */
+  chronicalId?: string;
+  createdBy?: string;
+  /** true: locked by anybody; false: not locked */
+  isLocked?: boolean;
+  lastModifiedBy?: string;
+  lockedBy?: string;
+  /** the resource's media type, exactly */
+  mimeType?: string;
+  /** NFC-normalised and trimmed before it is compared */
+  name?: string;
+  owner?: string;
+  parentId?: string;
+  /** having every one of these tags (NFC-normalised) */
+  tags?: string[];
+  /** a version label, e.g. 1.0 */
+  version?: string;
+  /** working copies are found only with WORKING_COPY */
+  versionStatus?: VersionStatus;
+}
 
 const equalityColumns: Partial<Record<keyof PropertyFilter, string>> = {
   chronicalId: 'e.chronical_id',

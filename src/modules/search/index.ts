@@ -1,9 +1,8 @@
 /** The search capability's face: what the rest of the service (HTTP, REST, GraphQL subgraphs, workers, tests) uses of it. */
-export { propertyPredicates } from './by-properties.js';
+export { propertyPredicates, type PropertyFilter } from './by-properties.js';
 export { compileCondition } from './condition/compile.js';
 export { fullTextTexts, parseCondition } from './condition/parser.js';
 export { buildEntryQuery, maxLimit } from './entry-query.js';
 export type { EntryQuery, RunStatement, SearchScope, Statement } from './entry-query.js';
-export type { PropertyFilter } from './inputs.js';
 export { SearchResolver } from './search.resolver.js';
 export { buildVisibleWordsQuery, creationPage } from './visible-words.js';

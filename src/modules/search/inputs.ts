@@ -1,9 +1,10 @@
 import { Field, ID, InputType } from 'type-graphql';
 import { VersionStatusEnum } from '../entries/entry.types.js';
+import type { PropertyFilter } from './by-properties.js';
 
-/** Spec endpoint 1's property filters, declared once (see src/modules/entries/inputs.ts). */
+/** The GraphQL input type of spec endpoint 1's property filters (see src/modules/entries/inputs.ts). */
 @InputType('PropertyFilter', { description: 'an entry matches when it matches every given property' })
-export class PropertyFilter {
+export class PropertyFilterNode implements PropertyFilter {
   @Field(() => ID, { nullable: true, description: "the content's chronicalId (the id its versions share)" }) chronicalId?: string;
   @Field(() => String, { nullable: true, description: 'created by this user' }) createdBy?: string;
   @Field(() => Boolean, { nullable: true, description: 'true: locked by anybody; false: not locked' }) isLocked?: boolean;

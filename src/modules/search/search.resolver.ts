@@ -5,7 +5,7 @@ import { entryScope } from '../entries/scope-of-request.js';
 import { searchByCondition } from './by-condition.js';
 import { searchByProperties } from './by-properties.js';
 import { searchByText } from './by-text.js';
-import { PropertyFilter } from './inputs.js';
+import { PropertyFilterNode } from './inputs.js';
 
 /**
  * The fields of a search input that were given: GraphQL lets a client write `null` for any optional
@@ -22,7 +22,7 @@ export class SearchResolver {
   @Query(() => EntriesPageNode, { description: 'search by properties (spec endpoint 1)' })
   async searchByProperties(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
-    @Arg('filter', () => PropertyFilter, { nullable: true, description: 'the properties to match; none: every entry' }) filter: PropertyFilter | undefined,
+    @Arg('filter', () => PropertyFilterNode, { nullable: true, description: 'the properties to match; none: every entry' }) filter: PropertyFilterNode | undefined,
     @Arg('options', () => SearchOptionsInput, { nullable: true, description: 'the shared search parameters: entry type, versions, order, paging' }) options: SearchOptionsInput | undefined,
     @Ctx() context: RequestContext,
   ) {

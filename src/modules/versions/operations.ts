@@ -11,7 +11,6 @@ import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { discardWorkingCopy } from '../entries/deletion.js';
 import { claimUpload, removeRepresentationFiles, removeUnreferencedResources, takeRepresentations } from '../entries/uploads.js';
-import type { CheckInInput, ReplaceResourceInput } from './inputs.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/entry-query.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
 
@@ -121,6 +120,16 @@ export async function checkOut(scope: EntryScope, id: string): Promise<Entry> {
 
 const maxCommentLength = 4000;
 
+/** How checkIn makes the next version: `major` defaults to true; without `uploadId` the version keeps its bytes. */
+export interface CheckInInput {
+  major?: boolean | null;
+  /** at most `maxCommentLength` characters */
+  comment?: string | null;
+  uploadId?: string | null;
+  /** the media type of the new bytes; default: sniffed from them */
+  mimeType?: string | null;
+}
+
 /**
  * Check-in: the working copy becomes the new latest CURRENT version (major or minor after the latest
  * one), optionally over new bytes; the previous latest stays as a read-only older version; the lock is
@@ -226,6 +235,12 @@ export async function versions(scope: EntryScope, id: string, options: SearchOpt
     },
     'e.version_major {dir}, e.version_minor {dir}, e.created_at {dir}, e.id',
   );
+}
+
+/** The new bytes of replaceResource: `mimeType` defaults to the sniffed one. */
+export interface ReplaceResourceInput {
+  uploadId: string;
+  mimeType?: string | null;
 }
 
 /**

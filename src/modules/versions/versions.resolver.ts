@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, ID, Mutation, Query, Resolver } from 'type-graphq
 import type { RequestContext } from '../../context.js';
 import { ContentNode, EntriesPageNode, SearchOptionsInput } from '../entries/entry.types.js';
 import { entryScope } from '../entries/scope-of-request.js';
-import { CheckInInput, ReplaceResourceInput } from './inputs.js';
+import { CheckInInputNode, ReplaceResourceInputNode } from './inputs.js';
 import { cancelCheckOut, checkIn, checkOut, lock, replaceResource, unlock, versions } from './operations.js';
 
 /** Versioning (DESIGN §5): every `id` may name any version of the content. */
@@ -32,7 +32,7 @@ export class VersionsResolver {
   async checkIn(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
     @Arg('id', () => ID, { description: 'the id of any version of the content' }) id: string,
-    @Arg('input', () => CheckInInput, { nullable: true, description: 'major or minor, comment and new bytes (default: a major version, same bytes)' }) input: CheckInInput | undefined,
+    @Arg('input', () => CheckInInputNode, { nullable: true, description: 'major or minor, comment and new bytes (default: a major version, same bytes)' }) input: CheckInInputNode | undefined,
     @Ctx() context: RequestContext,
   ) {
     return checkIn(await entryScope(context, repository), id, input ?? {});
@@ -69,7 +69,7 @@ export class VersionsResolver {
   async replaceResource(
     @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
     @Arg('id', () => ID, { description: 'the id of any version of the content' }) id: string,
-    @Arg('input', () => ReplaceResourceInput, { description: 'the upload holding the new bytes' }) input: ReplaceResourceInput,
+    @Arg('input', () => ReplaceResourceInputNode, { description: 'the upload holding the new bytes' }) input: ReplaceResourceInputNode,
     @Ctx() context: RequestContext,
   ) {
     return replaceResource(await entryScope(context, repository), id, input);
