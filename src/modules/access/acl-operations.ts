@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { illegalArguments } from '../../errors.js';
+import { parseInput } from '../auth/names.js';
 import type { Services } from '../../context.js';
 import { inTransaction, lockFolderTree } from '../entries/chronicles.js';
 import type { EntryType } from '../entries/entry.entity.js';
@@ -50,13 +51,6 @@ export type AclInput = z.infer<typeof aclInputSchema>;
 /** The body of `PUT A/repository/acl`: the root has nothing to inherit. */
 export const rootAclInputSchema = aclInputSchema.omit({ inherit: true });
 export type RootAclInput = z.infer<typeof rootAclInputSchema>;
-
-function parsed<T>(schema: z.ZodType<T>, input: unknown): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw illegalArguments(`${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`);
-}
 
 const groupPrefix = 'group:';
 
@@ -169,7 +163,7 @@ export type AclSubject = EntryFacts & { entryType: EntryType; chronicalId: strin
 
 /** Replaces an entry's own ACL entries (and `inherit` when given): `all` on it needed (403). */
 export async function setEntryAcl(scope: AccessScope, entry: AclSubject, input: unknown): Promise<void> {
-  const body = parsed(aclInputSchema, input);
+  const body = parseInput(aclInputSchema, input);
   await authorize(scope, 'changeAcl', { entry });
   const levels = await storedLevels(scope.em, body.entries);
   const rows = await aclRows(scope.em, entry, scope.repository.id);
@@ -210,7 +204,7 @@ export async function rootAcl(services: Services, em: EntityManager, repositoryI
  * transaction; every process forgets the repository it cached (the repository_changed notification).
  */
 export async function changeRootAcl(services: Services, em: EntityManager, repositoryId: string, input: unknown): Promise<{ entries: AclEntry[] }> {
-  const body = parsed(rootAclInputSchema, input);
+  const body = parseInput(rootAclInputSchema, input);
   const repository = await findRepository(services, em, { repositoryId });
   const levels = await em.transactional(async (tx) => {
     const stored = await storedLevels(tx, body.entries);

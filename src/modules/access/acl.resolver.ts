@@ -6,7 +6,7 @@ import { entryScope } from '../entries/scope-of-request.js';
 import { repositoryNameOf } from '../repositories/operations.js';
 import { graphqlEnum } from '../../graphql/enums.js';
 import { everyone, permissions, type Permission } from './acl.js';
-import { aclViewOf, changeEntryAcl, changeRootAcl, entryAcl, entryPermissions, permissionsOn, rootAcl, type AclView, type Permissions } from './acl-operations.js';
+import { aclViewOf, changeEntryAcl, changeRootAcl, entryAcl, entryPermissions, permissionsOn, rootAcl, type AclEntry, type AclInput as AclInputFields, type AclView, type Permissions, type RootAclInput } from './acl-operations.js';
 
 /** The permissions of DESIGN §10 (acl.ts declares them), as the REST layer writes them (lower case). */
 export const PermissionEnum = graphqlEnum(permissions, {
@@ -52,19 +52,19 @@ export class PermissionsNode {
 }
 
 @InputType({ description: 'a principal and its permission' })
-export class AclEntryInput {
+export class AclEntryInput implements AclEntry {
   @Field(() => String, { description: `a user name, group:<name> or ${everyone}` }) principal!: string;
   @Field(() => PermissionEnum) permission!: Permission;
 }
 
 @InputType({ description: "an entry's own ACL entries (they replace the ones it has), and whether it inherits" })
-export class AclInput {
+export class AclInput implements AclInputFields {
   @Field(() => Boolean, { nullable: true, description: 'absent: as it is' }) inherit?: boolean;
   @Field(() => [AclEntryInput]) entries!: AclEntryInput[];
 }
 
 @InputType({ description: "a repository's root ACL entries (they replace the ones it has)" })
-export class RepositoryAclInput {
+export class RepositoryAclInput implements RootAclInput {
   @Field(() => [AclEntryInput]) entries!: AclEntryInput[];
 }
 
