@@ -10,7 +10,7 @@ import { levelIn, levelOn, permissionOfLevel, type AclCache, type Level, type Re
 /*
  * The object-level rules of the service in one place: who may do what to which entry, and in which
  * state. Every entry operation asks `authorize` before it changes (or hands out) anything, and every
- * lookup `requireReadable`; searches add `visibleEntries` to their predicates.
+ * lookup `mayRead` (entries/queries.ts `requireEntry`); searches add `visibleEntries` to their predicates.
  *
  * Two kinds of rule, checked in this order (DESIGN §10):
  * - access: administrators may do everything; the owner of an entry holds `all` on it; otherwise the
