@@ -11,8 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import mammoth from 'mammoth';
-// the child loads the text reader alone: the capability's face (index.ts) brings GraphQL types and the ORM with it
-import { plainOrMarkupText, storableText } from '../../src/modules/fulltext/extract.js';
+import { plainOrMarkupText, storableText } from '../../src/text/extract.js';
 import type { FinalMessage, ReadyMessage } from '../child/bounded-child.js';
 import { parentMessages } from '../child/inbox.js';
 import type { ExtractMessage, ExtractStart } from './protocol.js';

@@ -6,7 +6,7 @@ import { isRefusedValue, isStatementTimeout } from '../../errors.js';
 import { JobFailure, statementTimedOut, type JobHandler } from '../jobs/queue.js';
 import { addJobContents, othersWaiting, saveJobResult } from '../jobs/records.js';
 import { currentRepository, repositoryNameOf } from '../repositories/operations.js';
-import { readHead, textKindOf, type TextKind } from './extract.js';
+import { readHead, textKindOf, type TextKind } from '../../text/extract.js';
 import {
   clearExtractionFailures,
   countFailedResources,
