@@ -8,7 +8,8 @@ import type { EntryType } from '../entries/entry.entity.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { findRepository } from '../repositories/operations.js';
-import { everyone, levelOf, permissionOfLevel, permissions, type AclLevels, type Level, type Permission } from './acl.js';
+import { everyone } from '../auth/principal.js';
+import { levelOf, permissionOfLevel, permissions, type AclLevels, type Level, type Permission } from './acl.js';
 import { authorize, levelOnEntry, levelOnRoot, requiredLevelOf, type AccessScope, type EntryAction, type EntryFacts } from './policy.js';
 
 /**

@@ -15,7 +15,8 @@ import { searchByCondition } from '../search/by-condition.js';
 import { searchByText } from '../search/by-text.js';
 import type { EntriesPage } from '../search/entry-query.js';
 import { changeEntryAcl, changeRootAcl, type AclEntry } from './acl-operations.js';
-import { everyone, groupPrincipal, levelOf, permissions } from './acl.js';
+import { everyone, groupPrincipal } from '../auth/principal.js';
+import { levelOf, permissions } from './acl.js';
 
 /*
  * Issue 23 item 7: for random folder trees, ACLs (users, groups, EVERYONE), owners, inheritance stops

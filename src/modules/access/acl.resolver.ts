@@ -5,7 +5,8 @@ import type { Entry } from '../entries/entry.entity.js';
 import { entryScope } from '../entries/scope-of-request.js';
 import { repositoryNameOf } from '../repositories/operations.js';
 import { graphqlEnum } from '../../graphql/enums.js';
-import { everyone, permissions, type Permission } from './acl.js';
+import { everyone } from '../auth/principal.js';
+import { permissions, type Permission } from './acl.js';
 import { aclViewOf, changeEntryAcl, changeRootAcl, entryAcl, entryPermissions, permissionsOn, rootAcl, type AclEntry, type AclInput as AclInputFields, type AclView, type Permissions, type RootAclInput } from './acl-operations.js';
 
 /** The permissions of DESIGN §10 (acl.ts declares them), as the REST layer writes them (lower case). */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
-import type { Principal } from '../auth/principal.js';
+import { everyone, groupPrincipal, type Principal } from '../auth/principal.js';
 import { mayAdminister } from './roles.js';
 
 /**
@@ -20,12 +20,12 @@ export const permissionOfLevel = (level: Level): Permission | null => (level ===
 /** A stored ACL: the highest level of each principal. */
 export type AclLevels = Readonly<Record<string, number>>;
 
-export const everyone = 'EVERYONE';
-export const groupPrincipal = (group: string) => `group:${group}`;
+/** A new repository's root ACL: everyone signed in may do everything, as a client of the spec expects. */
+export const defaultRootAcl: AclLevels = { [everyone]: levelOf('all') };
 
 /** The principals a caller acts as: its user name, its groups, EVERYONE. */
 export function principalsOf(principal: Principal): string[] {
-  return [principal.userName, ...(principal.groups ?? []).map(groupPrincipal), everyone];
+  return [principal.userName, ...principal.groups.map(groupPrincipal), everyone];
 }
 
 /** The highest level any of the caller's principals holds in `levels`. */

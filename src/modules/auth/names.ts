@@ -1,3 +1,4 @@
+import { everyone } from './principal.js';
 import { z } from 'zod';
 import { illegalArguments } from '../../errors.js';
 
@@ -15,9 +16,6 @@ export const userName = z
   .string()
   .transform(normalizeUserName)
   .pipe(z.string().regex(userNamePattern, '1 to 64 letters, digits or . _ @ -'));
-
-/** The principal of every signed-in user in an access control list (DESIGN §10): no group is called so. */
-const everyone = 'EVERYONE';
 
 /** A group name follows the user name rule, and is not `EVERYONE` in any case. */
 export const groupName = userName.refine((name) => name.toUpperCase() !== everyone, `must not be '${everyone}' (the principal of every signed-in user)`);

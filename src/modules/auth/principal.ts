@@ -8,3 +8,9 @@ export interface Principal {
   groups: string[];
 }
 
+/** The principal of every signed-in user in an access control list (DESIGN §10): no user or group is called so. */
+export const everyone = 'EVERYONE';
+
+/** A group as an ACL names it. */
+export const groupPrincipal = (group: string) => `group:${group}`;
+

@@ -1,3 +1,4 @@
+import { defaultRootAcl } from '../access/acl.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { conflict, illegalArguments, isUniqueViolation, notFound } from '../../errors.js';
@@ -7,9 +8,6 @@ import { parseInput } from '../auth/names.js';
 import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
 import { conversionLimits, conversionStrategies, Repository, type RepositoryLimits } from './repository.entity.js';
-
-/** A new repository's root ACL (DESIGN §10): everyone signed in may do everything, as a client of the spec expects. */
-export const defaultRootAcl: Record<string, number> = { EVERYONE: 3 };
 
 export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
 
