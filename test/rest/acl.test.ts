@@ -94,6 +94,21 @@ describe('REST', () => {
     expect((await put({ entries: [] }, outsider)).status).toBe(404);
   });
 
+  it('an ACL of more than 200 entries, a root ACL with inherit, and an unknown or malformed repository are refused', async () => {
+    const many = Array.from({ length: 201 }, () => ({ principal: 'reader', permission: 'read' }));
+    const tooMany = await call(contentUrl(service, `/content/${contentId}/acl`), json('PUT', { entries: many }));
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.message).toMatch(/entries/);
+    const inherit = await call(adminUrl('/repository/acl', { repositoryId }), json('PUT', { inherit: false, entries: [] }));
+    expect(inherit.status).toBe(400);
+    expect(inherit.body.message).toMatch(/inherit/);
+    expect((await call(adminUrl('/repository/acl', { repositoryId: 'svc.repository.nowhere' }))).status).toBe(404);
+    expect((await call(adminUrl('/repository/acl', { repositoryId: 'nowhere' }), json('PUT', { entries: [] }))).status).toBe(400);
+    expect((await call(adminUrl('/repository/acl'))).status).toBe(400);
+    // nothing of it was kept
+    expect((await call(adminUrl('/repository/acl', { repositoryId }))).body.entries).toEqual([]);
+  });
+
   it('searches and their counts answer only what the caller may read', async () => {
     const count = async (session: string, path: string, query: Record<string, string>) => (await call(contentUrl(service, path, query, session))).body.count;
     for (const session of [service.adminSession, reader, outsider]) {

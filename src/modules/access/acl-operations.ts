@@ -8,9 +8,9 @@ import type { EntryType } from '../entries/entry.entity.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { findRepository } from '../repositories/operations.js';
-import { everyone } from '../auth/principal.js';
+import { everyone, groupPrincipal } from '../auth/principal.js';
 import { levelOf, permissionOfLevel, permissions, type AclLevels, type Level, type Permission } from './acl.js';
-import { authorize, levelOnEntry, levelOnRoot, requiredLevelOf, type AccessScope, type EntryAction, type EntryFacts } from './policy.js';
+import { authorize, levelOnEntry, requiredLevelOf, type AccessScope, type EntryAction, type EntryFacts } from './policy.js';
 
 /**
  * The ACL verbs of DESIGN §10: read and replace an entry's own ACL entries or the repository root's,
@@ -36,7 +36,7 @@ export interface AclView {
 }
 
 /** The most entries an ACL may have (a list is read on every change below it). */
-export const maxAclEntries = 200;
+const maxAclEntries = 200;
 
 /** The body of `PUT …/acl` (DESIGN §10): `inherit` absent keeps it as it is. */
 export const aclInputSchema = z
@@ -53,40 +53,45 @@ export type AclInput = z.infer<typeof aclInputSchema>;
 export const rootAclInputSchema = aclInputSchema.omit({ inherit: true });
 export type RootAclInput = z.infer<typeof rootAclInputSchema>;
 
-const groupPrefix = 'group:';
+/** A principal as given: EVERYONE (in any case), `group:<name>` or a user name. */
+function principalOf(given: string): { kind: 'everyone' | 'group' | 'user'; name: string } {
+  if (given.toUpperCase() === everyone) return { kind: 'everyone', name: everyone };
+  const group = /^group:(.*)$/i.exec(given);
+  return group ? { kind: 'group', name: group[1]! } : { kind: 'user', name: given };
+}
+
+/** The stored spelling of each name (lower case → as registered) found in `table`. */
+async function registeredNames(em: EntityManager, table: 'app_user' | 'user_group', column: 'user_name' | 'name', names: string[]): Promise<Map<string, string>> {
+  if (names.length === 0) return new Map();
+  const rows = await em.execute<Record<string, string>[]>(`select ${column} as name from ${table} where lower(${column}) in (?)`, [names.map((n) => n.toLowerCase())]);
+  return new Map(rows.map((row) => [row.name!.toLowerCase(), row.name!]));
+}
 
 /**
  * The principals as stored (user names and group names as registered, whatever the case given;
  * `EVERYONE`), with their levels: a 400 names an unknown user or group, or a principal named twice.
  */
 async function storedLevels(em: EntityManager, entries: AclEntry[]): Promise<Record<string, number>> {
+  const given = entries.map((entry) => principalOf(entry.principal));
+  const namesOf = (kind: 'group' | 'user') => given.filter((p) => p.kind === kind).map((p) => p.name);
+  const registered = {
+    user: await registeredNames(em, 'app_user', 'user_name', namesOf('user')),
+    group: await registeredNames(em, 'user_group', 'name', namesOf('group')),
+  };
   const levels: Record<string, number> = {};
-  const userNames = entries.filter((e) => e.principal.toUpperCase() !== everyone && !e.principal.toLowerCase().startsWith(groupPrefix)).map((e) => e.principal);
-  const groupNames = entries.filter((e) => e.principal.toLowerCase().startsWith(groupPrefix)).map((e) => e.principal.slice(groupPrefix.length));
-  const users = new Map(
-    (userNames.length === 0 ? [] : await em.execute<{ user_name: string }[]>('select user_name from app_user where lower(user_name) in (?)', [userNames.map((n) => n.toLowerCase())])).map(
-      (row) => [row.user_name.toLowerCase(), row.user_name],
-    ),
-  );
-  const groups = new Map(
-    (groupNames.length === 0 ? [] : await em.execute<{ name: string }[]>('select name from user_group where lower(name) in (?)', [groupNames.map((n) => n.toLowerCase())])).map(
-      (row) => [row.name.toLowerCase(), row.name],
-    ),
-  );
-  entries.forEach((entry, index) => {
-    const given = entry.principal;
-    let stored: string | undefined;
-    if (given.toUpperCase() === everyone) stored = everyone;
-    else if (given.toLowerCase().startsWith(groupPrefix)) {
-      const group = groups.get(given.slice(groupPrefix.length).toLowerCase());
-      if (!group) throw illegalArguments(`entries.${index}.principal: no group '${given.slice(groupPrefix.length)}'`);
-      stored = `${groupPrefix}${group}`;
-    } else {
-      stored = users.get(given.toLowerCase());
-      if (!stored) throw illegalArguments(`entries.${index}.principal: no user '${given}' (a group is written group:<name>, every signed-in user EVERYONE)`);
+  given.forEach(({ kind, name }, index) => {
+    let stored = everyone;
+    if (kind !== 'everyone') {
+      const found = registered[kind].get(name.toLowerCase());
+      if (!found) {
+        throw illegalArguments(
+          `entries.${index}.principal: no ${kind} '${name}'${kind === 'user' ? ' (a group is written group:<name>, every signed-in user EVERYONE)' : ''}`,
+        );
+      }
+      stored = kind === 'group' ? groupPrincipal(found) : found;
     }
     if (levels[stored] !== undefined) throw illegalArguments(`entries.${index}.principal: '${stored}' is named twice`);
-    levels[stored] = levelOf(entry.permission);
+    levels[stored] = levelOf(entries[index]!.permission);
   });
   return levels;
 }
@@ -160,10 +165,10 @@ export async function aclViewOf(scope: AccessScope, entryId: string): Promise<Ac
 }
 
 /** The subject of the entry ACL verbs: a folder or a content, looked up by the caller (404 when it may not read it). */
-export type AclSubject = EntryFacts & { entryType: EntryType; chronicalId: string };
+type AclSubject = EntryFacts & { entryType: EntryType; chronicalId: string };
 
 /** Replaces an entry's own ACL entries (and `inherit` when given): `all` on it needed (403). */
-export async function setEntryAcl(scope: AccessScope, entry: AclSubject, input: unknown): Promise<void> {
+async function setEntryAcl(scope: AccessScope, entry: AclSubject, input: unknown): Promise<void> {
   const body = parseInput(aclInputSchema, input);
   await authorize(scope, 'changeAcl', { entry });
   const levels = await storedLevels(scope.em, body.entries);
@@ -237,6 +242,3 @@ export async function permissionsOn(scope: AccessScope, entry: EntryFacts & { en
   const level = await levelOnEntry(scope, entry);
   return { permission: permissionOfLevel(level), actions: entryActions[entry.entryType].filter((action) => requiredLevelOf(action) <= level) };
 }
-
-/** The caller's permission at the repository's root. */
-export const rootPermission = (scope: AccessScope): Permission | null => permissionOfLevel(levelOnRoot(scope));

@@ -41,6 +41,9 @@ export interface AclFacts {
   aclId: number | string | null;
 }
 
+/** Whether a caller reads everything in a repository: an administrator, or one who may read every ACL it stores. */
+export const readsAll = (principal: Principal, readable: ReadableAcls | undefined) => mayAdminister(principal) || readable?.all === true;
+
 /** The readable ACLs of one caller in one repository, for searches. */
 export interface ReadableAcls {
   /** the ids of the repository's ACLs the caller may read */
@@ -68,23 +71,14 @@ export class AclCache {
   private readonly levels = new LRUCache<string, AclLevels>({ max: 50_000 });
   private readonly readable = new LRUCache<string, { stamp: string; readable: ReadableAcls }>({ max: 10_000 });
 
-  /** The levels of each ACL id, read from the database for those not held yet. */
-  async levelsOf(em: EntityManager, ids: readonly (number | string)[]): Promise<Map<string, AclLevels>> {
-    const found = new Map<string, AclLevels>();
-    const missing: string[] = [];
-    for (const id of new Set(ids.map(String))) {
-      const known = this.levels.get(id);
-      if (known) found.set(id, known);
-      else missing.push(id);
-    }
-    if (missing.length > 0) {
-      const rows = await em.execute<{ id: string; entries: AclLevels }[]>('select id::text as id, entries from acl where id in (?)', [missing]);
-      for (const row of rows) {
-        this.levels.set(row.id, row.entries);
-        found.set(row.id, row.entries);
-      }
-    }
-    return found;
+  /** The levels of a stored ACL, read from the database when not held yet. */
+  async levelsOf(em: EntityManager, id: number | string): Promise<AclLevels | undefined> {
+    const key = String(id);
+    const known = this.levels.get(key);
+    if (known) return known;
+    const [row] = await em.execute<{ entries: AclLevels }[]>('select entries from acl where id = ?', [key]);
+    if (row) this.levels.set(key, row.entries);
+    return row?.entries;
   }
 
   /** The ACL ids of `repositoryId` that `principal` may read (ACL grants of its principals), computed again once the repository has another ACL. */
@@ -111,6 +105,6 @@ export async function levelOn(em: EntityManager, cache: AclCache, principal: Pri
   if (mayAdminister(principal) || entry.owner === principal.userName) return 3;
   const aclId = entry.aclId ?? (await em.execute<{ acl_id: string }[]>('select acl_id from entry where id = ?', [entry.id]))[0]?.acl_id;
   if (aclId === undefined || aclId === null) return 0;
-  const levels = (await cache.levelsOf(em, [aclId])).get(String(aclId));
+  const levels = await cache.levelsOf(em, aclId);
   return levels ? levelIn(principal, levels) : 0;
 }

@@ -5,7 +5,7 @@ import { mayAdminister } from './roles.js';
 import type { Entry } from '../entries/entry.entity.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
 import type { SqlPredicate } from '../search/entry-query.js';
-import { levelIn, levelOn, permissionOfLevel, type AclCache, type Level, type ReadableAcls } from './acl.js';
+import { levelIn, levelOn, permissionOfLevel, readsAll, type AclCache, type Level, type ReadableAcls } from './acl.js';
 
 /*
  * The object-level rules of the service in one place: who may do what to which entry, and in which
@@ -196,14 +196,14 @@ const refusalOf = (action: EntryAction, level: Level, entry: EntryFacts) =>
   );
 
 /** The caller's permission level on an entry (administrators and the owner: all). */
-export const levelOnEntry = (scope: AccessScope, entry: EntryFacts & { entryType?: string }) =>
+export const levelOnEntry = (scope: AccessScope, entry: EntryFacts) =>
   levelOn(scope.em, scope.services.acls, scope.principal, { id: entry.id, owner: entry.owner, aclId: entry.aclId ?? null });
 
 /** Whether the caller may read an entry (else it is not there for them). */
 export const mayRead = async (scope: AccessScope, entry: EntryFacts) => (await levelOnEntry(scope, entry)) >= 1;
 
 /** The caller's permission level on the repository's root (its ACL): what creating at the top needs. */
-export const levelOnRoot = (scope: AccessScope): Level => (mayAdminister(scope.principal) ? 3 : levelIn(scope.principal, scope.repository.acl));
+const levelOnRoot = (scope: AccessScope): Level => (mayAdminister(scope.principal) ? 3 : levelIn(scope.principal, scope.repository.acl));
 
 /**
  * Whether the caller may do `action` to the subject now: returns, or throws the 404 (may not read),
@@ -216,11 +216,11 @@ export async function authorize(scope: AccessScope, action: EntryAction, subject
   checkState(scope.principal, action, subject, options);
 }
 
-/** `fileInto` at the repository's root (no folder): its ACL decides; everyone may read the root. */
-export function authorizeAtRoot(scope: AccessScope, action: 'fileInto' | 'changeAcl'): void {
+/** Putting an entry at the repository's root (no folder): the root's ACL decides (its changes are administrators'). */
+export function authorizeAtRoot(scope: AccessScope): void {
   const level = levelOnRoot(scope);
-  if (level < requiredLevels[action]) {
-    throw accessDenied(`the root of repository '${scope.repository.name}': ${action} needs the permission ${permissionOfLevel(requiredLevels[action])}, you hold ${permissionOfLevel(level) ?? 'none'}`);
+  if (level < requiredLevels.fileInto) {
+    throw accessDenied(`the root of repository '${scope.repository.name}': fileInto needs the permission ${permissionOfLevel(requiredLevels.fileInto)}, you hold ${permissionOfLevel(level) ?? 'none'}`);
   }
 }
 
@@ -235,8 +235,14 @@ export const readableJoinCondition = (alias: string) =>
 
 /** The CTE `readableJoinCondition` reads, with its parameters: no ACL ids (null) for a caller who reads everything. */
 export function readerStatement(principal: Principal, readable: ReadableAcls | undefined): { sql: string; params: unknown[] } {
-  const all = mayAdminister(principal) || !readable || readable.all;
-  return { sql: `with ${readerTable} (acl_ids, user_name) as (select ?::bigint[], ?::text) `, params: [all ? null : readable.ids, principal.userName] };
+  const ids = readsAll(principal, readable) ? null : requireReadable(readable).ids;
+  return { sql: `with ${readerTable} (acl_ids, user_name) as (select ?::bigint[], ?::text) `, params: [ids, principal.userName] };
+}
+
+/** The readable ACLs a search of a caller who is not an administrator computed first (`readableAcls`). */
+function requireReadable(readable: ReadableAcls | undefined): ReadableAcls {
+  if (!readable) throw new Error('the readable ACLs of a caller who is not an administrator were not computed');
+  return readable;
 }
 
 const readableMemo = new WeakMap<EntityManager, Map<string, Promise<ReadableAcls>>>();
@@ -265,9 +271,8 @@ export function readableAcls(scope: AccessScope): Promise<ReadableAcls | undefin
  * than the repository, so its maintained totals may answer counts.
  */
 export function visibleEntries(principal: Principal, repository: Pick<RepositoryRecord, 'id'>, readable: ReadableAcls | undefined): SqlPredicate & { wholeRepository: boolean } {
-  if (mayAdminister(principal) || readable?.all) return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
-  if (!readable) throw new Error('visibleEntries: the readable ACLs of a caller who is not an administrator were not computed');
-  return { sql: '(e.repository_id = ? and (e.acl_id = any(?::bigint[]) or e.owner = ?))', params: [repository.id, readable.ids, principal.userName], wholeRepository: false };
+  if (readsAll(principal, readable)) return { sql: 'e.repository_id = ?', params: [repository.id], wholeRepository: true };
+  return { sql: '(e.repository_id = ? and (e.acl_id = any(?::bigint[]) or e.owner = ?))', params: [repository.id, requireReadable(readable).ids, principal.userName], wholeRepository: false };
 }
 
 /** What a caller does to a job (the job system's records, C/jobs). */

@@ -20,7 +20,7 @@ export async function requireEntry(scope: EntryScope, id: string, expected?: Ent
  */
 export async function requireParentFolder(scope: EntryScope, parentId: string | null | undefined, field = 'parentId'): Promise<Entry | null> {
   if (parentId === undefined || parentId === null || parentId === '') {
-    authorizeAtRoot(scope, 'fileInto');
+    authorizeAtRoot(scope);
     return null;
   }
   return usableParent(scope, await scope.em.findOne(Entry, { id: parentId, repositoryId: scope.repository.id, entryType: 'FOLDER' }), parentId, field);
@@ -29,7 +29,7 @@ export async function requireParentFolder(scope: EntryScope, parentId: string | 
 /** The parent folder as `requireParentFolder` finds it, with the policies in effect there, in one query (uploads, copies, new folders). */
 export async function requireParentFolderWithPolicies(scope: EntryScope, parentId: string | null | undefined): Promise<{ parent: Entry | null; policies: FolderPolicies }> {
   if (parentId === undefined || parentId === null || parentId === '') {
-    authorizeAtRoot(scope, 'fileInto');
+    authorizeAtRoot(scope);
     return { parent: null, policies: await folderPolicies(scope.em, null) };
   }
   const found = await folderRowWithPolicies(scope.em, parentId, scope.repository.id);
