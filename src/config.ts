@@ -1,9 +1,21 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
 
 const role = z.enum(['all', 'gateway', 'content', 'admin', 'health', 'worker']);
 const optionalUrl = z.string().url().optional();
 const positiveInt = z.coerce.number().int().positive();
+const requirePackage = createRequire(import.meta.url);
+/** Whether the tesseract model of `language` is installed (OCR_LANGUAGES: nothing is downloaded at run time). */
+const ocrModelInstalled = (language: string) => {
+  try {
+    requirePackage.resolve(`@tesseract.js-data/${language}/package.json`);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** true unless set to false */
 const flag = z.enum(['true', 'false']).default('true').transform((value) => value === 'true');
 
@@ -85,8 +97,22 @@ const environmentSchema = z.object({
   /** full text: characters of extracted text kept per resource (the rest is dropped; a tsvector holds at most 1 MB) */
   FULLTEXT_MAX_TEXT_CHARS: z.coerce.number().int().min(1).max(500_000).default(200_000),
   /** full text: memory bound and deadline of one extraction process (PDF, DOCX) */
-  FULLTEXT_EXTRACT_MEMORY_MB: z.coerce.number().int().min(64).default(512),
+  FULLTEXT_EXTRACT_MEMORY_MB: z.coerce.number().int().min(64).default(1024),
   FULLTEXT_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(500).default(60_000),
+  /** OCR (DESIGN §12): the text of images and of PDF pages without a text layer, read by tesseract.js in the extraction process */
+  OCR_ENABLED: flag,
+  /** languages OCR reads, joined by '+' (eng+deu): each needs its model package @tesseract.js-data/<language> installed (nothing is downloaded) */
+  OCR_LANGUAGES: z
+    .string()
+    .default('eng')
+    .transform((value) => value.split('+').map((language) => language.trim()))
+    .refine((languages) => languages.every((language) => /^[a-z_]{3,12}$/.test(language) && ocrModelInstalled(language)), {
+      message: 'each language needs its model package @tesseract.js-data/<language> installed (eng is)',
+    }),
+  /** OCR of one page or image: over this time it is skipped (and said so in the resource's extraction notes) */
+  OCR_PAGE_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** resolution at which a PDF page without text is drawn for OCR */
+  OCR_DPI: z.coerce.number().int().min(72).max(600).default(200),
   /** the deep check: the whole run (scenarios and waits), and each wait for a conversion or text extraction within it */
   DEEP_CHECK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   DEEP_CHECK_WAIT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),

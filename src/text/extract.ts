@@ -3,7 +3,11 @@ import path from 'node:path';
 import { Tokenizer } from 'htmlparser2';
 
 /** How the text of a resource is read (each kind in the bounded extraction process, workers/extract/extract-child.ts). */
-export type TextKind = 'plain' | 'html' | 'xml' | 'pdf' | 'docx';
+export type TextKind = 'plain' | 'html' | 'xml' | 'pdf' | 'docx' | 'image';
+
+/** Images whose text OCR reads (DESIGN §12). */
+const ocrImageTypes = new Set(['image/png', 'image/jpeg', 'image/tiff', 'image/webp']);
+const ocrImageExtensions = new Set(['.png', '.jpg', '.jpeg', '.tif', '.tiff', '.webp']);
 
 const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const plainExtensions = new Set(['.txt', '.md', '.markdown', '.csv', '.json', '.log']);
@@ -18,6 +22,7 @@ export function textKindOf(mimeType: string, name: string, head: Buffer): TextKi
   if (type === 'text/html' || type === 'application/xhtml+xml' || extension === '.html' || extension === '.htm') return 'html';
   if (type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml') || extension === '.xml') return 'xml';
   if (type.startsWith('text/') || plainTypes.has(type) || plainExtensions.has(extension)) return 'plain';
+  if (ocrImageTypes.has(type) || ocrImageExtensions.has(extension)) return 'image';
   return undefined;
 }
 

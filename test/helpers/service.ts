@@ -47,6 +47,9 @@ export async function startTestService(env: Record<string, string> = {}, options
     PORT: '0',
     ADMIN_PASSWORD: adminPassword,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // OCR costs seconds of CPU per image: the many images other tests upload would load the suite's
+    // two cores for nothing. Its tests (src/modules/fulltext/ocr.test.ts) turn it on.
+    OCR_ENABLED: 'false',
     ...env,
   });
   const running = await startWholeService(config, options.logger ?? createLogger(config.LOG_LEVEL));

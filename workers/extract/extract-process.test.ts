@@ -22,7 +22,7 @@ describe('the text extractor of the extraction jobs', () => {
     const read = async (fileName: string, kind: 'html' | 'plain', bytes: string) => {
       const inputPath = path.join(dir, fileName);
       await fs.writeFile(inputPath, bytes);
-      return (await extractor.extract({ inputPath, fileName, kind, maxChars: 1_000 }))?.text.replace(/\s+/g, ' ').trim();
+      return (await extractor.extract({ inputPath, fileName, kind, maxChars: 1_000, ocr: null }))?.text.replace(/\s+/g, ' ').trim();
     };
     expect([await read('page.html', 'html', '<p>pageword &amp; <!-- hidden --></p>'), await read('plain.txt', 'plain', 'plainword')]).toEqual(['pageword &', 'plainword']);
     // the one process of the pool read both, and waits for the next

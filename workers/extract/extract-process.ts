@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { TextExtractor } from '../../src/modules/fulltext/index.js';
+import type { ExtractedText, TextExtractor } from '../../src/modules/fulltext/index.js';
 import { JobFailure } from '../../src/modules/jobs/index.js';
 import { ChildPool, runBoundedChild } from '../child/bounded-child.js';
 import type { ExtractMessage, ExtractStart } from './protocol.js';
@@ -25,8 +25,8 @@ export const textExtractor = (pool: ChildPool, timeoutMs: number): TextExtractor
  * none): over its memory bound or deadline the resource fails with a clear message while the
  * service and the other jobs go on; when `signal` aborts (the job was cancelled) the process is killed.
  */
-async function extractInChild(pool: ChildPool, start: ExtractStart, timeoutMs: number, signal?: AbortSignal): Promise<{ text: string; truncated: boolean } | undefined> {
-  let extracted: { text: string; truncated: boolean } | undefined;
+async function extractInChild(pool: ChildPool, start: ExtractStart, timeoutMs: number, signal?: AbortSignal): Promise<ExtractedText | undefined> {
+  let extracted: ExtractedText | undefined;
   await runBoundedChild<ExtractMessage>(
     pool,
     start,
@@ -37,7 +37,7 @@ async function extractInChild(pool: ChildPool, start: ExtractStart, timeoutMs: n
       crashed: (detail) => new JobFailure('extractionFailed', `the extraction process of ${start.fileName} ended unexpectedly (${detail})`),
     },
     async (message) => {
-      extracted = { text: message.text, truncated: message.truncated };
+      extracted = { text: message.text, truncated: message.truncated, notes: message.notes };
     },
     signal,
   );

@@ -47,8 +47,8 @@ describe('a batch of text extractions', () => {
     const em = service.services.orm.em.fork() as EntityManager;
     // a lone surrogate, as no extraction now leaves one (storableText): Postgres refuses it in JSON
     const outcomes = await storeTexts(service.services, em, 'svc.repository.default', [
-      { resource: resource(good, 'takes.txt'), text: { resourceId: good.resource.id, text: 'takenword', truncated: false } },
-      { resource: resource(bad, 'refused.txt'), text: { resourceId: bad.resource.id, text: 'half \ud83d', truncated: false } },
+      { resource: resource(good, 'takes.txt'), text: { resourceId: good.resource.id, text: 'takenword', truncated: false, notes: [] } },
+      { resource: resource(bad, 'refused.txt'), text: { resourceId: bad.resource.id, text: 'half \ud83d', truncated: false, notes: [] } },
     ]);
     expect(outcomes).toEqual([
       expect.objectContaining({ text: expect.objectContaining({ resourceId: good.resource.id }) }),
@@ -68,8 +68,8 @@ describe('a batch of text extractions', () => {
     // as a job runs it
     const outcomes = await withStatementTimeout(config.JOB_STATEMENT_TIMEOUT_MS, () =>
       storeTexts({ ...service.services, config }, em, 'svc.repository.default', [
-        { resource: resource(fast, 'fast.txt'), text: { resourceId: fast.resource.id, text: 'fastword', truncated: false } },
-        { resource: resource(slow, 'slow.txt'), text: { resourceId: slow.resource.id, text: '<!--'.repeat(65_536), truncated: false } },
+        { resource: resource(fast, 'fast.txt'), text: { resourceId: fast.resource.id, text: 'fastword', truncated: false, notes: [] } },
+        { resource: resource(slow, 'slow.txt'), text: { resourceId: slow.resource.id, text: '<!--'.repeat(65_536), truncated: false, notes: [] } },
       ]),
     );
     expect(outcomes[1]).toEqual({

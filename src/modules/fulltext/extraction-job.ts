@@ -23,12 +23,29 @@ import {
 } from './operations.js';
 import { textIndexOf } from './text-index.js';
 
+/** How OCR reads (OCR_*): null when it is off (images are not read, PDF pages without text stay without). */
+export interface OcrSettings {
+  languages: string[];
+  pageTimeoutMs: number;
+  dpi: number;
+  /** when (epoch ms) OCR stops, ahead of the extraction's deadline: the pages left are noted, the text read so far kept */
+  stopBy: number;
+}
+
 /** One resource's text to read: its file, of a kind read, up to `maxChars` characters (the rest is dropped and the text marked truncated). */
 export interface TextExtractionRequest {
   inputPath: string;
   fileName: string;
   kind: TextKind;
   maxChars: number;
+  ocr: OcrSettings | null;
+}
+
+/** A resource's text as read, with what was left out and why (`notes`: a page whose OCR was over its bound, …). */
+export interface ExtractedText {
+  text: string;
+  truncated: boolean;
+  notes: string[];
 }
 
 /**
@@ -37,10 +54,10 @@ export interface TextExtractionRequest {
  * keeps it (`storableText`), or undefined when none was sent; `signal` (the job's cancellation) stops it.
  */
 export interface TextExtractor {
-  extract(request: TextExtractionRequest, signal?: AbortSignal): Promise<{ text: string; truncated: boolean } | undefined>;
+  extract(request: TextExtractionRequest, signal?: AbortSignal): Promise<ExtractedText | undefined>;
 }
 
-type Extracted = { text: string; truncated: boolean } | { skipped: string };
+type Extracted = ExtractedText | { skipped: string };
 
 /**
  * The text of one resource, within the bounds of the configuration (size read, characters kept, and
@@ -51,7 +68,11 @@ async function extractText(config: Config, extractor: TextExtractor, file: strin
   // the first bytes tell a PDF whatever it is called; the text itself is read in the extraction process only
   const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
   if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
-  const request = { inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS };
+  const ocr = config.OCR_ENABLED
+    ? { languages: config.OCR_LANGUAGES, pageTimeoutMs: config.OCR_PAGE_TIMEOUT_MS, dpi: config.OCR_DPI, stopBy: Date.now() + config.FULLTEXT_EXTRACT_TIMEOUT_MS * 0.9 }
+    : null;
+  if (kind === 'image' && !ocr) return { skipped: 'OCR_ENABLED is false: no text is read from images' };
+  const request = { inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS, ocr };
   return (await extractor.extract(request, signal)) ?? { skipped: 'the extraction process sent no text' };
 }
 
@@ -66,8 +87,8 @@ async function extractOne<R extends ResourceToIndex>(services: Services, extract
   try {
     const extracted = await extractText(services.config, extractor, services.contentStore.absolutePath(resource.storagePath), resource, signal);
     // an empty text marks the resource as done (a reindex passes it over); its name is indexed anyway
-    if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false } };
-    return { resource, text: { resourceId: resource.id, text: extracted.text, truncated: extracted.truncated } };
+    if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false, notes: [extracted.skipped] } };
+    return { resource, text: { resourceId: resource.id, ...extracted } };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     const fileMissing = (error as NodeJS.ErrnoException).code === 'ENOENT';

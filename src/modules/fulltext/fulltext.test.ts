@@ -225,10 +225,10 @@ describe('a rerun after a worker died', () => {
     const content = await indexed('rerun.txt', 'rerunword');
     const [{ resource_id }] = await sql<{ resource_id: string }>(service, `select resource_id from entry where id = ?`, [content.id]);
     const em = service.services.orm.em.fork();
-    expect(await saveResourceTexts(em as never, [{ resourceId: resource_id, text: 'rerunword again', truncated: false }])).toEqual([resource_id]);
+    expect(await saveResourceTexts(em as never, [{ resourceId: resource_id, text: 'rerunword again', truncated: false, notes: [] }])).toEqual([resource_id]);
     const rows = await sql(service, `select text from resource_text where resource_id = ?`, [resource_id]);
     expect(rows).toEqual([{ text: 'rerunword again' }]);
-    expect(await saveResourceTexts(em as never, [{ resourceId: 'no-such-resource', text: 'x', truncated: false }])).toEqual([]);
+    expect(await saveResourceTexts(em as never, [{ resourceId: 'no-such-resource', text: 'x', truncated: false, notes: [] }])).toEqual([]);
   });
 });
 

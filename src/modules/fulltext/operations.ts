@@ -95,6 +95,8 @@ export interface ResourceText {
   resourceId: string;
   text: string;
   truncated: boolean;
+  /** what was left out and why: a kind not read, a page whose OCR was over its bound */
+  notes: string[];
 }
 
 /**
@@ -106,10 +108,10 @@ export async function saveResourceTexts(em: EntityManager, texts: ResourceText[]
   if (texts.length === 0) return [];
   const rows = await executeBounded<{ resource_id: string }>(
     em,
-    `insert into resource_text (resource_id, repository_id, text, truncated)
-       select r.id, r.repository_id, t.text, t.truncated
-         from jsonb_to_recordset(?::jsonb) as t("resourceId" text, text text, truncated boolean) join resource r on r.id = t."resourceId"
-     on conflict (resource_id) do update set text = excluded.text, truncated = excluded.truncated, extracted_at = now()
+    `insert into resource_text (resource_id, repository_id, text, truncated, notes)
+       select r.id, r.repository_id, t.text, t.truncated, array(select jsonb_array_elements_text(t.notes))
+         from jsonb_to_recordset(?::jsonb) as t("resourceId" text, text text, truncated boolean, notes jsonb) join resource r on r.id = t."resourceId"
+     on conflict (resource_id) do update set text = excluded.text, truncated = excluded.truncated, notes = excluded.notes, extracted_at = now()
      returning resource_id`,
     [JSON.stringify(texts)],
   );
