@@ -116,8 +116,9 @@ export async function plainOrMarkupText(file: string, kind: 'plain' | 'html' | '
 export const longestTokenRun = 128;
 
 /**
- * Text as the index keeps it: NFC-normalised, as searches are (`café` typed as `e` + accent is the
- * same word); control characters as spaces (Postgres text holds no NUL, a tsvector has no use for the
+ * Text as the index keeps it: NFKC-normalised, as searches are (`café` typed as `e` + accent is the
+ * same word, and so are a ligature `ﬀ` and `ff`, Arabic presentation forms and their letters, a
+ * fullwidth `Ａ` and `A`: what a reader sees is what a keyboard types); control characters as spaces (Postgres text holds no NUL, a tsvector has no use for the
  * others), and so the replacement character, which stands for bytes or code points that could not be
  * read — and for a lone surrogate (`toWellFormed`), such as the half of a pair a cut at
  * FULLTEXT_MAX_TEXT_CHARS leaves: Postgres refuses those in JSON.
@@ -132,6 +133,25 @@ export const longestTokenRun = 128;
 export const storableText = (text: string) =>
   text
     .toWellFormed()
-    .normalize('NFC')
+    .normalize('NFKC')
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd<]/g, ' ')
-    .replace(/[^ \t\n\r]+/g, (run) => (run.length <= longestTokenRun ? run : run.replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')));
+    .replace(/[^ \t\n\r]+/g, (run) => (run.length <= longestTokenRun ? withAddressParts(run) : run.replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')));
+
+/**
+ * A character that is neither letter, mark, digit, blank nor `-` (the parser splits hyphenated words
+ * itself) between two letters or digits: a URL's, path's, e-mail address's or host name's dots and
+ * slashes, an elision's apostrophe (`l’impayé`), a bullet between words (`인터뷰●홍인혜`).
+ */
+const addressJoint = /[\p{L}\p{N}][^\p{L}\p{M}\p{N}\s-][\p{L}\p{N}]/u;
+
+/**
+ * A URL, e-mail address, host name, path or other run of words joined by such characters, which
+ * Postgres's parser keeps as one token (`http://blog.nihilogic.dk/`), followed by its words
+ * (`http blog nihilogic dk`): found whole and by any of its parts, in both text indexes (the
+ * adapter indexes the same text).
+ */
+function withAddressParts(run: string): string {
+  if (!addressJoint.test(run)) return run;
+  const parts = run.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  return parts.length > 1 ? `${run} ${parts.join(' ')}` : run;
+}

@@ -69,7 +69,10 @@ async function pdfText(start: ExtractStart, collector: TextCollector): Promise<v
       const pdfPage = await document.getPage(page);
       try {
         const content = await pdfPage.getTextContent();
-        const text = content.items.map((item) => ('str' in item ? (item.hasEOL ? `${item.str}\n` : `${item.str} `) : '')).join('');
+        // joined as pdf.js's own find does: its items carry the spaces the page shows (a gap wide enough
+        // between glyphs); a space after each item split words drawn glyph by glyph ("G r a d u a t e s")
+        const layer = content.items.map((item) => ('str' in item ? (item.hasEOL ? `${item.str}\n` : item.str) : '')).join('');
+        const text = `${layer}${annotationText(await pdfPage.getAnnotations({ intent: 'display' }))}`;
         // a page without a text layer (a scan) is read by OCR
         if (/\S/.test(text) || !start.ocr) collector.add(text);
         else if (Date.now() < start.ocr.stopBy) await ocrPage(pdfPage, page, start.ocr, collector);
@@ -83,6 +86,28 @@ async function pdfText(start: ExtractStart, collector: TextCollector): Promise<v
     // the process may serve the next resource: the document's objects, fonts and caches go now
     await loading.destroy();
   }
+}
+
+/**
+ * What a reader sees in a page's annotations besides its text layer: notes and free text
+ * (`contents`), form fields' values and their choices, alternative texts, and link targets.
+ */
+function annotationText(annotations: Record<string, unknown>[]): string {
+  const texts: string[] = [];
+  const add = (value: unknown) => {
+    if (typeof value === 'string' && value.trim() !== '') texts.push(value);
+    else if (Array.isArray(value)) value.forEach(add);
+  };
+  for (const annotation of annotations) {
+    add((annotation.contentsObj as { str?: string } | undefined)?.str);
+    add(annotation.textContent);
+    // a check box's or radio button's value is its state (`Off`, `Yes`), not words on the page
+    if (!annotation.checkBox && !annotation.radioButton) add(annotation.fieldValue);
+    add(annotation.alternativeText);
+    add((annotation.options as { displayValue?: string }[] | undefined)?.map((option) => option.displayValue));
+    add(annotation.url);
+  }
+  return texts.length > 0 ? `\n${texts.join('\n')}\n` : '';
 }
 
 /** The largest raster OCR reads: an A4 page at 300 dpi is 8.7 Mpx; more only costs time and memory. */

@@ -30,3 +30,27 @@ describe('the text extractor of the extraction jobs', () => {
     expect(pool.waitingPids[0]).not.toBe(process.pid);
   });
 });
+
+describe('what a reader sees of a PDF besides its text layer', () => {
+  it("reads form fields' values and choices, notes' contents and link targets, not check box states", async () => {
+    const { PDFDocument, PDFName, PDFString } = await import('pdf-lib');
+    const document = await PDFDocument.create();
+    const page = document.addPage([400, 400]);
+    const form = document.getForm();
+    const field = form.createTextField('applicant');
+    field.setText('Ermintrude Fieldvalue');
+    field.addToPage(page, { x: 20, y: 300, width: 200, height: 20 });
+    const choice = form.createDropdown('colour');
+    choice.addOptions(['Vermilionchoice', 'Cobaltchoice']);
+    choice.addToPage(page, { x: 20, y: 250, width: 200, height: 20 });
+    form.createCheckBox('agreed').addToPage(page, { x: 20, y: 200, width: 10, height: 10 });
+    const note = document.context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [20, 100, 40, 120], Contents: PDFString.of('Stickynote remark') });
+    const link = document.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [20, 50, 200, 70], A: { S: 'URI', URI: PDFString.of('http://www.linktarget.example/page') } });
+    page.node.set(PDFName.of('Annots'), document.context.obj([...page.node.Annots()!.asArray(), document.context.register(note), document.context.register(link)]));
+    const inputPath = path.join(dir, 'form.pdf');
+    await fs.writeFile(inputPath, await document.save());
+    const read = await textExtractor(pool, 60_000).extract({ inputPath, fileName: 'form.pdf', kind: 'pdf', maxChars: 10_000, ocr: null });
+    for (const words of ['Ermintrude Fieldvalue', 'Vermilionchoice', 'Cobaltchoice', 'Stickynote remark', 'http://www.linktarget.example/page http www linktarget example page']) expect(read?.text).toContain(words);
+    expect(read?.text).not.toMatch(/\bOff\b/);
+  });
+});

@@ -106,6 +106,14 @@ describe('text extraction (a background job per new version)', () => {
     expect((await byText({ searchText: 'cafe\u0301word' })).body.entries.map((e: { name: string }) => e.name)).toEqual(['entities.html']);
   });
 
+  it('finds a URL, an e-mail address and an elision whole and by their parts, and a ligature or fullwidth letters as typed', async () => {
+    await indexed('links.txt', 'see http://blog.nihilogic.dk/ and write to mail@example.org about l\u2019impay\u00e9 or 인터뷰●홍인혜', 'text/plain');
+    await indexed('forms.txt', 'the di\ufb00erent \uff21\uff22\uff23\uff24word', 'text/plain');
+    for (const word of ['nihilogic', 'blog.nihilogic.dk', 'example', 'mail@example.org', 'impay\u00e9', '홍인혜']) expect(await namesFound(`fullText('${word}')`), word).toEqual(['links.txt']);
+    expect((await byText({ searchText: 'nihilogic' })).body.entries.map((e: { name: string }) => e.name)).toEqual(['links.txt']);
+    expect(await namesFound(`fullText('different') and fullText('abcdword')`)).toEqual(['forms.txt']);
+  });
+
   it("a new version replaces the old version's text (replace resource and check-in)", async () => {
     const content = await indexed('versioned.txt', 'firstversionword');
     const form = new FormData();

@@ -66,8 +66,8 @@ function textAndNameForms(searchText: string): { text: string; names: string } {
  * Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
 export function textQuery(text: string): Sql {
-  // as names and extracted texts are stored (`storableText`): `é` typed as `e` + accent finds `é`
-  const searchText = text.normalize('NFC');
+  // as extracted texts are stored (`storableText`, NFKC): `é` typed as `e` + accent finds `é`, `ff` finds `ﬀ`
+  const searchText = text.normalize('NFKC');
   if (searchText.trim() === '') throw illegalArguments('search text: must not be empty');
   if (longerThan(searchText, maxSearchTextLength)) throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
   const prefixes: { word: string; excluded: boolean }[] = [];
