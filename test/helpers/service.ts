@@ -163,3 +163,57 @@ export async function subscriptionEvents<T>(
     await client.dispose();
   }
 }
+
+/** A subscription left open: what it received so far, a wait for more, how it ended. */
+export interface OpenSubscription<T> {
+  events: { data?: T; errors?: readonly unknown[] }[];
+  /** resolves when `count` events arrived, rejects after `timeoutMs` */
+  until(count: number, timeoutMs?: number): Promise<void>;
+  /** resolves when the server ended it (with the close event or error) */
+  ended: Promise<{ error?: unknown }>;
+  close(): Promise<void>;
+}
+
+/** A subscription over graphql-ws (the session in connection_init) that the test reads as it goes. */
+export async function openSubscription<T>(
+  service: Pick<TestService, 'baseUrl' | 'adminSession'>,
+  query: string,
+  { session = service.adminSession, variables }: { session?: string; variables?: Record<string, unknown> } = {},
+): Promise<OpenSubscription<T>> {
+  const { createClient } = await import('graphql-ws');
+  const { default: WebSocket } = await import('ws');
+  const client = createClient({
+    url: `${service.baseUrl.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${session}` },
+    retryAttempts: 0,
+  });
+  const events: OpenSubscription<T>['events'] = [];
+  const waiters = new Set<() => void>();
+  const ended = new Promise<{ error?: unknown }>((resolve) => {
+    client.subscribe<T>({ query, variables }, {
+      next: (event) => {
+        events.push(event as { data?: T; errors?: readonly unknown[] });
+        for (const wake of waiters) wake();
+      },
+      error: (error) => resolve({ error }),
+      complete: () => resolve({}),
+    });
+  });
+  const until = (count: number, timeoutMs = 10_000) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (events.length < count) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no ${count} events within ${timeoutMs} ms (got ${events.length}: ${JSON.stringify(events)})`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  return { events, until, ended, close: () => client.dispose() as Promise<void> };
+}
