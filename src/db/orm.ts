@@ -29,6 +29,7 @@ import { Migration20261127010000Groups } from './migrations/Migration20261127010
 import { Migration20261127020000Acls } from './migrations/Migration20261127020000Acls.js';
 import { Migration20261128010000Events } from './migrations/Migration20261128010000Events.js';
 import { Migration20261128020000EventNotifications } from './migrations/Migration20261128020000EventNotifications.js';
+import { Migration20261128030000Webhooks } from './migrations/Migration20261128030000Webhooks.js';
 
 export type Orm = MikroORM;
 
@@ -61,6 +62,7 @@ export const migrationsList = [
   { name: 'Migration20261127020000Acls', class: Migration20261127020000Acls },
   { name: 'Migration20261128010000Events', class: Migration20261128010000Events },
   { name: 'Migration20261128020000EventNotifications', class: Migration20261128020000EventNotifications },
+  { name: 'Migration20261128030000Webhooks', class: Migration20261128030000Webhooks },
 ];
 
 export interface OrmOptions {
