@@ -127,8 +127,8 @@ describe('contentEvents subscription', () => {
       [subscription(), 'not-a-session', undefined],
     ] as const) {
       const live = await openSubscription<Received>(service, query, { session });
-      const outcome = await Promise.race([live.ended, live.until(1).then(() => ({ event: live.events[0] }))]);
-      const error = 'event' in outcome ? outcome.event?.errors?.[0] : outcome.error;
+      await live.until(1);
+      const error = live.events[0]?.errors?.[0] ?? live.outcome().error;
       if (reasonCode) expect((error as { extensions?: { reasonCode?: string } }).extensions?.reasonCode, query).toBe(reasonCode);
       else expect(error, query).toBeDefined();
       await live.close();

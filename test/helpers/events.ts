@@ -19,7 +19,9 @@ export async function commitEvents(service: Pick<TestService, 'services'>, event
 export async function untilLive(service: Pick<TestService, 'services'>, subscription: OpenSubscription<unknown>, probeEntryId: string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
     await commitEvents(service, [{ type: 'ENTRY_UPDATED', entryId: probeEntryId, details: { probe: true } }]);
-    if (await subscription.until(1, 200).then(() => true, () => false)) return;
+    if (!(await subscription.until(1, 200).then(() => true, () => false))) continue;
+    if (subscription.events.length === 0) throw new Error(`the subscription ended: ${JSON.stringify(subscription.outcome())}`);
+    return;
   }
   throw new Error('the subscription delivered no probe event within 20 s');
 }

@@ -1,4 +1,5 @@
 import { createPubSub } from '@graphql-yoga/subscription';
+import { stoppingWith } from '../../graphql/pubsub.js';
 import type { ChannelListener } from '../../db/notifications.js';
 import type { Orm } from '../../db/orm.js';
 import type { Logger } from '../../logger.js';
@@ -54,14 +55,6 @@ export class LiveEvents {
       if (count > 0) this.#watched.set(repositoryId, count);
       else this.#watched.delete(repositoryId);
     };
-    const iterator: AsyncIterableIterator<OutboxEvent> = {
-      next: () => events.next(),
-      return: async (value?: unknown) => {
-        unwatch();
-        return events.return ? events.return(value) : { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]: () => iterator,
-    };
-    return iterator;
+    return stoppingWith(events, unwatch);
   }
 }
