@@ -224,25 +224,28 @@ describe('webhook delivery', () => {
   });
 
   it('does not delay uploads while 1,000 events wait for a slow receiver', async () => {
-    const { receiver, done } = await hook(['CONTENT_CHECKED_IN'], () => ({ status: 200, delayMs: 2_000 }));
-    try {
-      const folder = await newFolder(service, 'busy');
-      const committed = Date.now();
-      await commitEvents(service, Array.from({ length: 1_000 }, (_, n) => ({ type: 'CONTENT_CHECKED_IN' as const, entryId: `busy-${n}`, details: { n } })));
-      const commitMs = Date.now() - committed;
-      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThan(0);
-      const uploadMs: number[] = [];
+    const folder = await newFolder(service, 'busy');
+    const timedUploads = async (label: string) => {
+      const ms: number[] = [];
       for (let i = 0; i < 5; i++) {
         const started = Date.now();
-        await newContent(service, { name: `busy-${i}.txt`, parentId: folder.id });
-        uploadMs.push(Date.now() - started);
+        await newContent(service, { name: `${label}-${i}.txt`, parentId: folder.id });
+        ms.push(Date.now() - started);
       }
-      // the slow receiver holds WEBHOOK_CONCURRENCY deliveries at a time in the worker loop; uploads do not wait for any
-      expect(Math.max(...uploadMs), JSON.stringify(uploadMs)).toBeLessThan(3_000);
-      expect(commitMs).toBeLessThan(10_000);
+      return ms.sort((a, b) => a - b)[2]!;
+    };
+    const alone = await timedUploads('alone');
+    const { receiver, done } = await hook(['CONTENT_CHECKED_IN'], () => ({ status: 200, delayMs: 2_000 }));
+    try {
+      await commitEvents(service, Array.from({ length: 1_000 }, (_, n) => ({ type: 'CONTENT_CHECKED_IN' as const, entryId: `busy-${n}`, details: { n } })));
+      // the worker loop holds WEBHOOK_CONCURRENCY deliveries open at the slow receiver while the uploads run
+      await expect.poll(() => receiver.received.length, { timeout: 30_000 }).toBeGreaterThan(0);
+      const beside = await timedUploads('beside');
+      // the median upload beside the backlog: no slower than three times the one alone, with a second of slack for a loaded machine
+      expect(beside, `alone ${alone} ms, beside the backlog ${beside} ms`).toBeLessThan(3 * alone + 1_000);
       expect(receiver.received.length).toBeLessThan(1_000);
     } finally {
       await done();
     }
-  }, 60_000);
+  }, 120_000);
 });
