@@ -38,6 +38,7 @@ import type {
   UpdateContentInput,
   UpdateFolderInput,
   UpdateRepositoryLimitsInput,
+  WebhookInput,
 } from './operations/documents.generated.js';
 
 /** The GraphQL input types REST fills, by name, with their generated TypeScript types. */
@@ -61,6 +62,7 @@ export interface InputTypes {
   UpdateContentInput: UpdateContentInput;
   UpdateFolderInput: UpdateFolderInput;
   UpdateRepositoryLimitsInput: UpdateRepositoryLimitsInput;
+  WebhookInput: WebhookInput;
 }
 
 export type TextSource = Record<string, string | string[] | undefined>;

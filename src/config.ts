@@ -122,6 +122,19 @@ const environmentSchema = z.object({
   JOB_SWEEP_MS: z.coerce.number().int().min(100).default(60_000),
   /** a stop's time for requests in flight to finish; those still unanswered then get a 503 (src/http/unanswered.ts) */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  /** webhooks may be delivered to loopback, link-local, private and multicast addresses (docs/events.md "Address rules"): for receivers on the same host or network only */
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /** a webhook delivery is a 2xx answer within this time */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** a failing delivery is retried this long after its first failure, then its webhook is marked failing */
+  WEBHOOK_RETRY_FOR_MS: z.coerce.number().int().min(100).default(86_400_000),
+  /** the first retry's delay; each next one doubles it (with jitter) up to WEBHOOK_RETRY_MAX_MS */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).default(10_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).default(3_600_000),
+  /** how often a worker looks for deliveries due */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).default(1_000),
+  /** deliveries one worker process makes at once */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
 });
 
 /** The settings-file names of the spec are accepted as aliases of the property names (DESIGN §0). */

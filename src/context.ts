@@ -8,6 +8,7 @@ import { resolveSession } from './modules/auth/index.js';
 import type { Principal } from './modules/auth/index.js';
 import type { AclCache } from './modules/access/index.js';
 import type { JobQueue } from './modules/jobs/index.js';
+import type { LiveEvents } from './modules/events/index.js';
 import type { RepositoryCache } from './modules/repositories/index.js';
 import type { FileStore } from './storage/file-store.js';
 
@@ -28,6 +29,8 @@ export interface Services {
   repositories: RepositoryCache;
   /** stored ACLs and callers' readable sets this process has read (DESIGN §10) */
   acls: AclCache;
+  /** committed events relayed to this process's `contentEvents` subscribers */
+  liveEvents: LiveEvents;
 }
 
 /** Per-request context of subgraph resolvers: who calls, with a fresh entity manager. */

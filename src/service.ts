@@ -27,6 +27,7 @@ import { transferRouter } from './http/transfer.js';
 import { maxUploadBodyBytes, sweepPendingUploads, uploadLifetimeMs } from './modules/entries/index.js';
 import { FileStore } from './storage/file-store.js';
 import { JobQueue } from './modules/jobs/index.js';
+import { LiveEvents } from './modules/events/index.js';
 import { addRepresentationDownload } from './http/representation-download.js';
 import { buildSubgraphs, composeSupergraph, type SubgraphName } from './subgraphs/index.js';
 
@@ -97,6 +98,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
     jobs,
     repositories: new RepositoryCache(),
     acls: new AclCache(),
+    liveEvents: new LiveEvents(database.orm, logger),
   };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
@@ -159,7 +161,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
     });
     await gateway.ready();
   }
-  // what other processes announce: the end of a session (logout, user deleted), a membership change, a repository changed
+  // what other processes announce: the end of a session (logout, user deleted), a membership change, a repository changed, an event committed
   const endedGateway = gateway;
   const stopListening = await listenForNotifications(
     database.url,
@@ -175,6 +177,8 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
       // a user's group memberships changed: their sessions read their groups again (the sessions were cleared above when some were missed)
       { channel: membershipsChangedChannel, notified: (userName) => forgetChangedMemberships(services, userName) },
       { channel: repositoryChangedChannel, notified: (name) => services.repositories.forget(name), missedSome: () => services.repositories.forgetAll() },
+      // committed events, for the contentEvents subscribers of this process (those of the content subgraph)
+      ...(config.ROLE === 'all' || config.ROLE === 'content' ? [services.liveEvents.listener] : []),
     ],
     logger,
   );

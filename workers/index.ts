@@ -1,6 +1,7 @@
 import type { Services } from '../src/context.js';
 import { convertJobHandler, convertJobName, mergeJobHandler, mergeJobName } from '../src/modules/conversion/index.js';
 import { extractTextJobHandler, extractTextJobName, reindexJobHandler, reindexJobName, submitLostExtractions } from '../src/modules/fulltext/index.js';
+import { deliverDue } from '../src/modules/webhooks/index.js';
 import { deepCheckJobHandler, deepCheckJobName } from '../src/modules/health/index.js';
 import { extractionPool, textExtractor } from './extract/extract-process.js';
 import { mergePool, pdfMerger } from './merge/merge-process.js';
@@ -9,7 +10,7 @@ import { startPeriodic, type BackgroundJob } from './periodic.js';
 import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweeper.js';
 
 /**
- * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, and the handlers
+ * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, webhook deliveries, and the handlers
  * of the job system (conversion, text extraction and reindexing, the asynchronous deep check), each given the
  * child processes it needs. Call before the job queue starts.
  */
@@ -27,7 +28,7 @@ export function startWorkers(services: Services): BackgroundJob[] {
   services.jobs.define(reindexJobName, reindexJobHandler(services, extractor));
   services.jobs.define(deepCheckJobName, deepCheckJobHandler(services), { waitsForJobs: true });
   // a process that takes no jobs leaves the sweep to those that do
-  const sweepers = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services), startJobSweeper(services)] : [];
+  const sweepers = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services), startJobSweeper(services), startWebhookDeliveries(services)] : [];
   return [
     startUploadSweeper(services),
     startUnreferencedFileSweeper(services),
@@ -50,5 +51,15 @@ function startJobSweeper(services: Services): BackgroundJob {
   return startPeriodic(services.logger, 'job-sweeper', everyMs, async () => {
     const kinds = await services.jobs.requeueWaiting(everyMs);
     if (kinds.length > 0) services.logger.info({ kinds }, 'queued a job for kinds whose records waited pending');
+  });
+}
+
+/**
+ * Every WEBHOOK_POLL_MS, the webhook deliveries due (src/modules/webhooks/delivery.ts): rounds of
+ * WEBHOOK_CONCURRENCY at once while rounds come back full (a backlog), at most 20 before the next pause.
+ */
+function startWebhookDeliveries(services: Services): BackgroundJob {
+  return startPeriodic(services.logger, 'webhook-deliveries', services.config.WEBHOOK_POLL_MS, async () => {
+    for (let round = 0; round < 20 && (await deliverDue(services)) === services.config.WEBHOOK_CONCURRENCY; round++);
   });
 }

@@ -11,6 +11,7 @@ import { policyRoutes } from './policies.js';
 import { searchRoutes } from './search.js';
 import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes, ...aclRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes, ...aclRoutes, ...webhookRoutes];

@@ -9,8 +9,8 @@ export function restDate(value: string | Date | null | undefined): string | unde
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The date fields of the administration domain's records (repositories, users, policies, types, statistics). */
-const recordDateFields = new Set(['createdAt', 'modifiedAt', 'executionDate', 'lastModifiedAt']);
+/** The date fields of the administration domain's records (repositories, users, policies, types, statistics, webhooks). */
+const recordDateFields = new Set(['createdAt', 'modifiedAt', 'executionDate', 'lastModifiedAt', 'failingSince']);
 
 /**
  * A record of the administration domain with its dates in the REST form: the GraphQL result carries

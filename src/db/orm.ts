@@ -28,7 +28,9 @@ import { Migration20261124010000JobTurns } from './migrations/Migration202611240
 import { Migration20261127010000Groups } from './migrations/Migration20261127010000Groups.js';
 import { Migration20261127020000Acls } from './migrations/Migration20261127020000Acls.js';
 import { Migration20261128010000Events } from './migrations/Migration20261128010000Events.js';
-import { Migration20261128020000ExtractionNotes } from './migrations/Migration20261128020000ExtractionNotes.js';
+import { Migration20261128020000EventNotifications } from './migrations/Migration20261128020000EventNotifications.js';
+import { Migration20261128030000Webhooks } from './migrations/Migration20261128030000Webhooks.js';
+import { Migration20261128040000ExtractionNotes } from './migrations/Migration20261128040000ExtractionNotes.js';
 
 export type Orm = MikroORM;
 
@@ -60,7 +62,9 @@ export const migrationsList = [
   { name: 'Migration20261127010000Groups', class: Migration20261127010000Groups },
   { name: 'Migration20261127020000Acls', class: Migration20261127020000Acls },
   { name: 'Migration20261128010000Events', class: Migration20261128010000Events },
-  { name: 'Migration20261128020000ExtractionNotes', class: Migration20261128020000ExtractionNotes },
+  { name: 'Migration20261128020000EventNotifications', class: Migration20261128020000EventNotifications },
+  { name: 'Migration20261128030000Webhooks', class: Migration20261128030000Webhooks },
+  { name: 'Migration20261128040000ExtractionNotes', class: Migration20261128040000ExtractionNotes },
 ];
 
 export interface OrmOptions {

@@ -4,6 +4,7 @@ import { ContentsResolver } from '../modules/entries/index.js';
 import { ContentResolver, EntryResolver, FolderChildrenResolver, FolderResolver } from '../modules/entries/index.js';
 import { ContentNode, FolderNode } from '../modules/entries/index.js';
 import { MaintenanceResolver } from '../modules/entries/index.js';
+import { LiveEventsResolver } from '../modules/events/index.js';
 import { FullTextResolver } from '../modules/fulltext/index.js';
 import { SearchResolver } from '../modules/search/index.js';
 import { VersionsResolver } from '../modules/versions/index.js';
@@ -11,4 +12,4 @@ import { buildFederatedSchema } from './federated-schema.js';
 
 /** The content domain: folders, contents, versions, search, conversion jobs. */
 export const buildContentSubgraph = () =>
-  buildFederatedSchema([EntryResolver, ContentResolver, FolderChildrenResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver, ConversionResolver, FullTextResolver, AclResolver, EntryAclResolver], [ContentNode, FolderNode]);
+  buildFederatedSchema([EntryResolver, ContentResolver, FolderChildrenResolver, FolderResolver, ContentsResolver, MaintenanceResolver, SearchResolver, VersionsResolver, ConversionResolver, FullTextResolver, AclResolver, EntryAclResolver, LiveEventsResolver], [ContentNode, FolderNode]);

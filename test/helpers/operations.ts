@@ -19,6 +19,7 @@ import { FileStore } from '../../src/storage/file-store.js';
 import { createTestDatabase } from './service.js';
 import { createAuthServices, groupsOfUser } from '../../src/modules/auth/index.js';
 import { JobQueue } from '../../src/modules/jobs/index.js';
+import { LiveEvents } from '../../src/modules/events/index.js';
 
 /** Services over a fresh database from the migrated template and a temporary data folder: operations without HTTP. */
 export interface OperationsBench {
@@ -50,6 +51,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     jobs: new JobQueue(config, orm, logger, databaseUrl),
     repositories: new RepositoryCache(),
     acls: new AclCache(),
+    liveEvents: new LiveEvents(orm, logger),
   };
   await ensureDefaultRepository(orm.em.fork() as EntityManager, config, config.DEFAULT_REPOSITORY, config.ADMIN_USER);
 

@@ -137,6 +137,33 @@ export async function subscriptionEvents<T>(
   count: number,
   { session = service.adminSession, timeoutMs = 10_000 }: { session?: string; timeoutMs?: number } = {},
 ): Promise<{ events: { data?: T; errors?: readonly unknown[] }[]; error?: unknown }> {
+  const subscription = await openSubscription<T>(service, query, { session });
+  try {
+    await subscription.until(count, timeoutMs);
+    return { events: subscription.events, ...subscription.outcome() };
+  } finally {
+    await subscription.close();
+  }
+}
+
+/** A subscription left open: what it received so far, a wait for more, how it ended. */
+export interface OpenSubscription<T> {
+  events: { data?: T; errors?: readonly unknown[] }[];
+  /** resolves when `count` events arrived or the subscription ended, rejects after `timeoutMs` */
+  until(count: number, timeoutMs?: number): Promise<void>;
+  /** resolves when the server ended it (with the close event or error) */
+  ended: Promise<{ error?: unknown }>;
+  /** how it ended ({} while it goes on or when it completed) */
+  outcome(): { error?: unknown };
+  close(): Promise<void>;
+}
+
+/** A subscription over graphql-ws (the session in connection_init) that the test reads as it goes. */
+export async function openSubscription<T>(
+  service: Pick<TestService, 'baseUrl' | 'adminSession'>,
+  query: string,
+  { session = service.adminSession, variables }: { session?: string; variables?: Record<string, unknown> } = {},
+): Promise<OpenSubscription<T>> {
   const { createClient } = await import('graphql-ws');
   const { default: WebSocket } = await import('ws');
   const client = createClient({
@@ -145,24 +172,39 @@ export async function subscriptionEvents<T>(
     connectionParams: { authorization: `Bearer ${session}` },
     retryAttempts: 0,
   });
-  const events: { data?: T; errors?: readonly unknown[] }[] = [];
-  try {
-    return await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${count} events within ${timeoutMs} ms (got ${events.length})`)), timeoutMs);
-      const done = (outcome: { error?: unknown }) => {
-        clearTimeout(timer);
-        resolve({ events, ...outcome });
-      };
-      client.subscribe<T>({ query }, {
-        next: (event) => {
-          events.push(event as { data?: T; errors?: readonly unknown[] });
-          if (events.length === count) done({});
-        },
-        error: (error) => done({ error }),
-        complete: () => done({}),
-      });
+  const events: OpenSubscription<T>['events'] = [];
+  const waiters = new Set<() => void>();
+  const wakeAll = () => [...waiters].forEach((wake) => wake());
+  let endedWith: { error?: unknown } | undefined;
+  const ended = new Promise<{ error?: unknown }>((resolve) => {
+    const end = (outcome: { error?: unknown }) => {
+      endedWith = outcome;
+      resolve(outcome);
+      wakeAll();
+    };
+    client.subscribe<T>({ query, variables }, {
+      next: (event) => {
+        events.push(event as { data?: T; errors?: readonly unknown[] });
+        wakeAll();
+      },
+      error: (error) => end({ error }),
+      complete: () => end({}),
     });
-  } finally {
-    await client.dispose();
-  }
+  });
+  const until = (count: number, timeoutMs = 10_000) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (events.length < count && !endedWith) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no ${count} events within ${timeoutMs} ms (got ${events.length}: ${JSON.stringify(events)})`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  return { events, until, ended, outcome: () => endedWith ?? {}, close: () => client.dispose() as Promise<void> };
 }

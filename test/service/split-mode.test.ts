@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newContent, newFolder } from '../helpers/entries.js';
-import { call, createTestDatabase, startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
+import { commitEvents, untilLive } from '../helpers/events.js';
+import { call, createTestDatabase, json, openSubscription, startTestService, subscriptionEvents, type TestService } from '../helpers/service.js';
 
 /**
  * Production topology in one test process: three subgraph servers (ROLE=content|admin|health) and a
@@ -25,6 +26,8 @@ describe('split mode (ROLE)', () => {
       CONTENT_STORAGE_PATH: services[0]!.config.contentStoragePath,
     });
     services.push(gateway);
+    // a job worker of its own: what it commits reaches subscribers through the content process
+    services.push(await startTestService({ ...shared, ROLE: 'worker', CONTENT_STORAGE_PATH: services[0]!.config.contentStoragePath }, { authenticate: false }));
   });
   afterAll(async () => {
     for (const service of services.reverse()) await service.stop();
@@ -65,6 +68,29 @@ describe('split mode (ROLE)', () => {
     expect(performance.now() - loggedOut).toBeLessThan(1_000);
     expect(outcome.events.length).toBeGreaterThan(0);
     expect(outcome.error).toMatchObject({ code: 4401 });
+  });
+
+  it('delivers to a contentEvents subscriber on the gateway an event committed by the worker process, filtered by what it may read', async () => {
+    const worker = services.at(-1)!;
+    const open = await newFolder(gateway, 'split-events');
+    const hidden = await newFolder(gateway, 'split-hidden');
+    expect((await call(`${gateway.contentBase}/folder/${hidden.id}/acl?sessionId=${gateway.adminSession}`, json('PUT', { inherit: false, entries: [] }))).status).toBe(200);
+    const session = await gateway.createUserSession('split-subscriber');
+    const live = await openSubscription<{ contentEvents: { type: string; entryId: string; details: Record<string, unknown> } }>(
+      gateway,
+      'subscription { contentEvents(repository: "default") { type entryId details } }',
+      { session },
+    );
+    try {
+      await untilLive(worker, live, open.id);
+      await commitEvents(worker, [{ type: 'ENTRY_UPDATED', entryId: hidden.id, details: { from: 'worker' } }]);
+      await commitEvents(worker, [{ type: 'ENTRY_TAGGED', entryId: open.id, details: { from: 'worker' } }]);
+      await expect.poll(() => live.events.some((event) => event.data?.contentEvents.type === 'ENTRY_TAGGED')).toBe(true);
+      const fromWorker = live.events.map((event) => event.data!.contentEvents).filter((event) => event.details['from'] === 'worker');
+      expect(fromWorker).toEqual([{ type: 'ENTRY_TAGGED', entryId: open.id, details: { from: 'worker' } }]);
+    } finally {
+      await live.close();
+    }
   });
 
   it('counts failed logins per client behind the gateway, not per gateway', async () => {

@@ -202,6 +202,14 @@ export const levelOnEntry = (scope: AccessScope, entry: EntryFacts) =>
 /** Whether the caller may read an entry (else it is not there for them). */
 export const mayRead = async (scope: AccessScope, entry: EntryFacts) => (await levelOnEntry(scope, entry)) >= 1;
 
+/**
+ * Whether the caller may see an event of the outbox (live `contentEvents`): administrators see every
+ * event; others those of an entry they may read now. An event without an entry (a repository's ACL, a
+ * job) or whose entry is gone (purged) is the administrators' only.
+ */
+export const mayReadEvent = async (scope: AccessScope, entry: EntryFacts | null) =>
+  mayAdminister(scope.principal) || (entry !== null && (await mayRead(scope, entry)));
+
 /** The caller's permission level on the repository's root (its ACL): what creating at the top needs. */
 const levelOnRoot = (scope: AccessScope): Level => (mayAdminister(scope.principal) ? 3 : levelIn(scope.principal, scope.repository.acl));
 

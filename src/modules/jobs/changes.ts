@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
-import { pubSub } from '../../graphql/pubsub.js';
+import { pubSub, stoppingWith } from '../../graphql/pubsub.js';
 import { jobChangesChannel, type JobState } from './records.js';
 
 /** One change of a job record as announced. */
@@ -69,16 +69,7 @@ export class JobChanges {
       await changes.return?.();
       throw error;
     }
-    const unwatch = () => this.unwatch(jobId);
-    const iterator: AsyncIterableIterator<JobChange> = {
-      next: () => changes.next(),
-      return: async (value?: unknown) => {
-        unwatch();
-        return changes.return ? changes.return(value) : { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]: () => iterator,
-    };
-    return iterator;
+    return stoppingWith(changes, () => this.unwatch(jobId));
   }
 
   private unwatch(jobId: string) {
