@@ -67,7 +67,7 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
   const conditions: { sql: string; params: unknown[] }[] = [
     scope.repository
       ? { sql: 'ev.repository_id = ?', params: [scope.repository.id] }
-      : { sql: 'ev.type = any(?::text[])', params: [administrationEventTypes] },
+      : { sql: 'ev.type = any(array(select jsonb_array_elements_text(?::jsonb)))', params: [JSON.stringify(administrationEventTypes)] },
   ];
   const add = (value: unknown, sql: string) => {
     if (value !== undefined && value !== null) conditions.push({ sql, params: [value] });
@@ -77,7 +77,8 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
   add(query.actor, 'ev.actor = ?');
   add(query.type, 'ev.type = ?');
   add(query.from, 'ev.at >= ?');
-  add(query.to, 'ev.at <= ?');
+  // `at` holds microseconds, a REST date milliseconds: `to` takes in its whole millisecond
+  add(query.to && new Date(query.to.getTime() + 1), 'ev.at < ?');
   const readable = scope.repository ? await readableAcls({ ...scope, repository: scope.repository }) : undefined;
   const visible = visibleEvents(scope.principal, scope.repository ? { readable } : 'administration');
   if (visible) conditions.push(visible);
