@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, newContent, newFolder, restDatePattern, sql } from '../../../test/helpers/entries.js';
+import { startSecondProcess } from '../../../test/helpers/process.js';
 import { adminUrl, call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { startAuditRetention } from '../../../workers/audit-retention.js';
 
@@ -145,5 +146,33 @@ describe('retention', () => {
       await job.stop();
     }
     expect((await sql<{ id: string }>(service, `select id::text from event where actor = 'ancient'`)).map((row) => row.id)).toEqual([recent!.id]);
+  });
+});
+
+describe('the outbox across a crash', () => {
+  it('a process killed (SIGKILL) amid changes: every change committed has its one event, and no event lacks its change', async () => {
+    const second = await startSecondProcess(service);
+    const base = `${second.baseUrl}/api/v1/access.svc.content.default/v1`;
+    const answered: string[] = [];
+    const requests = Array.from({ length: 80 }, (_, i) =>
+      call(`${base}/folder?sessionId=${service.adminSession}`, json('POST', { name: `crash-${i}` })).then(
+        ({ status, body }) => void (status === 201 && answered.push(body.id)),
+        () => undefined,
+      ),
+    );
+    // killed once some changes were answered, with others in flight
+    const until = Date.now() + 30_000;
+    while (answered.length < 10 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    process.kill(second.pid, 'SIGKILL');
+    await Promise.all(requests);
+    await second.stop();
+
+    const folders = await sql<{ id: string }>(service, `select id from entry where name like 'crash-%'`);
+    const events = await sql<{ entry_id: string }>(service, `select entry_id from event where type = 'ENTRY_CREATED' and details ->> 'name' like 'crash-%'`);
+    expect(answered.length).toBeGreaterThanOrEqual(10);
+    // every answered change was committed (others in flight may or may not have been)
+    expect(answered.filter((id) => !folders.some((row) => row.id === id))).toEqual([]);
+    // one event per committed change, none without it
+    expect(events.map((row) => row.entry_id).sort()).toEqual(folders.map((row) => row.id).sort());
   });
 });
