@@ -59,15 +59,15 @@ interface EventRow {
 /**
  * A page of the audit trail, newest first, with `count` of all the events the filters and the caller's
  * visibility (access/policy.ts `visibleEvents`) let through. Each filter is served by an index of the
- * event table ending in `id desc` (Migration20261128010000Events), so a page and its count read only
- * the matching rows.
+ * event table led by the repository (Migration20261128020000AuditIndexes), so a page and its count read
+ * only the matching index entries (and, for a caller who is not an administrator, their entries' ACLs).
  */
 export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: AuditEvent[] }> {
   const query = parseInput(auditQuerySchema, input);
   const conditions: { sql: string; params: unknown[] }[] = [
     scope.repository
       ? { sql: 'ev.repository_id = ?', params: [scope.repository.id] }
-      : { sql: 'ev.type = any(array(select jsonb_array_elements_text(?::jsonb)))', params: [JSON.stringify(administrationEventTypes)] },
+      : { sql: 'ev.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
   ];
   const add = (value: unknown, sql: string) => {
     if (value !== undefined && value !== null) conditions.push({ sql, params: [value] });
