@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, newContent, newFolder, restDatePattern, sql } from '../../../test/helpers/entries.js';
+import { convertBytes } from '../../../test/helpers/conversion.js';
+import { textPdf } from '../../../test/helpers/pdf.js';
 import { startSecondProcess } from '../../../test/helpers/process.js';
 import { adminUrl, call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { startAuditRetention } from '../../../workers/audit-retention.js';
@@ -131,6 +133,16 @@ describe('GraphQL auditEvents', () => {
     expect(new Set(logins.data?.auditEvents.entries.map((event) => event.actor))).toEqual(new Set(['bob']));
     const bad = await service.graphql(query, { r: 'default', t: 'NOT_A_TYPE' });
     expect(bad.errors?.[0]?.message).toMatch(/NOT_A_TYPE/);
+  });
+});
+
+describe('job events', () => {
+  it("a conversion run by the worker: pending, running, Done, each in its record's statement, for its client and source content", async () => {
+    const { content, job } = await convertBytes(service, textPdf(1), 'one-page.pdf', {}, { session: bob });
+    expect(job.state).toBe('Done');
+    const { body } = await audit({ type: 'JOB_STATE_CHANGED', entryId: content.id }, bob);
+    expect(body.entries.map((event: { details: { state: string } }) => event.details.state)).toEqual(['Done', 'running', 'pending']);
+    expect(body.entries[0]).toMatchObject({ actor: 'bob', chronicalId: content.id, details: { jobId: job.serviceRequestJob.id } });
   });
 });
 
