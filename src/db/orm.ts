@@ -28,7 +28,7 @@ import { Migration20261124010000JobTurns } from './migrations/Migration202611240
 import { Migration20261127010000Groups } from './migrations/Migration20261127010000Groups.js';
 import { Migration20261127020000Acls } from './migrations/Migration20261127020000Acls.js';
 import { Migration20261128010000Events } from './migrations/Migration20261128010000Events.js';
-import { Migration20261128020000AuditIndexes } from './migrations/Migration20261128020000AuditIndexes.js';
+import { Migration20261128030000AuditIndexes } from './migrations/Migration20261128030000AuditIndexes.js';
 
 export type Orm = MikroORM;
 
@@ -60,7 +60,7 @@ export const migrationsList = [
   { name: 'Migration20261127010000Groups', class: Migration20261127010000Groups },
   { name: 'Migration20261127020000Acls', class: Migration20261127020000Acls },
   { name: 'Migration20261128010000Events', class: Migration20261128010000Events },
-  { name: 'Migration20261128020000AuditIndexes', class: Migration20261128020000AuditIndexes },
+  { name: 'Migration20261128030000AuditIndexes', class: Migration20261128030000AuditIndexes },
 ];
 
 export interface OrmOptions {

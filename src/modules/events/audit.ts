@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { readableAcls, visibleEvents, type AccessScope } from '../access/policy.js';
 import { parseInput } from '../auth/names.js';
-import type { Principal } from '../auth/principal.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
 import { defaultLimit, maxLimit } from '../search/entry-query.js';
 import { administrationEventTypes, eventTypes, type EventType } from './event-types.js';
@@ -41,7 +40,6 @@ export type AuditQuery = z.input<typeof auditQuerySchema>;
  * administration domain's (A/audit: repositories, policies, users, groups, logins).
  */
 export interface AuditScope extends Omit<AccessScope, 'repository'> {
-  principal: Principal;
   repository: RepositoryRecord | null;
 }
 
@@ -59,7 +57,7 @@ interface EventRow {
 /**
  * A page of the audit trail, newest first, with `count` of all the events the filters and the caller's
  * visibility (access/policy.ts `visibleEvents`) let through. Each filter is served by an index of the
- * event table led by the repository (Migration20261128020000AuditIndexes), so a page and its count read
+ * event table led by the repository (Migration20261128030000AuditIndexes), so a page and its count read
  * only the matching index entries (and, for a caller who is not an administrator, their entries' ACLs).
  */
 export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: AuditEvent[] }> {

@@ -8,7 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
  * the indexes of Migration20261128010000Events a page by actor or by type of a million events took
  * 100–300 ms, its count reading every matching row.
  */
-export class Migration20261128020000AuditIndexes extends Migration {
+export class Migration20261128030000AuditIndexes extends Migration {
   override up(): void {
     this.addSql(`drop index event_repository_idx;`);
     this.addSql(`create index event_repository_idx on event (repository_id, id desc) include (chronical_id);`);
