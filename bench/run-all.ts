@@ -4,13 +4,13 @@
  * target is printed by the benchmark, not a failure.
  *
  *   npm run bench        (= npm run build && node dist/bench/run-all.js)
- *   node dist/bench/run-all.js [name…]   only these (gateway-overhead, transfer, ingest, search, conversion, statistics, acl, ocr, corpus-text)
+ *   node dist/bench/run-all.js [name…]   only these (gateway-overhead, transfer, ingest, search, conversion, statistics, acl, audit, ocr, corpus-text)
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const all = ['gateway-overhead', 'transfer', 'ingest', 'search', 'conversion', 'statistics', 'acl', 'ocr', 'corpus-text'];
+const all = ['gateway-overhead', 'transfer', 'ingest', 'search', 'conversion', 'statistics', 'acl', 'audit', 'ocr', 'corpus-text'];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : all;
 const unknown = chosen.filter((name) => !all.includes(name));
 if (unknown.length > 0) {

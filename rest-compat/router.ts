@@ -36,9 +36,15 @@ export interface RestRouterOptions {
   prefix: string;
 }
 
-/** Who may call a path: anyone (logging in), a session, or an administrator's (the administration domain, DESIGN §3). */
+/**
+ * Who may call a path: anyone (logging in), a session, or an administrator's (the administration domain,
+ * DESIGN §3) — but for its audit trail, where a user reads its own logins (DESIGN §11; the operation filters).
+ */
 type CallerRule = 'anyone' | 'session' | 'admin';
-const callerRule = (path: string): CallerRule => (path === '/authenticate' ? 'anyone' : path.startsWith(adminDomain) ? 'admin' : 'session');
+function callerRule(path: string): CallerRule {
+  if (path === '/authenticate') return 'anyone';
+  return path.startsWith(adminDomain) && path !== `${adminDomain}/audit` ? 'admin' : 'session';
+}
 
 /**
  * The caller's right to the path, before anything of the request is read: without a session a bad

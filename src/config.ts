@@ -39,6 +39,8 @@ const environmentSchema = z.object({
   DEFAULT_REPOSITORY: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('default'),
   SESSION_IDLE_MINUTES: positiveInt.default(30),
   SESSION_MAX_HOURS: positiveInt.default(12),
+  /** how long the audit trail keeps an event (DESIGN §11); the retention job removes older ones hourly */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   MAX_UPLOAD_BYTES: positiveInt.default(5 * 1024 ** 3),
   SEARCH_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -6,11 +6,13 @@ import { deepCheckJobHandler, deepCheckJobName } from '../src/modules/health/ind
 import { extractionPool, textExtractor } from './extract/extract-process.js';
 import { mergePool, pdfMerger } from './merge/merge-process.js';
 import { pageRenderer, renderPool } from './render/render-process.js';
+import { startAuditRetention } from './audit-retention.js';
 import { startPeriodic, type BackgroundJob } from './periodic.js';
 import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweeper.js';
 
 /**
- * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, webhook deliveries, and the handlers
+ * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, webhook deliveries, the audit
+ * trail's retention, and the handlers
  * of the job system (conversion, text extraction and reindexing, the asynchronous deep check), each given the
  * child processes it needs. Call before the job queue starts.
  */
@@ -32,6 +34,7 @@ export function startWorkers(services: Services): BackgroundJob[] {
   return [
     startUploadSweeper(services),
     startUnreferencedFileSweeper(services),
+    startAuditRetention(services),
     ...sweepers,
     { name: 'render processes', stop: async () => renderProcesses.close() },
     { name: 'merge processes', stop: async () => mergeProcesses.close() },

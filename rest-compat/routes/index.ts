@@ -1,6 +1,7 @@
 import type { RestRoute } from '../route.js';
 import { aclRoutes } from './acl.js';
 import { adminRoutes } from './admin.js';
+import { auditRoutes } from './audit.js';
 import { checkRoutes } from './checks.js';
 import { contentRoutes } from './contents.js';
 import { conversionRoutes } from './conversion.js';
@@ -14,4 +15,4 @@ import { versionRoutes } from './versions.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** The REST table: every path of the spec and DESIGN §4 that runs a GraphQL operation. */
-export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes, ...aclRoutes, ...webhookRoutes];
+export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes, ...aclRoutes, ...webhookRoutes, ...auditRoutes];

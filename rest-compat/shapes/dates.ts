@@ -24,3 +24,22 @@ export function withRestDates<T>(value: T): T {
     Object.entries(value).map(([key, field]) => [key, recordDateFields.has(key) && typeof field === 'string' ? restDate(field) : withRestDates(field)]),
   ) as T;
 }
+
+const restDatePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})([+-])(\d{2})(\d{2})$/;
+
+/**
+ * A date as a REST request writes it (spec "Dates": `yyyy-MM-ddTHH:mm:ss.SSS` and a numeric zone
+ * offset such as `+0000` or `+0130`), or undefined when it is not one (a day or hour that does not
+ * exist included: JavaScript would roll `02-31` over into March).
+ */
+export function parseRestDate(text: string): Date | undefined {
+  const match = restDatePattern.exec(text);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second, millisecond, sign, offsetHours, offsetMinutes] = match.slice(1);
+  const fields = [year, month, day, hour, minute, second, millisecond, offsetHours, offsetMinutes].map(Number) as number[];
+  const [y, mo, d, h, mi, s, ms, oh, om] = fields as [number, number, number, number, number, number, number, number, number];
+  const local = new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms));
+  const exists = local.getUTCFullYear() === y && local.getUTCMonth() === mo - 1 && local.getUTCDate() === d && local.getUTCHours() === h;
+  if (!exists || oh > 23 || om > 59) return undefined;
+  return new Date(local.getTime() - (sign === '-' ? -1 : 1) * (oh * 60 + om) * 60_000);
+}

@@ -31,6 +31,7 @@ import { Migration20261128010000Events } from './migrations/Migration20261128010
 import { Migration20261128020000EventNotifications } from './migrations/Migration20261128020000EventNotifications.js';
 import { Migration20261128030000Webhooks } from './migrations/Migration20261128030000Webhooks.js';
 import { Migration20261128040000ExtractionNotes } from './migrations/Migration20261128040000ExtractionNotes.js';
+import { Migration20261128050000AuditIndexes } from './migrations/Migration20261128050000AuditIndexes.js';
 
 export type Orm = MikroORM;
 
@@ -65,6 +66,7 @@ export const migrationsList = [
   { name: 'Migration20261128020000EventNotifications', class: Migration20261128020000EventNotifications },
   { name: 'Migration20261128030000Webhooks', class: Migration20261128030000Webhooks },
   { name: 'Migration20261128040000ExtractionNotes', class: Migration20261128040000ExtractionNotes },
+  { name: 'Migration20261128050000AuditIndexes', class: Migration20261128050000AuditIndexes },
 ];
 
 export interface OrmOptions {

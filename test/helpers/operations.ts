@@ -8,7 +8,7 @@ import type { Services } from '../../src/context.js';
 import { createOrm } from '../../src/db/orm.js';
 import { SnapshotReaders } from '../../src/db/snapshot-readers.js';
 import { createLogger } from '../../src/logger.js';
-import type { Role } from '../../src/modules/auth/index.js';
+import type { Principal, Role } from '../../src/modules/auth/index.js';
 import { entities } from '../../src/modules/entities.js';
 import type { EntryScope } from '../../src/modules/entries/index.js';
 import { stageUpload } from '../../src/modules/entries/index.js';
@@ -81,3 +81,6 @@ export const failure = (promise: Promise<unknown>) =>
     () => undefined,
     (error: { reasonCode?: string; message: string }) => ({ reasonCode: error.reasonCode, message: error.message }),
   );
+
+/** The actor of administration operations called directly (the events they write name it). */
+export const administrator: Principal = { userName: 'admin', roles: ['ADMIN'], groups: [] };

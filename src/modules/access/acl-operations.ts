@@ -8,7 +8,8 @@ import type { EntryType } from '../entries/entry.entity.js';
 import { requireEntry } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { findRepository } from '../repositories/operations.js';
-import { everyone, groupPrincipal } from '../auth/principal.js';
+import { everyone, groupPrincipal, type Principal } from '../auth/principal.js';
+import { recordEntryEvent, recordEvent } from '../events/record.js';
 import { levelOf, permissionOfLevel, permissions, type AclLevels, type Level, type Permission } from './acl.js';
 import { authorize, levelOnEntry, requiredLevelOf, type AccessScope, type EntryAction, type EntryFacts } from './policy.js';
 
@@ -178,6 +179,7 @@ async function setEntryAcl(scope: AccessScope, entry: AclSubject, input: unknown
     [JSON.stringify(levels), body.inherit ?? null, rows],
   );
   await recomputeAcls(scope.em, scope.repository.id, rows);
+  await recordEntryEvent(scope, 'ACL_CHANGED', entry, { entries: body.entries, inherit: body.inherit ?? null });
 }
 
 /** An entry's ACL (404 when the caller may not read it). */
@@ -209,7 +211,7 @@ export async function rootAcl(services: Services, em: EntityManager, repositoryI
  * Replaces a repository's root ACL (administrators) and recomputes every entry below the root, in one
  * transaction; every process forgets the repository it cached (the repository_changed notification).
  */
-export async function changeRootAcl(services: Services, em: EntityManager, repositoryId: string, input: unknown): Promise<{ entries: AclEntry[] }> {
+export async function changeRootAcl(services: Services, em: EntityManager, actor: Principal, repositoryId: string, input: unknown): Promise<{ entries: AclEntry[] }> {
   const body = parseInput(rootAclInputSchema, input);
   const repository = await findRepository(services, em, { repositoryId });
   const levels = await em.transactional(async (tx) => {
@@ -221,6 +223,7 @@ export async function changeRootAcl(services: Services, em: EntityManager, repos
       repository.id,
       tops.map((top) => top.id),
     );
+    await recordEvent(tx as EntityManager, { type: 'ACL_CHANGED', actor: actor.userName, repository, details: { root: true, entries: body.entries } });
     return stored;
   });
   services.repositories.forget(repository.name);

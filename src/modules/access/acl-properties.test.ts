@@ -44,7 +44,7 @@ beforeAll(async () => {
   for (const user of users) await em().execute(`insert into app_user (user_name, password_hash, roles) values (?, 'unused', '{USER}')`, [user]);
   for (const [name, members] of Object.entries(groups)) {
     await createGroup(em(), administrator, { name });
-    for (const member of members) await addMember(em(), bench.services, { name, userName: member });
+    for (const member of members) await addMember(em(), bench.services, administrator, { name, userName: member });
   }
   stopPolicyId = (await createInheritancePolicy(em(), administrator, { name: 'acl-stop', inheritAcl: false })).id;
 });
@@ -241,9 +241,9 @@ async function build(s: Scenario): Promise<Built> {
     folderAcls: async () => {
       for (const [i, folder] of s.folders.entries()) await changeEntryAcl(await asAdmin(), folderIds[i]!, folder.acl);
     },
-    rootAcl: () => changeRootAcl(bench.services, em(), repositoryId, { entries: s.rootAcl }),
+    rootAcl: () => changeRootAcl(bench.services, em(), administrator, repositoryId, { entries: s.rootAcl }),
     stop: async () => {
-      if (s.stopAt !== null) await assignPolicy(em(), { policyId: stopPolicyId, repositoryId, folderId: folderIds[s.stopAt]! }, true);
+      if (s.stopAt !== null) await assignPolicy(em(), administrator, { policyId: stopPolicyId, repositoryId, folderId: folderIds[s.stopAt]! }, true);
     },
     move: async () => {
       if (!s.move) return;
@@ -376,7 +376,7 @@ describe('the readable ACLs a process remembers', () => {
       await new Promise<void>((resolve) => (release = resolve));
     });
     await rowHeld;
-    const narrowing = changeRootAcl(bench.services, em(), repositoryId, { entries: [{ principal: 'bob', permission: 'all' }] });
+    const narrowing = changeRootAcl(bench.services, em(), administrator, repositoryId, { entries: [{ principal: 'bob', permission: 'all' }] });
     await someoneWaitsForALock();
     // meanwhile another ACL, with a higher id, is made and committed; cat may read every committed ACL
     await changeEntryAcl(await asAdmin(), open.id, { inherit: false, entries: [{ principal: everyone, permission: 'write' }] });

@@ -131,6 +131,6 @@ export class RepositoryAclResolver {
 
   @Mutation(() => RepositoryAclNode, { description: "replaces a repository's root ACL; every entry that inherits it follows at once" })
   async setRepositoryAcl(@Arg('repositoryId', () => String) repositoryId: string, @Arg('input', () => RepositoryAclInput) input: RepositoryAclInput, @Ctx() context: RequestContext) {
-    return changeRootAcl(context.services, context.em, repositoryId, withoutNulls(input));
+    return changeRootAcl(context.services, context.em, await context.principal(), repositoryId, withoutNulls(input));
   }
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
+import { administrator, createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
 import { contentForDownload, createContent, getContent } from '../entries/contents.js';
 import { copyContent } from '../entries/copy.js';
 import { deleteContent, deleteFolder, restoreContent } from '../entries/deletion.js';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   bench = await createOperationsBench();
   for (const user of users) await em().execute(`insert into app_user (user_name, password_hash, roles) values (?, 'unused', '{USER}')`, [user]);
   // the root is narrowed: only what an ACL below grants is visible
-  await changeRootAcl(bench.services, em(), 'svc.repository.default', { entries: [] });
+  await changeRootAcl(bench.services, em(), administrator, 'svc.repository.default', { entries: [] });
   await refreshScopes();
   folder = await createFolder(scopes.admin, { name: 'team' });
   await changeEntryAcl(scopes.admin, folder.id, {
@@ -179,13 +179,13 @@ describe('inheritance', () => {
     const sub = await createFolder(scopes.admin, { name: `stop-${++counter}`, parentId: folder.id });
     const content = await createContent(scopes.admin, { uploadId: await bench.stage(scopes.admin), name: 'below.txt', parentId: sub.id });
     const policy = await createInheritancePolicy(em(), scopes.admin.principal, { name: `no-acl-${counter}`, inheritAcl: false });
-    await assignPolicy(em(), { policyId: policy.id, repositoryId: 'svc.repository.default', folderId: sub.id }, true);
+    await assignPolicy(em(), administrator, { policyId: policy.id, repositoryId: 'svc.repository.default', folderId: sub.id }, true);
     expect(await outcome(getFolder(scopes.reader, sub.id))).toBe('allowed');
     expect(await outcome(getContent(scopes.reader, content.id))).toBe('notFound');
     // a content created below it later too
     const later = await createContent(scopes.admin, { uploadId: await bench.stage(scopes.admin), name: 'later.txt', parentId: sub.id });
     expect(await outcome(getContent(scopes.reader, later.id))).toBe('notFound');
-    await assignPolicy(em(), { policyId: policy.id, repositoryId: 'svc.repository.default', folderId: sub.id }, false);
+    await assignPolicy(em(), administrator, { policyId: policy.id, repositoryId: 'svc.repository.default', folderId: sub.id }, false);
     expect(await outcome(getContent(scopes.reader, content.id))).toBe('allowed');
     expect(await outcome(getContent(scopes.reader, later.id))).toBe('allowed');
   });
@@ -269,7 +269,7 @@ describe('the ACL verbs', () => {
     await em().execute(`insert into app_user (user_name, password_hash, roles) values ('leaver', 'unused', '{USER}')`);
     const content = await newContent();
     await changeEntryAcl(scopes.owner, content.id, { entries: [{ principal: 'leaver', permission: 'all' }] });
-    await changeRootAcl(bench.services, em(), 'svc.repository.default', { entries: [{ principal: 'leaver', permission: 'read' }] });
+    await changeRootAcl(bench.services, em(), administrator, 'svc.repository.default', { entries: [{ principal: 'leaver', permission: 'read' }] });
     await em().execute(`delete from app_user where user_name = 'leaver'`);
     expect((await entryAcl(scopes.owner, content.id)).entries).toEqual([]);
     expect((await rootAcl(bench.services, em(), 'svc.repository.default')).entries).toEqual([]);

@@ -67,7 +67,7 @@ export class UsersResolver {
     @Arg('roles', () => [String], { nullable: true, description: 'ADMIN and/or USER; default: USER' }) roles: string[] | undefined,
     @Ctx() context: RequestContext,
   ) {
-    return createUser(context.em, context.services, { userName, password, roles: roles ?? [] });
+    return createUser(context.em, context.services, await context.principal(), { userName, password, roles: roles ?? [] });
   }
 
   @Mutation(() => Boolean, {
@@ -103,7 +103,7 @@ export class GroupsResolver {
 
   @Mutation(() => Boolean, { description: "deletes a group and its memberships; its members' sessions lose it at once" })
   async deleteGroup(@Arg('name', () => String, { description: groupNameDescription }) name: string, @Ctx() context: RequestContext): Promise<boolean> {
-    await deleteGroup(context.em, context.services, { name });
+    await deleteGroup(context.em, context.services, await context.principal(), { name });
     return true;
   }
 
@@ -113,7 +113,7 @@ export class GroupsResolver {
     @Arg('userName', () => String, { description: memberDescription }) userName: string,
     @Ctx() context: RequestContext,
   ) {
-    return addMember(context.em, context.services, { name, userName });
+    return addMember(context.em, context.services, await context.principal(), { name, userName });
   }
 
   @Mutation(() => GroupNode, { description: 'removes a user from a group (404 when not a member); answers the group' })
@@ -122,6 +122,6 @@ export class GroupsResolver {
     @Arg('userName', () => String, { description: memberDescription }) userName: string,
     @Ctx() context: RequestContext,
   ) {
-    return removeMember(context.em, context.services, { name, userName });
+    return removeMember(context.em, context.services, await context.principal(), { name, userName });
   }
 }

@@ -1,19 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
+import { administrator, createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
 import { addMember, createGroup, deleteGroup, groupsOfUser, listGroups, removeMember } from './groups.js';
 import { authenticate, createUser, deleteUser, resolveSession } from './operations.js';
-import type { Principal } from './principal.js';
 
 // The groups' operations on a real database (DESIGN §10), and the caller's groups as a session reads them.
 let bench: OperationsBench;
-const administrator: Principal = { userName: 'admin', roles: ['ADMIN'], groups: [] };
 const em = () => bench.services.orm.em.fork() as EntityManager;
 const password = 'a long enough password';
 
 beforeAll(async () => {
   bench = await createOperationsBench();
-  for (const userName of ['Alice', 'bob', 'carol', 'dave']) await createUser(em(), bench.services, { userName, password, roles: [] });
+  for (const userName of ['Alice', 'bob', 'carol', 'dave']) await createUser(em(), bench.services, administrator, { userName, password, roles: [] });
 });
 afterAll(() => bench?.stop());
 
@@ -25,8 +23,8 @@ describe('groups (createGroup, listGroups, deleteGroup)', () => {
   it('creates a group without members, by its creator, and lists it with its members', async () => {
     const created = await createGroup(em(), administrator, { name: '  Editors ' });
     expect(created).toEqual({ name: 'Editors', members: [], createdAt: expect.any(Date), createdBy: 'admin' });
-    await addMember(em(), bench.services, { name: 'editors', userName: 'ALICE' });
-    await addMember(em(), bench.services, { name: 'EDITORS', userName: 'bob' });
+    await addMember(em(), bench.services, administrator, { name: 'editors', userName: 'ALICE' });
+    await addMember(em(), bench.services, administrator, { name: 'EDITORS', userName: 'bob' });
     expect(await groupNamed('Editors')).toEqual({ ...created, members: ['Alice', 'bob'] });
   });
 
@@ -51,25 +49,25 @@ describe('groups (createGroup, listGroups, deleteGroup)', () => {
 
   it('deletes a group named in any case with its memberships; an unknown one is a 404 naming it', async () => {
     await createGroup(em(), administrator, { name: 'Temporary' });
-    await addMember(em(), bench.services, { name: 'temporary', userName: 'carol' });
+    await addMember(em(), bench.services, administrator, { name: 'temporary', userName: 'carol' });
     expect(await groupsOfUser(em(), 'carol')).toEqual(['Temporary']);
-    await deleteGroup(em(), bench.services, { name: 'TEMPORARY' });
+    await deleteGroup(em(), bench.services, administrator, { name: 'TEMPORARY' });
     expect(await groupNamed('Temporary')).toBeUndefined();
     expect(await groupsOfUser(em(), 'carol')).toEqual([]);
-    expect(await failure(deleteGroup(em(), bench.services, { name: 'temporary' }))).toEqual({ reasonCode: 'notFound', message: "group 'temporary' not found" });
+    expect(await failure(deleteGroup(em(), bench.services, administrator, { name: 'temporary' }))).toEqual({ reasonCode: 'notFound', message: "group 'temporary' not found" });
   });
 });
 
 describe('memberships (addMember, removeMember)', () => {
   it('answers the group; a member added twice is a 409, a non-member removed a 404', async () => {
     await createGroup(em(), administrator, { name: 'Readers' });
-    expect((await addMember(em(), bench.services, { name: 'readers', userName: 'carol' })).members).toEqual(['carol']);
-    expect(await failure(addMember(em(), bench.services, { name: 'READERS', userName: 'CAROL' }))).toEqual({
+    expect((await addMember(em(), bench.services, administrator, { name: 'readers', userName: 'carol' })).members).toEqual(['carol']);
+    expect(await failure(addMember(em(), bench.services, administrator, { name: 'READERS', userName: 'CAROL' }))).toEqual({
       reasonCode: 'conflict',
       message: "user 'carol' is a member of group 'Readers' already",
     });
-    expect(await removeMember(em(), bench.services, { name: 'readers', userName: 'Carol' })).toMatchObject({ name: 'Readers', members: [] });
-    expect(await failure(removeMember(em(), bench.services, { name: 'readers', userName: 'carol' }))).toEqual({
+    expect(await removeMember(em(), bench.services, administrator, { name: 'readers', userName: 'Carol' })).toMatchObject({ name: 'Readers', members: [] });
+    expect(await failure(removeMember(em(), bench.services, administrator, { name: 'readers', userName: 'carol' }))).toEqual({
       reasonCode: 'notFound',
       message: "user 'carol' is not a member of group 'Readers'",
     });
@@ -77,25 +75,25 @@ describe('memberships (addMember, removeMember)', () => {
 
   it('names the unknown group or user (404) and the malformed field (400)', async () => {
     for (const change of [addMember, removeMember]) {
-      expect(await failure(change(em(), bench.services, { name: 'nobody-group', userName: 'carol' }))).toEqual({ reasonCode: 'notFound', message: "group 'nobody-group' not found" });
-      expect(await failure(change(em(), bench.services, { name: 'readers', userName: 'nobody' }))).toEqual({ reasonCode: 'notFound', message: "user 'nobody' not found" });
-      expect(await failure(change(em(), bench.services, { name: 'readers', userName: 'no body' }))).toMatchObject({ reasonCode: 'illegalArguments', message: expect.stringMatching(/^userName: /) });
-      expect(await failure(change(em(), bench.services, { name: 'EVERYONE', userName: 'carol' }))).toMatchObject({ reasonCode: 'illegalArguments', message: expect.stringMatching(/^name: /) });
+      expect(await failure(change(em(), bench.services, administrator, { name: 'nobody-group', userName: 'carol' }))).toEqual({ reasonCode: 'notFound', message: "group 'nobody-group' not found" });
+      expect(await failure(change(em(), bench.services, administrator, { name: 'readers', userName: 'nobody' }))).toEqual({ reasonCode: 'notFound', message: "user 'nobody' not found" });
+      expect(await failure(change(em(), bench.services, administrator, { name: 'readers', userName: 'no body' }))).toMatchObject({ reasonCode: 'illegalArguments', message: expect.stringMatching(/^userName: /) });
+      expect(await failure(change(em(), bench.services, administrator, { name: 'EVERYONE', userName: 'carol' }))).toMatchObject({ reasonCode: 'illegalArguments', message: expect.stringMatching(/^name: /) });
     }
   });
 
   it('adds one member once when two calls add it at once', async () => {
     await createGroup(em(), administrator, { name: 'Racers' });
-    const outcomes = await Promise.all([1, 2].map(() => failure(addMember(em(), bench.services, { name: 'racers', userName: 'dave' }))));
+    const outcomes = await Promise.all([1, 2].map(() => failure(addMember(em(), bench.services, administrator, { name: 'racers', userName: 'dave' }))));
     expect(outcomes.map((outcome) => outcome?.reasonCode ?? 'added').sort()).toEqual(['added', 'conflict']);
     expect((await groupNamed('Racers'))?.members).toEqual(['dave']);
   });
 
   it('go with a deleted user', async () => {
-    await createUser(em(), bench.services, { userName: 'leaving', password, roles: [] });
+    await createUser(em(), bench.services, administrator, { userName: 'leaving', password, roles: [] });
     await createGroup(em(), administrator, { name: 'Stayers' });
-    await addMember(em(), bench.services, { name: 'stayers', userName: 'leaving' });
-    await addMember(em(), bench.services, { name: 'stayers', userName: 'dave' });
+    await addMember(em(), bench.services, administrator, { name: 'stayers', userName: 'leaving' });
+    await addMember(em(), bench.services, administrator, { name: 'stayers', userName: 'dave' });
     await deleteUser(em(), bench.services, administrator, 'LEAVING');
     expect((await groupNamed('Stayers'))?.members).toEqual(['dave']);
     expect(await groupsOfUser(em(), 'leaving')).toEqual([]);
@@ -108,8 +106,8 @@ describe("the caller's groups (Principal.groups)", () => {
     await createGroup(em(), administrator, { name: 'Alpha' });
     const token = await login('dave');
     expect((await principalOf(token)).groups).toEqual(['Racers', 'Stayers']);
-    await addMember(em(), bench.services, { name: 'ZETA', userName: 'dave' });
-    await addMember(em(), bench.services, { name: 'alpha', userName: 'dave' });
+    await addMember(em(), bench.services, administrator, { name: 'ZETA', userName: 'dave' });
+    await addMember(em(), bench.services, administrator, { name: 'alpha', userName: 'dave' });
     expect(await principalOf(token)).toEqual({ userName: 'dave', roles: ['USER'], groups: ['Alpha', 'Racers', 'Stayers', 'zeta'] });
   });
 
@@ -120,11 +118,11 @@ describe("the caller's groups (Principal.groups)", () => {
     // read once: cached from here on
     expect(await groupsOf(alice)).toEqual(['Editors']);
     expect(await groupsOf(bob)).toEqual(['Editors']);
-    await addMember(em(), bench.services, { name: 'fleeting', userName: 'alice' });
+    await addMember(em(), bench.services, administrator, { name: 'fleeting', userName: 'alice' });
     expect([await groupsOf(alice), await groupsOf(alsoAlice), await groupsOf(bob)]).toEqual([['Editors', 'Fleeting'], ['Editors', 'Fleeting'], ['Editors']]);
-    await removeMember(em(), bench.services, { name: 'editors', userName: 'alice' });
+    await removeMember(em(), bench.services, administrator, { name: 'editors', userName: 'alice' });
     expect(await groupsOf(alice)).toEqual(['Fleeting']);
-    await deleteGroup(em(), bench.services, { name: 'fleeting' });
+    await deleteGroup(em(), bench.services, administrator, { name: 'fleeting' });
     expect(await groupsOf(alice)).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { recordEvent } from '../events/record.js';
 import type { Services } from '../../context.js';
 import { conflict, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors.js';
 import { groupName, parseInput, userName } from './names.js';
@@ -65,11 +66,14 @@ async function findGroup(em: EntityManager, name: string): Promise<GroupRecord> 
 export async function createGroup(em: EntityManager, actor: Principal, input: { name: string }): Promise<GroupRecord> {
   const { name } = parseInput(byName, input);
   try {
-    const [row] = await em.getConnection().execute<GroupRow[]>(
-      `insert into user_group (name, created_at, created_by) values (?, now(), ?) returning name, created_at, created_by, '{}'::text[] as members`,
-      [name, actor.userName],
-    );
-    return toRecord(row!);
+    return await em.transactional(async (tx) => {
+      const [row] = await tx.execute<GroupRow[]>(
+        `insert into user_group (name, created_at, created_by) values (?, now(), ?) returning name, created_at, created_by, '{}'::text[] as members`,
+        [name, actor.userName],
+      );
+      await recordEvent(tx as EntityManager, { type: 'GROUP_CREATED', actor: actor.userName, details: { group: name } });
+      return toRecord(row!);
+    });
   } catch (error) {
     // the unique index on lower(name) also refuses a name that differs only in case
     if (isUniqueViolation(error)) throw conflict(`group '${name}' exists`);
@@ -86,7 +90,7 @@ export async function listGroups(em: EntityManager): Promise<GroupRecord[]> {
 const announcing = (statement: string) => `with changed as (${statement}) select user_name, pg_notify('${membershipsChangedChannel}', user_name) from changed`;
 
 /** DELETE A/group: the group and its memberships; its members' sessions lose it at once in every process. */
-export async function deleteGroup(em: EntityManager, services: Services, input: { name: string }): Promise<void> {
+export async function deleteGroup(em: EntityManager, services: Services, actor: Principal, input: { name: string }): Promise<void> {
   const { name } = parseInput(byName, input);
   const members = await em.transactional(async (tx) => {
     const connection = tx.getConnection();
@@ -96,6 +100,7 @@ export async function deleteGroup(em: EntityManager, services: Services, input: 
     if (!row) throw notFound(`group '${name}' not found`);
     const removed = await connection.execute<{ user_name: string }[]>(announcing('delete from group_member where group_name = ? returning user_name'), [row.name], 'all', context);
     await connection.execute('delete from user_group where name = ?', [row.name], 'all', context);
+    await recordEvent(tx as EntityManager, { type: 'GROUP_DELETED', actor: actor.userName, details: { group: row.name, members: removed.map((member) => member.user_name) } });
     return removed.map((member) => member.user_name);
   });
   for (const member of members) forgetChangedMemberships(services, member);
@@ -113,18 +118,21 @@ async function findMembership(em: EntityManager, input: { name: string; userName
  * POST A/group/members: adds a user to a group and answers the group. A user who is a member already
  * is a 409, as every second creation in the administration domain is (a user, a group, a repository).
  */
-export async function addMember(em: EntityManager, services: Services, input: { name: string; userName: string }): Promise<GroupRecord> {
+export async function addMember(em: EntityManager, services: Services, actor: Principal, input: { name: string; userName: string }): Promise<GroupRecord> {
   const asked = parseInput(membership, input);
   const { group, userName: member } = await findMembership(em, asked);
   const already = conflict(`user '${member}' is a member of group '${group.name}' already`);
   if (group.members.includes(member)) throw already;
   try {
-    await em.getConnection().execute(announcing('insert into group_member (group_name, user_name) values (?, ?) returning user_name'), [group.name, member]);
+    await em.transactional(async (tx) => {
+      await tx.execute(announcing('insert into group_member (group_name, user_name) values (?, ?) returning user_name'), [group.name, member]);
+      await recordEvent(tx as EntityManager, { type: 'GROUP_MEMBER_ADDED', actor: actor.userName, details: { group: group.name, userName: member } });
+    });
   } catch (error) {
     // added by another call at the same moment
     if (isUniqueViolation(error)) throw already;
     // the group or the user was deleted since it was read: asked again, the answer is the 404 naming it
-    if (isForeignKeyViolation(error)) return addMember(em, services, input);
+    if (isForeignKeyViolation(error)) return addMember(em, services, actor, input);
     throw error;
   }
   forgetChangedMemberships(services, member);
@@ -132,13 +140,14 @@ export async function addMember(em: EntityManager, services: Services, input: { 
 }
 
 /** DELETE A/group/members: removes a user from a group; one who is not a member is a 404. */
-export async function removeMember(em: EntityManager, services: Services, input: { name: string; userName: string }): Promise<GroupRecord> {
+export async function removeMember(em: EntityManager, services: Services, actor: Principal, input: { name: string; userName: string }): Promise<GroupRecord> {
   const asked = parseInput(membership, input);
   const { group, userName: member } = await findMembership(em, asked);
-  const removed = await em
-    .getConnection()
-    .execute(announcing('delete from group_member where group_name = ? and user_name = ? returning user_name'), [group.name, member]);
-  if (removed.length === 0) throw notFound(`user '${member}' is not a member of group '${group.name}'`);
+  await em.transactional(async (tx) => {
+    const removed = await tx.execute(announcing('delete from group_member where group_name = ? and user_name = ? returning user_name'), [group.name, member]);
+    if (removed.length === 0) throw notFound(`user '${member}' is not a member of group '${group.name}'`);
+    await recordEvent(tx as EntityManager, { type: 'GROUP_MEMBER_REMOVED', actor: actor.userName, details: { group: group.name, userName: member } });
+  });
   forgetChangedMemberships(services, member);
   return findGroup(em, group.name);
 }

@@ -5,6 +5,7 @@ import { sql, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { Services } from '../../context.js';
 import { conflict, illegalArguments, notAuthenticated, notFound, ServiceError, isUniqueViolation } from '../../errors.js';
+import { recordEvent } from '../events/record.js';
 import { markClientJobsCancelled } from '../jobs/records.js';
 import { groupsOfUserSql } from './groups.js';
 import { isUserName, normalizeUserName, parseInput, userName as userNameSchema } from './names.js';
@@ -36,7 +37,10 @@ export async function authenticate(
   const { loginLimits, passwords } = services.auth;
   const name = normalizeUserName(input.user);
   const user = await loginLimits.oneAtATime(name, async () => {
-    await loginLimits.begin(name, input.address);
+    await loginLimits.begin(name, input.address).catch(async (error: unknown) => {
+      if (error instanceof ServiceError && error.reasonCode === 'tooManyRequests') await recordLoginFailure(em, name, input.address, 'tooManyAttempts');
+      throw error;
+    });
     const found = isUserName(name) ? await em.findOne(User, byName(name)) : null;
     let valid: boolean;
     try {
@@ -48,6 +52,8 @@ export async function authenticate(
     }
     if (!found || !valid) {
       await loginLimits.failed(input.address);
+      // its own statement (no transaction to roll back): the refusal below does not undo it
+      await recordLoginFailure(em, name, input.address, 'wrongCredentials');
       // one answer for an unknown user and a wrong password
       throw notAuthenticated('unknown user or wrong password');
     }
@@ -56,16 +62,23 @@ export async function authenticate(
   });
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
-  em.create(Session, {
-    tokenHash: hashToken(token),
-    userName: user.userName,
-    createdAt: now,
-    lastSeenAt: now,
-    expiresAt: new Date(now.getTime() + services.config.SESSION_MAX_HOURS * 3_600_000),
+  await em.transactional(async (tx) => {
+    tx.create(Session, {
+      tokenHash: hashToken(token),
+      userName: user.userName,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + services.config.SESSION_MAX_HOURS * 3_600_000),
+    });
+    await tx.flush();
+    await recordEvent(tx as EntityManager, { type: 'LOGIN_SUCCEEDED', actor: user.userName, details: { address: input.address } });
   });
-  await em.flush();
   return token;
 }
+
+/** A refused login, kept under the user name asked for (which may name nobody; a user name has at most 64 characters): visible to that user and administrators. */
+const recordLoginFailure = (em: EntityManager, userName: string, address: string, reason: 'wrongCredentials' | 'tooManyAttempts') =>
+  recordEvent(em, { type: 'LOGIN_FAILED', actor: userName.slice(0, 64), details: { address, reason } });
 
 /** What a call without a session hears (the GraphQL gateway says what /graphql takes instead). */
 export const missingSessionMessage = 'a session is required: pass sessionId or an Authorization: Bearer header';
@@ -139,27 +152,32 @@ function checkPasswordPolicy(userName: string, password: string): void {
 export async function createUser(
   em: EntityManager,
   services: Services,
+  actor: Principal,
   input: { userName: string; password: string; roles: string[] },
 ): Promise<UserRecord> {
   const { userName } = parseInput(newUserName, input);
   checkPasswordPolicy(userName, input.password);
   const unknownRole = input.roles.find((role) => !(knownRoles as readonly string[]).includes(role));
   if (unknownRole) throw illegalArguments(`roles: unknown role '${unknownRole}' (known: ${knownRoles.join(', ')})`);
-  const user = em.create(User, {
-    userName,
-    passwordHash: await services.auth.passwords.hash(input.password),
-    // each role once (["ADMIN", "ADMIN"] was stored so)
-    roles: input.roles.length > 0 ? ([...new Set(input.roles)] as Role[]) : ['USER'],
-    createdAt: new Date(),
-  });
+  const passwordHash = await services.auth.passwords.hash(input.password);
   try {
-    await em.flush();
+    return await em.transactional(async (tx) => {
+      const user = tx.create(User, {
+        userName,
+        passwordHash,
+        // each role once (["ADMIN", "ADMIN"] was stored so)
+        roles: input.roles.length > 0 ? ([...new Set(input.roles)] as Role[]) : ['USER'],
+        createdAt: new Date(),
+      });
+      await tx.flush();
+      await recordEvent(tx as EntityManager, { type: 'USER_CREATED', actor: actor.userName, details: { userName, roles: user.roles } });
+      return toRecord(user);
+    });
   } catch (error) {
     // the unique index on lower(user_name) also refuses a name that differs only in case
     if (isUniqueViolation(error)) throw conflict(`user '${userName}' exists`);
     throw error;
   }
-  return toRecord(user);
 }
 
 export async function listUsers(em: EntityManager): Promise<UserRecord[]> {
@@ -189,6 +207,7 @@ export async function deleteUser(em: EntityManager, services: Services, actor: P
     if (deleted === 0) throw notFound(`user '${userName}' not found`);
     // the user's jobs end with the user: pending ones never start, running ones hear it (NOTIFY at commit) and stop
     await markClientJobsCancelled(tx as EntityManager, user.userName, `cancelled: its user '${user.userName}' was deleted`);
+    await recordEvent(tx as EntityManager, { type: 'USER_DELETED', actor: actor.userName, details: { userName: user.userName } });
   });
   services.auth.sessions.forgetUser(user.userName);
 }

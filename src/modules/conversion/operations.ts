@@ -9,16 +9,15 @@ import { validateEntryName } from '../entries/names.js';
 import { requireEntry, requireParentFolder } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { jobPriority } from '../jobs/queue.js';
-import { findJob, listJobs, markCancelled, requireJob, type JobRecord, type JobState, type NewJob } from '../jobs/records.js';
+import { convertJobName, findJob, mergeJobName, listJobs, markCancelled, requireJob, type JobRecord, type JobState, type NewJob } from '../jobs/records.js';
 
 export const targetFormats = ['png', 'jpeg', 'webp', 'tiff'] as const;
 export const resultActions = ['NEW_CONTENT', 'CONTENT_REPRESENTATION'] as const;
 export type TargetFormat = (typeof targetFormats)[number];
 export type ResultAction = (typeof resultActions)[number];
 
-/** The job names of convert/image and convert/merge in the job system. */
-export const convertJobName = 'convert';
-export const mergeJobName = 'merge';
+/** The job names of convert/image and convert/merge in the job system (declared with the job records, which record their changes of state). */
+export { convertJobName, mergeJobName };
 
 /** What a new content made of a page carries (spec: `name`, `description`, `parentId`, any content property). */
 export interface NewContentSpecification {

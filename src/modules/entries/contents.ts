@@ -163,8 +163,8 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   const name = validateEntryName(input.name ?? (await pendingUploadName(scope, input.uploadId)));
   let row: (Record<string, unknown> & { claimed: Record<string, unknown> }) | undefined;
   try {
-    // one statement: the upload is taken over (and queued for its text) and version 1.0 inserted
-    // together, or none of it (the upload stays pending) — a single round trip where a transaction would take four
+    // one statement: the upload is taken over (and queued for its text), version 1.0 inserted and its
+    // event recorded (the outbox, events/record.ts) together, or none of it (the upload stays pending) — a single round trip where a transaction would take four
     [row] = await executePrepared<Record<string, unknown> & { claimed: Record<string, unknown> }>(
       scope.em,
       'create-content',
@@ -176,7 +176,11 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
          select e.id, ?, 'CONTENT', e.id, ?, true, ?, now(), ?, now(), ?, '1.0', 1, 0, 'CURRENT', true,
              ?, claimed.id, ?, ?::jsonb, array(select jsonb_array_elements_text(?::jsonb))
            from claimed, (select ?::text as id) e
-         returning *)
+         returning *),
+       recorded as (
+         insert into event (repository_id, repository, type, entry_id, chronical_id, actor, details)
+         select repository_id, ?, 'ENTRY_CREATED', id, chronical_id, created_by, jsonb_build_object('entryType', 'CONTENT', 'name', name, 'parentId', parent_id)
+           from created)
        select created.*, row_to_json(claimed) as claimed from created, claimed`,
       [
         ...claimParameters(scope, input.uploadId, mimeType),
@@ -188,6 +192,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
         JSON.stringify(properties),
         JSON.stringify(tags),
         randomUUID(),
+        scope.repository.name,
       ],
     );
   } catch (error) {

@@ -1,6 +1,7 @@
 import { conflict, notFound, ServiceError } from '../../errors.js';
 import { checkTypeAllowed } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
+import { recordEntryEvent } from '../events/record.js';
 import { inTransaction, nameClash, nameTaken, reloaded } from './chronicles.js';
 import { firstVersion, withInherited } from './contents.js';
 import { Resource, type Entry } from './entry.entity.js';
@@ -61,15 +62,17 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
       scope,
       async (tx) => {
         await claimUpload(tx, resource.id);
-        copyId = firstVersion(scope, tx.em, {
+        const copy = firstVersion(scope, tx.em, {
           name,
           parentId,
           resourceId: resource.id,
           typeName,
           properties: { ...properties },
           tags: [...tags],
-        }).id;
+        });
+        copyId = copy.id;
         await tx.em.flush();
+        await recordEntryEvent(tx, 'ENTRY_CREATED', copy, { entryType: 'CONTENT', name, parentId, copiedFrom: source.id });
       },
       () => nameClash(name),
     );

@@ -1,5 +1,6 @@
 import { conflict, notFound } from '../../errors.js';
 import { authorize } from '../access/policy.js';
+import { recordEntryEvent } from '../events/record.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, reloaded, type LockedChronicle } from './chronicles.js';
 import { Entry } from './entry.entity.js';
 import { setChronicleLock } from './locks.js';
@@ -21,7 +22,9 @@ export async function deleteContent(scope: EntryScope, id: string, options: { pe
     const { entry } = chronicle;
     if (entry === chronicle.workingCopy) {
       await authorize(tx, 'cancelCheckOut', chronicle);
-      return discardWorkingCopy(tx, chronicle);
+      const discarded = await discardWorkingCopy(tx, chronicle);
+      await recordEntryEvent(tx, 'CONTENT_CHECK_OUT_CANCELLED', entry);
+      return discarded;
     }
     await authorize(tx, 'delete', { entry });
     if (options.permanent) {
@@ -31,9 +34,13 @@ export async function deleteContent(scope: EntryScope, id: string, options: { pe
         `delete from entry where chronical_id = ? and repository_id = ? returning resource_id`,
         rowsOfChronicle,
       );
+      await recordEntryEvent(tx, 'ENTRY_PURGED', entry, { entryType: 'CONTENT', name: entry.name, versions: deleted.length });
       return { resourceIds: deleted.map((row) => row.resource_id), pageImages };
     }
-    if (entry.active) await setChronicleActive(tx, entry.chronicalId, false);
+    if (entry.active) {
+      await setChronicleActive(tx, entry.chronicalId, false);
+      await recordEntryEvent(tx, 'ENTRY_DELETED', entry);
+    }
     return { resourceIds: [], pageImages: [] };
   });
   // the rows are gone (committed): now the bytes nobody refers to
@@ -77,6 +84,7 @@ export async function restoreContent(scope: EntryScope, id: string): Promise<Ent
         if (!parent.active) throw conflict(`the folder '${parent.name}' of '${entry.name}' is deactivated`);
       }
       await setChronicleActive(tx, entry.chronicalId, true);
+      await recordEntryEvent(tx, 'ENTRY_RESTORED', entry);
     },
     () => nameClash(name),
   );
@@ -139,6 +147,13 @@ export async function deleteFolder(scope: EntryScope, id: string, options: { rec
     const pageImages = await takeRepresentations(tx.em, `select id from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds]);
     await tx.em.execute(`delete from entry where parent_id = any(array[?]::text[]) and entry_type = 'CONTENT'`, [folderIds], 'run');
     await tx.em.execute(`delete from entry where id = any(array[?]::text[])`, [folderIds], 'run');
+    // one event for the subtree: what went with the folder is counted
+    await recordEntryEvent(tx, 'ENTRY_PURGED', folder, {
+      entryType: 'FOLDER',
+      name: folder.name,
+      folders: folderIds.length - 1,
+      contents: inside.filter((row) => row.entryType === 'CONTENT' && row.isLatest && row.versionStatus !== 'WORKING_COPY').length,
+    });
     return { resourceIds: inside.map((entry) => entry.resourceId), pageImages };
   });
   await removeUnreferencedResources(scope, resourceIds);

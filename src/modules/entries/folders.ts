@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { conflict } from '../../errors.js';
 import { maxFolderLevels } from '../access/folder-policies.js';
-import { entryWriteFailure, nameClash } from './chronicles.js';
+import { recordEntryEvent } from '../events/record.js';
+import { inTransaction, nameClash, reloaded } from './chronicles.js';
 import { validateProperties, validateTags, withInherited } from './contents.js';
 import { Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
@@ -25,29 +26,32 @@ export async function createFolder(scope: EntryScope, input: CreateFolderInput):
   const { tags, properties } = withInherited(parent, policies, own);
   const id = randomUUID();
   const now = new Date();
-  const folder = scope.em.create(Entry, {
-    id,
-    repositoryId: scope.repository.id,
-    entryType: 'FOLDER',
-    chronicalId: id,
-    name,
-    active: true,
-    owner: scope.principal.userName,
-    createdAt: now,
-    createdBy: scope.principal.userName,
-    lastModifiedAt: now,
-    lastModifiedBy: scope.principal.userName,
-    isLatest: true,
-    parentId: parent?.id ?? null,
-    properties,
-    tags,
-  });
-  try {
-    await scope.em.flush();
-  } catch (error) {
-    throw entryWriteFailure(error, nameClash(name)) ?? error;
-  }
-  return folder;
+  await inTransaction(
+    scope,
+    async (tx) => {
+      const folder = tx.em.create(Entry, {
+        id,
+        repositoryId: scope.repository.id,
+        entryType: 'FOLDER',
+        chronicalId: id,
+        name,
+        active: true,
+        owner: scope.principal.userName,
+        createdAt: now,
+        createdBy: scope.principal.userName,
+        lastModifiedAt: now,
+        lastModifiedBy: scope.principal.userName,
+        isLatest: true,
+        parentId: parent?.id ?? null,
+        properties,
+        tags,
+      });
+      await tx.em.flush();
+      await recordEntryEvent(tx, 'ENTRY_CREATED', folder, { entryType: 'FOLDER', name, parentId: folder.parentId ?? null });
+    },
+    nameClash(name),
+  );
+  return reloaded(scope, id);
 }
 
 export async function getFolder(scope: EntryScope, id: string): Promise<Entry> {

@@ -1,5 +1,6 @@
 import { illegalArguments } from '../../errors.js';
 import { authorize } from '../access/policy.js';
+import { recordEntryEvent } from '../events/record.js';
 import { inTransaction, lockChronicle, reloaded, touch } from './chronicles.js';
 import { maxTagsPerEntry, validateTags } from './contents.js';
 import type { Entry } from './entry.entity.js';
@@ -23,6 +24,7 @@ async function changeTags(scope: EntryScope, id: string, change: (tags: string[]
     entry.tags = after;
     touch(tx, entry);
     await tx.em.flush();
+    await recordEntryEvent(tx, 'ENTRY_TAGGED', entry, { added: after.filter((tag) => !before.includes(tag)), removed: before.filter((tag) => !after.includes(tag)) });
   });
   return reloaded(scope, id);
 }

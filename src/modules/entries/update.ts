@@ -2,6 +2,8 @@ import { conflict, illegalArguments } from '../../errors.js';
 import { requireFolderDepthAllowed, requireTypeAllowedIn, requireTypesAllowedBelow } from '../access/folder-policies.js';
 import { recomputeAcls } from '../access/acl-operations.js';
 import { authorize } from '../access/policy.js';
+import type { EventType } from '../events/event-types.js';
+import { recordEntryEvent } from '../events/record.js';
 import { inTransaction, lockChronicle, lockFolderTree, nameClash, nameTaken, reloaded, touch } from './chronicles.js';
 import { boundedProperties, validateProperties, validateTags } from './contents.js';
 import { Entry } from './entry.entity.js';
@@ -71,6 +73,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
       await authorize(tx, 'update', chronicle);
       if (name === undefined && !given(input.parentId) && typeName === undefined && patch === undefined) return;
       const now = new Date();
+      const fromFolderId = entry.parentId ?? null;
       if (given(input.parentId)) {
         const parent = await requireParentFolder(tx, input.parentId);
         for (const row of rows) {
@@ -94,6 +97,7 @@ export async function updateContent(scope: EntryScope, id: string, input: Update
       await tx.em.flush();
       // a moved content inherits from its new folder
       if (given(input.parentId)) await recomputeAcls(tx.em, tx.repository.id, rows.map((row) => row.id));
+      await recordEntryEvent(tx, ...changeEvent(fromFolderId, entry, { name, parentId: input.parentId, typeName, properties: patch }));
     },
     () => nameClash(finalName),
   );
@@ -120,6 +124,7 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
       await authorize(tx, 'update', { entry: folder });
       finalName = folder.name;
       if (name === undefined && !given(input.parentId) && tags === undefined && patch === undefined) return;
+      const fromFolderId = folder.parentId ?? null;
       if (given(input.parentId)) {
         const parent = await requireParentFolder(tx, input.parentId);
         if (parent && (await isInSubtree(tx, parent.id, folder.id))) {
@@ -142,10 +147,26 @@ export async function updateFolder(scope: EntryScope, id: string, input: UpdateF
         // the folder and everything below it inherit from the new place (one statement set: acl_recompute)
         await recomputeAcls(tx.em, tx.repository.id, [folder.id]);
       }
+      await recordEntryEvent(tx, ...changeEvent(fromFolderId, folder, { name, parentId: input.parentId, tags, properties: patch }));
     },
     () => nameClash(finalName),
   );
   return reloaded(scope, id);
+}
+
+/**
+ * The one event of a PATCH: ENTRY_MOVED when the entry left its folder (the other fields it changed
+ * listed too), else ENTRY_UPDATED; `details.changed` names the fields the request set.
+ */
+function changeEvent(
+  fromFolderId: string | null,
+  entry: Entry,
+  fields: Record<string, unknown>,
+): [EventType, Entry, Record<string, unknown>] {
+  const changed = Object.keys(fields).filter((field) => fields[field] !== undefined);
+  const toFolderId = entry.parentId ?? null;
+  if (toFolderId !== fromFolderId) return ['ENTRY_MOVED', entry, { fromFolderId, toFolderId, changed }];
+  return ['ENTRY_UPDATED', entry, { changed }];
 }
 
 /** Whether `folderId` is `rootId` or lies below it: walks up from `folderId` (a recursive CTE). */

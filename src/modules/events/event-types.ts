@@ -37,3 +37,13 @@ export const eventTypeDescriptions = {
 
 export type EventType = keyof typeof eventTypeDescriptions;
 export const eventTypes = Object.keys(eventTypeDescriptions) as EventType[];
+
+/**
+ * The events of the administration domain (GET A/audit): repositories, policies, users, groups and
+ * logins. The others are a repository's (GET C/audit), as are repository and policy-assignment events,
+ * which name their repository.
+ */
+export const administrationEventTypes: EventType[] = eventTypes.filter((type) => /^(REPOSITORY|POLICY|USER|GROUP|LOGIN)_/.test(type));
+
+/** A user's own sign-ins: the administration events a user who is not an administrator sees. */
+export const loginEventTypes: EventType[] = ['LOGIN_SUCCEEDED', 'LOGIN_FAILED'];

@@ -30,3 +30,20 @@ export async function recordEvent(em: EntityManager, event: EventInput): Promise
     ],
   );
 }
+
+/** What an entry verb's scope carries: its transaction, its caller, its repository. */
+interface EntryChangeScope {
+  em: EntityManager;
+  principal: { userName: string };
+  repository: { id: string; name: string };
+}
+
+/** The event of a change to `entry` by the scope's caller, in the scope's transaction (see recordEvent). */
+export async function recordEntryEvent(
+  tx: EntryChangeScope,
+  type: EventType,
+  entry: { id: string; chronicalId: string },
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  await recordEvent(tx.em, { type, actor: tx.principal.userName, repository: tx.repository, entryId: entry.id, chronicalId: entry.chronicalId, details });
+}

@@ -102,14 +102,37 @@ const toRecord = (row: Record<string, any>): JobRecord => ({
   serializedResult: row.serialized_result,
 });
 
+/** The kinds of job of a conversion (POST C/convert/image, C/convert/merge), whose changes of state are events. */
+export const convertJobName = 'convert';
+export const mergeJobName = 'merge';
+
+/**
+ * A common table expression recording JOB_STATE_CHANGED (DESIGN §11) for each conversion job among the
+ * rows of `source` (job records as changed): part of the change's own statement, so of its transaction.
+ */
+const stateEvents = (source: string) => `state_events as (
+       insert into event (repository_id, repository, type, entry_id, chronical_id, actor, details)
+       select s.repository_id, r.name, 'JOB_STATE_CHANGED', s.content_ids[1], (select chronical_id from entry where id = s.content_ids[1]),
+              s.client_username, jsonb_build_object('jobId', s.id, 'state', s.state)
+         from ${source} s left join repository r on r.id = s.repository_id
+        where s.job_name in ('${convertJobName}', '${mergeJobName}'))`;
+
 /**
  * Changes job records and announces each change (NOTIFY, delivered at commit) in one statement: every
- * change of state or percentage reaches subscribers in any process. Returns the records after the change.
+ * change of state or percentage reaches subscribers in any process; a change of state (`changesState`)
+ * is recorded as an event in the same statement. Returns the records after the change.
  */
-async function changeJobs(em: EntityManager, assignments: string, parameters: unknown[], where: string, whereParameters: unknown[]): Promise<JobRecord[]> {
+async function changeJobs(
+  em: EntityManager,
+  assignments: string,
+  parameters: unknown[],
+  where: string,
+  whereParameters: unknown[],
+  changesState = false,
+): Promise<JobRecord[]> {
   const rows: Record<string, any>[] = await em.execute(
     `with changed as (
-       update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${columns})
+       update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${columns})${changesState ? `, ${stateEvents('changed')}` : ''}
      select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
        from changed`,
     [...parameters, ...whereParameters],
@@ -118,8 +141,8 @@ async function changeJobs(em: EntityManager, assignments: string, parameters: un
 }
 
 /** Changes one job record (see changeJobs); undefined when `where` excluded it. */
-async function changeJob(em: EntityManager, id: string, assignments: string, parameters: unknown[], where = 'true'): Promise<JobRecord | undefined> {
-  return (await changeJobs(em, assignments, parameters, `id = ? and (${where})`, [id]))[0];
+async function changeJob(em: EntityManager, id: string, assignments: string, parameters: unknown[], where = 'true', changesState = false): Promise<JobRecord | undefined> {
+  return (await changeJobs(em, assignments, parameters, `id = ? and (${where})`, [id], changesState))[0];
 }
 
 /** A text[] from a JSON array parameter (the driver would spread a JS array into several parameters). */
@@ -165,7 +188,7 @@ function insertion(job: NewJob, runningOn?: string): { sql: string; parameters: 
 
 export async function insertJob(em: EntityManager, job: NewJob): Promise<JobRecord> {
   const { sql, parameters } = insertion(job);
-  const rows: Record<string, any>[] = await em.execute(`${sql} returning ${columns}`, parameters);
+  const rows: Record<string, any>[] = await em.execute(`with inserted as (${sql} returning ${columns}), ${stateEvents('inserted')} select * from inserted`, parameters);
   return toRecord(rows[0]!);
 }
 
@@ -231,6 +254,7 @@ export const failAbandonedRun = (em: EntityManager, exclusiveKey: string, olderT
     [],
     `exclusive_key = ? and state = 'running' and queue_job_id is null and last_status_update < clock_timestamp() - (? * interval '1 millisecond')`,
     [exclusiveKey, olderThanMs],
+    true,
   );
 
 export async function findJob(em: EntityManager, id: string): Promise<JobRecord | undefined> {
@@ -282,7 +306,8 @@ export async function claimJob(em: EntityManager, jobName: string, queueJobId: s
      changed as (
        update service_job set state = 'running', tries = tries + 1, worker_name = ?, queue_job_id = ?,
               start_timestamp = coalesce(start_timestamp, clock_timestamp()), last_status_update = clock_timestamp()
-        where id = (select id from resumed union all select id from picked limit 1) and state in ('pending', 'running') returning ${columns})
+        where id = (select id from resumed union all select id from picked limit 1) and state in ('pending', 'running') returning ${columns}),
+     ${stateEvents('(select changed.* from changed join picked on picked.id = changed.id)')}
      select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
        from changed`,
     [queueJobId, jobName, jobName, jobName, workerName, queueJobId],
@@ -320,11 +345,11 @@ export async function holdRunning(em: EntityManager, id: string): Promise<boolea
 
 /** Cancels a pending or running job, saying why (`errorMessage`); undefined when it had ended. */
 export const markCancelled = (em: EntityManager, id: string, why: string) =>
-  changeJob(em, id, `state = 'cancelled', error_message = ?, end_timestamp = clock_timestamp()`, [why], `state in ('pending', 'running')`);
+  changeJob(em, id, `state = 'cancelled', error_message = ?, end_timestamp = clock_timestamp()`, [why], `state in ('pending', 'running')`, true);
 
 /** Cancels every pending or running job of a client (its user is deleted), in `em`'s transaction. */
 export const markClientJobsCancelled = (em: EntityManager, clientUsername: string, why: string) =>
-  changeJobs(em, `state = 'cancelled', error_message = ?, end_timestamp = clock_timestamp()`, [why], `client_username = ? and state in ('pending', 'running')`, [clientUsername]);
+  changeJobs(em, `state = 'cancelled', error_message = ?, end_timestamp = clock_timestamp()`, [why], `client_username = ? and state in ('pending', 'running')`, [clientUsername], true);
 
 export const reportProgress = (em: EntityManager, id: string, percentage: number) =>
   changeJob(em, id, 'percentage = ?', [Math.max(0, Math.min(100, percentage))], `state = 'running'`);
@@ -337,6 +362,7 @@ export const requeueJob = (em: EntityManager, id: string, priority: number | und
     `state = 'pending', priority = coalesce(?, priority), serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`,
     [priority ?? null, JSON.stringify(note ?? {})],
     `state = 'running'`,
+    true,
   );
 
 export const completeJob = (em: EntityManager, id: string, result: Record<string, unknown>) =>
@@ -346,6 +372,7 @@ export const completeJob = (em: EntityManager, id: string, result: Record<string
     `state = 'Done', percentage = 100, serialized_result = ?::jsonb, end_timestamp = clock_timestamp()`,
     [JSON.stringify(result)],
     `state = 'running'`,
+    true,
   );
 
 export const failJob = (em: EntityManager, id: string, failure: { reasonCode: string; errorMessage: string; stackTrace: string }) =>
@@ -355,6 +382,7 @@ export const failJob = (em: EntityManager, id: string, failure: { reasonCode: st
     `state = 'panic', reason_code = ?, error_message = ?, stack_trace = ?, end_timestamp = clock_timestamp(), revivable = false`,
     [failure.reasonCode, failure.errorMessage, failure.stackTrace],
     `state in ('pending', 'running')`,
+    true,
   );
 
 /** Adds contents (and their names) to what the record lists: a job that finds its work as it goes (text extraction). */

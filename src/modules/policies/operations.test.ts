@@ -29,7 +29,7 @@ const upload = async (fields: { parentId?: string; tags?: string[]; properties?:
   createContent(alice, { uploadId: await bench.stage(alice), name: `${unique('content')}.txt`, ...fields });
 async function policyOn(folderId: string, flags: { inheritTags?: boolean; inheritCommonProperties?: boolean; inheritPolicies?: boolean } = {}): Promise<void> {
   const policy = await createInheritancePolicy(alice.em, administrator, { name: unique('inheritance'), ...flags });
-  await assignPolicy(alice.em, { policyId: policy.id, repositoryId: alice.repository.id, folderId }, true);
+  await assignPolicy(alice.em, administrator, { policyId: policy.id, repositoryId: alice.repository.id, folderId }, true);
 }
 
 describe('inheritance of tags and common properties', () => {

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { conflict, illegalArguments, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
+import { recordEvent } from '../events/record.js';
 import { validateTypeName } from '../entries/names.js';
 import { repositoryIdOf, repositoryNameOfId } from '../repositories/operations.js';
 
@@ -102,11 +103,14 @@ async function insertPolicy(em: EntityManager, actor: Principal, input: PolicyNa
   const technicalName = input.technicalName?.trim() || name;
   if (!technicalNamePattern.test(technicalName)) throw illegalArguments(`technicalName '${technicalName}': 1 to 128 letters, digits or . _ - (give technicalName when the name has other characters)`);
   try {
-    const [row] = await em.getConnection().execute<PolicyRow[]>(
-      'insert into policy (id, technical_name, name, kind, fields, created_at, created_by) values (?, ?, ?, ?, ?::jsonb, now(), ?) returning *',
-      [randomUUID(), technicalName, name, kind, JSON.stringify(fields), actor.userName],
-    );
-    return toPolicyRecord(row!);
+    return await em.transactional(async (tx) => {
+      const [row] = await tx.execute<PolicyRow[]>(
+        'insert into policy (id, technical_name, name, kind, fields, created_at, created_by) values (?, ?, ?, ?, ?::jsonb, now(), ?) returning *',
+        [randomUUID(), technicalName, name, kind, JSON.stringify(fields), actor.userName],
+      );
+      await recordEvent(tx as EntityManager, { type: 'POLICY_CREATED', actor: actor.userName, details: { policyId: row!.id, technicalName, kind } });
+      return toPolicyRecord(row!);
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`a policy with the technical name '${technicalName}' exists`);
     throw error;
@@ -165,35 +169,49 @@ export async function listPolicies(em: EntityManager): Promise<PolicyRecord[]> {
  * deleted. An empty list of technical names deletes every custom policy (all policies are custom:
  * the service ships none). Their folder assignments go with them.
  */
-export async function deletePolicies(em: EntityManager, by: { ids: readonly string[] } | { technicalNames: readonly string[] }): Promise<number> {
+export async function deletePolicies(em: EntityManager, actor: Principal, by: { ids: readonly string[] } | { technicalNames: readonly string[] }): Promise<number> {
   const column = 'ids' in by ? 'id' : 'technical_name';
   const keys = [...new Set('ids' in by ? by.ids : by.technicalNames)];
   return em.transactional(async (tx) => {
     const connection = tx.getConnection();
     const context = tx.getTransactionContext();
-    if (keys.length === 0) {
-      if ('ids' in by) throw illegalArguments('policy ids: at least one (REST policyIds, GraphQL ids)');
-      return (await connection.execute<{ id: string }[]>('delete from policy returning id', [], 'all', context)).length;
-    }
-    const deleted = await connection.execute<Record<string, string>[]>(`delete from policy where ${column} in (select jsonb_array_elements_text(?::jsonb)) returning ${column} as key`,
-      [JSON.stringify(keys)], 'all', context);
+    if (keys.length === 0 && 'ids' in by) throw illegalArguments('policy ids: at least one (REST policyIds, GraphQL ids)');
+    const deleted = await connection.execute<{ id: string; technical_name: string; key: string }[]>(
+      `delete from policy where ? or ${column} in (select jsonb_array_elements_text(?::jsonb)) returning id, technical_name, ${column} as key`,
+      [keys.length === 0, JSON.stringify(keys)], 'all', context);
     const missing = keys.filter((key) => !deleted.some((row) => row.key === key));
     if (missing.length > 0) throw notFound(`no policy with ${'ids' in by ? 'id' : 'technical name'} ${missing.map((k) => `'${k}'`).join(', ')}`);
+    // one event per policy: each is a change of its own
+    for (const row of deleted) {
+      await recordEvent(tx as EntityManager, { type: 'POLICY_DELETED', actor: actor.userName, details: { policyId: row.id, technicalName: row.technical_name } });
+    }
     return deleted.length;
   });
 }
 
 /** `POST A/policy/assignment`: the policy takes effect in the folder (and, as inheritance allows, below it). */
-export async function assignPolicy(em: EntityManager, input: { policyId: string; repositoryId: string; folderId: string }, assign: boolean): Promise<void> {
+export async function assignPolicy(em: EntityManager, actor: Principal, input: { policyId: string; repositoryId: string; folderId: string }, assign: boolean): Promise<void> {
   const repositoryId = repositoryIdOf(repositoryNameOfId(input.repositoryId));
   const folder = await em.findOne(Entry, { id: input.folderId, repositoryId, entryType: 'FOLDER' });
   if (!folder) throw notFound(`folder '${input.folderId}' not found in repository '${input.repositoryId}'`);
   const connection = em.getConnection();
   const [policy] = await connection.execute<PolicyRow[]>('select * from policy where id = ?', [input.policyId]);
   if (!policy) throw notFound(`policy '${input.policyId}' not found`);
+  const recordAssignment = (tx: EntityManager) =>
+    recordEvent(tx, {
+      type: assign ? 'POLICY_ASSIGNED' : 'POLICY_UNASSIGNED',
+      actor: actor.userName,
+      repository: { id: repositoryId, name: repositoryNameOfId(input.repositoryId) },
+      entryId: folder.id,
+      chronicalId: folder.chronicalId,
+      details: { policyId: policy.id, technicalName: policy.technical_name },
+    });
   if (!assign) {
-    const removed = await connection.execute('delete from policy_assignment where policy_id = ? and folder_id = ? returning policy_id', [input.policyId, folder.id]);
-    if (removed.length === 0) throw notFound(`policy '${input.policyId}' is not assigned to folder '${folder.id}'`);
+    await em.transactional(async (tx) => {
+      const removed = await tx.execute('delete from policy_assignment where policy_id = ? and folder_id = ? returning policy_id', [input.policyId, folder.id]);
+      if (removed.length === 0) throw notFound(`policy '${input.policyId}' is not assigned to folder '${folder.id}'`);
+      await recordAssignment(tx as EntityManager);
+    });
     return;
   }
   // one policy of a kind per folder: a second default type or inheritance policy would be ambiguous
@@ -203,7 +221,11 @@ export async function assignPolicy(em: EntityManager, input: { policyId: string;
   );
   if (sameKind) throw conflict(`folder '${folder.name}' already has a ${policy.kind} policy ('${sameKind.policy_id}')`);
   try {
-    await connection.execute('insert into policy_assignment (policy_id, folder_id, repository_id) values (?, ?, ?) on conflict do nothing', [policy.id, folder.id, repositoryId]);
+    await em.transactional(async (tx) => {
+      const inserted = await tx.execute('insert into policy_assignment (policy_id, folder_id, repository_id) values (?, ?, ?) on conflict do nothing returning policy_id', [policy.id, folder.id, repositoryId]);
+      // assigned already: nothing changed
+      if (inserted.length > 0) await recordAssignment(tx as EntityManager);
+    });
   } catch (error) {
     if (isForeignKeyViolation(error)) throw notFound('the policy or the folder was deleted meanwhile');
     throw error;

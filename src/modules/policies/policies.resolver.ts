@@ -74,7 +74,7 @@ export class PoliciesResolver {
     const given = (list: string[] | null | undefined): list is string[] => list !== undefined && list !== null;
     // both would be a guess at which one was meant (an unknown id was ignored, the named policies deleted)
     if (given(ids) && given(technicalNames)) throw illegalArguments('deletePolicies: give ids or technicalNames, not both');
-    const deleted = await deletePolicies(context.em, given(technicalNames) ? { technicalNames } : { ids: ids ?? [] });
+    const deleted = await deletePolicies(context.em, await context.principal(), given(technicalNames) ? { technicalNames } : { ids: ids ?? [] });
     return { deleted, duration: Math.round(performance.now() - started) };
   }
 
@@ -85,7 +85,7 @@ export class PoliciesResolver {
     @Arg('folderId', () => ID, { description: "the folder's id" }) folderId: string,
     @Ctx() context: RequestContext,
   ) {
-    await assignPolicy(context.em, { policyId, repositoryId, folderId }, true);
+    await assignPolicy(context.em, await context.principal(), { policyId, repositoryId, folderId }, true);
     return true;
   }
 
@@ -96,7 +96,7 @@ export class PoliciesResolver {
     @Arg('folderId', () => ID, { description: "the folder's id" }) folderId: string,
     @Ctx() context: RequestContext,
   ) {
-    await assignPolicy(context.em, { policyId, repositoryId, folderId }, false);
+    await assignPolicy(context.em, await context.principal(), { policyId, repositoryId, folderId }, false);
     return true;
   }
 

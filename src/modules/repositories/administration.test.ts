@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createOperationsBench } from '../../../test/helpers/operations.js';
+import { administrator, createOperationsBench } from '../../../test/helpers/operations.js';
 import { createUser, deleteUser } from '../auth/operations.js';
 import { adminUrl, call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 import { restDatePattern } from '../../../test/helpers/entries.js';
@@ -190,7 +190,7 @@ describe('users (DESIGN §4)', () => {
     const bench = await createOperationsBench();
     try {
       const em = bench.services.orm.em.fork() as EntityManager;
-      await createUser(em, bench.services, { userName: 'only-admin', password: 'only admin pw', roles: ['ADMIN'] });
+      await createUser(em, bench.services, administrator, { userName: 'only-admin', password: 'only admin pw', roles: ['ADMIN'] });
       const refused = deleteUser(bench.services.orm.em.fork() as EntityManager, bench.services, { userName: 'gone-admin', roles: ['ADMIN'], groups: [] }, 'only-admin');
       await expect(refused).rejects.toMatchObject({ reasonCode: 'conflict', message: expect.stringContaining('last administrator') });
     } finally {

@@ -7,6 +7,7 @@ import type { Services } from '../../context.js';
 import { parseInput } from '../auth/names.js';
 import type { Principal } from '../auth/principal.js';
 import { Entry } from '../entries/entry.entity.js';
+import { recordEvent } from '../events/record.js';
 import { conversionLimits, conversionStrategies, Repository, type RepositoryLimits } from './repository.entity.js';
 
 export const repositoryNamePattern = /^[A-Za-z0-9_-]{1,64}$/;
@@ -95,7 +96,7 @@ export async function createRepository(em: EntityManager, config: Config, actor:
   const input = parseInput(createRepositoryInputSchema, given);
   const limits = checkedLimits(config, input.limits ?? {});
   const now = new Date();
-  const repository = em.create(Repository, {
+  const fields = {
     id: repositoryIdOf(input.name),
     name: input.name,
     technicalName: input.technicalName ?? input.name,
@@ -107,14 +108,18 @@ export async function createRepository(em: EntityManager, config: Config, actor:
     modifiedAt: now,
     modifiedBy: actor.userName,
     acl: defaultRootAcl,
-  });
+  };
   try {
-    await em.flush();
+    return await em.transactional(async (tx) => {
+      const repository = tx.create(Repository, fields);
+      await tx.flush();
+      await recordEvent(tx as EntityManager, { type: 'REPOSITORY_CREATED', actor: actor.userName, repository, details: { technicalName: repository.technicalName } });
+      return repository;
+    });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`a repository named '${input.name}' or with the technical name '${repository.technicalName}' exists (names are unique whatever their case)`);
+    if (isUniqueViolation(error)) throw conflict(`a repository named '${input.name}' or with the technical name '${fields.technicalName}' exists (names are unique whatever their case)`);
     throw error;
   }
-  return repository;
 }
 
 /** A repository named by one of the spec's three keys (connection check, deep check, statistics). */
@@ -156,25 +161,32 @@ export async function updateRepositoryLimits(
   input: UpdateRepositoryLimitsInput,
 ): Promise<Repository> {
   const { fullTextEnabled, ...given } = parseInput(updateRepositoryLimitsInputSchema, input);
-  const repository = await repositoryById(em, repositoryId);
   // an input object may hold absent fields as undefined properties: only given ones (values or null) count
   const changes = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
-  repository.limits = checkedLimits(config, { ...repository.limits, ...changes });
-  if (fullTextEnabled !== undefined && fullTextEnabled !== null) repository.fullTextEnabled = fullTextEnabled;
-  repository.modifiedAt = new Date();
-  repository.modifiedBy = actor.userName;
-  await em.flush();
+  const repository = await em.transactional(async (tx) => {
+    const repository = await repositoryById(tx as EntityManager, repositoryId);
+    repository.limits = checkedLimits(config, { ...repository.limits, ...changes });
+    if (fullTextEnabled !== undefined && fullTextEnabled !== null) repository.fullTextEnabled = fullTextEnabled;
+    repository.modifiedAt = new Date();
+    repository.modifiedBy = actor.userName;
+    await tx.flush();
+    await recordEvent(tx as EntityManager, { type: 'REPOSITORY_UPDATED', actor: actor.userName, repository, details: { limits: repository.limits, fullTextEnabled: repository.fullTextEnabled } });
+    return repository;
+  });
   repositories.forget(repository.name);
   return repository;
 }
 
 /** A repository that still holds folders or contents is not deleted (409), as a folder that is not empty. */
-export async function deleteRepository({ repositories }: Pick<Services, 'repositories'>, em: EntityManager, repositoryId: string): Promise<void> {
+export async function deleteRepository({ repositories }: Pick<Services, 'repositories'>, em: EntityManager, actor: Principal, repositoryId: string): Promise<void> {
   const repository = await repositoryById(em, repositoryId);
   if ((await em.count(Entry, { repositoryId: repository.id })) > 0) {
     throw conflict(`repository '${repository.name}' is not empty: delete its folders and contents first`);
   }
-  await em.nativeDelete(Repository, { id: repository.id });
+  await em.transactional(async (tx) => {
+    await tx.nativeDelete(Repository, { id: repository.id });
+    await recordEvent(tx as EntityManager, { type: 'REPOSITORY_DELETED', actor: actor.userName, repository });
+  });
   repositories.forget(repository.name);
 }
 

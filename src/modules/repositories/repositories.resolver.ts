@@ -63,7 +63,7 @@ export class RepositoriesResolver {
     @Arg('repositoryId', () => ID, { description: 'svc.repository.<name>' }) repositoryId: string,
     @Ctx() context: RequestContext,
   ): Promise<boolean> {
-    await deleteRepository(context.services, context.em, repositoryId);
+    await deleteRepository(context.services, context.em, await context.principal(), repositoryId);
     return true;
   }
 }

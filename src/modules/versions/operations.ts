@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { illegalArguments } from '../../errors.js';
 import { requireTypeAllowedIn } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
+import { recordEntryEvent } from '../events/record.js';
 import { inTransaction, lockChronicle, nameClash, type LockedChronicle } from '../entries/chronicles.js';
 import { Entry } from '../entries/entry.entity.js';
 import { OrderingDirection } from '../entries/entry.types.js';
@@ -114,6 +115,7 @@ export async function checkOut(scope: EntryScope, id: string): Promise<Entry> {
     setChronicleLock(rows, tx.principal.userName);
     const copy = newVersionRow(tx, latest, { versionStatus: 'WORKING_COPY' });
     await tx.em.flush();
+    await recordEntryEvent(tx, 'CONTENT_CHECKED_OUT', copy, { version: latest.version });
     return { result: copy };
   });
 }
@@ -176,6 +178,7 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     });
     setChronicleLock(rows, null);
     await tx.em.flush();
+    await recordEntryEvent(tx, 'CONTENT_CHECKED_IN', workingCopy, { version: workingCopy.version, newBytes: Boolean(input.uploadId) });
     const replaced = previousResource !== workingCopy.resourceId && previousResource !== latest.resourceId;
     return { result: workingCopy, released: replaced ? [previousResource] : [], pageImages };
   });
@@ -188,7 +191,9 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
 export async function cancelCheckOut(scope: EntryScope, id: string): Promise<Entry> {
   return inChronicle(scope, id, `content '${id}' changed meanwhile`, async (tx, chronicle) => {
     await authorize(tx, 'cancelCheckOut', chronicle);
+    const workingCopy = chronicle.workingCopy!;
     const { resourceIds, pageImages } = await discardWorkingCopy(tx, chronicle);
+    await recordEntryEvent(tx, 'CONTENT_CHECK_OUT_CANCELLED', workingCopy);
     return { result: chronicle.latest, released: resourceIds, pageImages };
   });
 }
@@ -201,6 +206,7 @@ export async function lock(scope: EntryScope, id: string): Promise<Entry> {
     if (latest.lockedBy === tx.principal.userName) return { result: entry };
     setChronicleLock(rows, tx.principal.userName);
     await tx.em.flush();
+    await recordEntryEvent(tx, 'ENTRY_LOCKED', entry);
     return { result: entry };
   });
 }
@@ -216,6 +222,7 @@ export async function unlock(scope: EntryScope, id: string): Promise<Entry> {
     await authorize(tx, 'unlock', chronicle);
     setChronicleLock(rows, null);
     await tx.em.flush();
+    await recordEntryEvent(tx, 'ENTRY_UNLOCKED', entry);
     return { result: entry };
   });
 }
@@ -257,6 +264,7 @@ export async function replaceResource(scope: EntryScope, id: string, input: Repl
     await tx.em.flush();
     const next = newVersionRow(tx, latest, { ...nextVersion(latest, false), resourceId: resource.id });
     await tx.em.flush();
+    await recordEntryEvent(tx, 'ENTRY_UPDATED', next, { changed: ['resource'], version: next.version });
     return { result: next };
   });
   requestTextExtraction(scope);

@@ -1,0 +1,124 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { readableAcls, visibleEvents, type AccessScope } from '../access/policy.js';
+import { parseInput } from '../auth/names.js';
+import type { RepositoryRecord } from '../repositories/operations.js';
+import { defaultLimit, maxLimit } from '../search/entry-query.js';
+import { administrationEventTypes, eventTypes, type EventType } from './event-types.js';
+
+/** One event of the audit trail, as the outbox keeps it (DESIGN §11). */
+export interface AuditEvent {
+  id: string;
+  at: Date;
+  repository: string | null;
+  type: EventType;
+  entryId: string | null;
+  chronicalId: string | null;
+  actor: string | null;
+  details: Record<string, unknown>;
+}
+
+const identifier = z.string().min(1, 'must not be empty').max(255, 'at most 255 characters');
+
+/** The filters of the audit trail (DESIGN §11), each optional; `from` and `to` bound `at`, both included. */
+const auditQuerySchema = z
+  .object({
+    entryId: identifier.nullish(),
+    chronicalId: identifier.nullish(),
+    actor: identifier.nullish(),
+    type: z.enum(eventTypes, { message: 'not an event type (docs/events.md lists them)' }).nullish(),
+    from: z.date().nullish(),
+    to: z.date().nullish(),
+    limit: z.number().int().min(0, `must be an integer from 0 to ${maxLimit}`).max(maxLimit, `must be an integer from 0 to ${maxLimit}`).nullish(),
+    offset: z.number().int().min(0, 'must be a non-negative integer').nullish(),
+  })
+  .refine((query) => !query.from || !query.to || query.from <= query.to, { message: 'must not be after to', path: ['from'] });
+export type AuditQuery = z.input<typeof auditQuerySchema>;
+
+/**
+ * Who reads which trail: a repository's (C/audit: the events of that repository) or, without one, the
+ * administration domain's (A/audit: repositories, policies, users, groups, logins).
+ */
+export interface AuditScope extends Omit<AccessScope, 'repository'> {
+  repository: RepositoryRecord | null;
+}
+
+interface EventRow {
+  id: string;
+  at: Date;
+  repository: string | null;
+  type: EventType;
+  entry_id: string | null;
+  chronical_id: string | null;
+  actor: string | null;
+  details: Record<string, unknown>;
+}
+
+/**
+ * A page of the audit trail, newest first, with `count` of all the events the filters and the caller's
+ * visibility (access/policy.ts `visibleEvents`) let through. Each filter is served by an index of the
+ * event table led by the repository (Migration20261128030000AuditIndexes), so a page and its count read
+ * only the matching index entries (and, for a caller who is not an administrator, their entries' ACLs).
+ */
+export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: AuditEvent[] }> {
+  const query = parseInput(auditQuerySchema, input);
+  const conditions: { sql: string; params: unknown[] }[] = [
+    scope.repository
+      ? { sql: 'ev.repository_id = ?', params: [scope.repository.id] }
+      : { sql: 'ev.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
+  ];
+  const add = (value: unknown, sql: string) => {
+    if (value !== undefined && value !== null) conditions.push({ sql, params: [value] });
+  };
+  add(query.entryId, 'ev.entry_id = ?');
+  add(query.chronicalId, 'ev.chronical_id = ?');
+  add(query.actor, 'ev.actor = ?');
+  add(query.type, 'ev.type = ?');
+  add(query.from, 'ev.at >= ?');
+  // `at` holds microseconds, a REST date milliseconds: `to` takes in its whole millisecond
+  add(query.to && new Date(query.to.getTime() + 1), 'ev.at < ?');
+  const readable = scope.repository ? await readableAcls({ ...scope, repository: scope.repository }) : undefined;
+  const visible = visibleEvents(scope.principal, scope.repository ? { readable } : 'administration');
+  if (visible) conditions.push(visible);
+  const where = conditions.map((condition) => condition.sql).join(' and ');
+  const params = conditions.flatMap((condition) => condition.params);
+  const em: EntityManager = scope.em;
+  const [rows, [counted]] = await Promise.all([
+    em.execute<EventRow[]>(
+      `select ev.id::text, ev.at, ev.repository, ev.type, ev.entry_id, ev.chronical_id, ev.actor, ev.details from event ev where ${where} order by ev.id desc limit ? offset ?`,
+      [...params, query.limit ?? defaultLimit, query.offset ?? 0],
+    ),
+    em.execute<{ count: number }[]>(`select count(*)::int as count from event ev where ${where}`, params),
+  ]);
+  return {
+    count: counted!.count,
+    entries: rows.map((row) => ({
+      id: row.id,
+      at: new Date(row.at),
+      repository: row.repository,
+      type: row.type,
+      entryId: row.entry_id,
+      chronicalId: row.chronical_id,
+      actor: row.actor,
+      details: row.details,
+    })),
+  };
+}
+
+/** How many expired events one statement of the retention job removes: short transactions, no long lock on the table. */
+const retentionBatch = 10_000;
+
+/** Removes the events older than `days` days (AUDIT_RETENTION_DAYS), a batch at a time: the periodic retention job. Answers how many. */
+export async function removeExpiredEvents(em: EntityManager, days: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [{ count }] = await em.execute<[{ count: number }]>(
+      `with removed as (
+         delete from event where id in (select id from event where at < now() - make_interval(days => ?) limit ?) returning 1)
+       select count(*)::int as count from removed`,
+      [days, retentionBatch],
+    );
+    total += count;
+    if (count < retentionBatch) return total;
+  }
+}
