@@ -87,10 +87,11 @@ export interface DeclaredRoute extends RouteDescription {
   handle(request: ParsedRequest<RequestDeclaration>, ctx: Context, run: RunDocument): Promise<Reply>;
 }
 
-/** A row of the table: declared once the GraphQL input types are known. */
+/** A row of the table: its answers, and the rest declared once the GraphQL input types are known. */
 export interface RestRoute {
   method: HttpMethod;
   path: string;
+  responses: Responses;
   declare(inputs: InputSchemas): DeclaredRoute;
 }
 
@@ -99,6 +100,7 @@ export function route<R extends RequestDeclaration, Result, Variables extends Re
   return {
     method,
     path,
+    responses,
     declare(inputs) {
       const declared = definition.request?.(inputs) ?? ({} as R);
       return {
