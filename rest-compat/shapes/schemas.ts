@@ -65,7 +65,19 @@ const resourceSchema = z
   })
   .meta({ id: 'Resource' });
 
-/** A folder with its parent, as far as the answer nests it (every answer names the top fields only; deeper ones stay open). */
+const contentFields = {
+  lockedAt: restDateSchema.optional(),
+  lockedBy: z.string().optional(),
+  version: z.string().meta({ example: '1.0' }),
+  versionStatus: z.enum(['CURRENT', 'WORKING_COPY']),
+  comment: z.string().optional(),
+  resource: resourceSchema.optional(),
+};
+
+/** Every field of `fields` optional: an entry of a page keeps only what includeProperties / excludeProperties leave (`_type` and `id` always). */
+const projected = (fields: Record<string, z.ZodType>) => Object.fromEntries(Object.entries(fields).map(([name, schema]) => [name, schema.optional()]));
+
+/** A folder with its parent, as far as the answer nests it. */
 export const folderSchema: z.ZodType = z
   .looseObject({
     _type: typed(types.folder),
@@ -83,27 +95,49 @@ export const contentSchema: z.ZodType = z
   .looseObject({
     _type: typed(types.content),
     ...folderFields,
-    lockedAt: restDateSchema.optional(),
-    lockedBy: z.string().optional(),
-    version: z.string().meta({ example: '1.0' }),
-    versionStatus: z.enum(['CURRENT', 'WORKING_COPY']),
-    comment: z.string().optional(),
-    resource: resourceSchema.optional(),
+    ...contentFields,
     parent: folderSchema.optional(),
     get predecessor() {
       return contentSchema.optional();
     },
   })
-  .meta({ id: 'Content', description: 'spec "Content": one version of a content' });
+  .meta({
+    id: 'Content',
+    description: 'spec "Content": one version of a content',
+    example: {
+      _type: types.content,
+      id: 'c9f1d2e4',
+      chronicalId: 'c9f1d2e4',
+      active: true,
+      entryType: 'CONTENT',
+      name: 'report.pdf',
+      owner: 'admin',
+      createdAt: '2026-11-22T23:05:07.089+0000',
+      createdBy: 'admin',
+      lastModifiedAt: '2026-11-22T23:05:07.089+0000',
+      lastModifiedBy: 'admin',
+      version: '1.0',
+      versionStatus: 'CURRENT',
+      partition: 'default',
+    },
+  });
 
 export const entrySchema: z.ZodType = z.union([contentSchema, folderSchema]).meta({ id: 'Entry' });
+
+/** An entry of a page: as projected by the search parameters. */
+const pageEntrySchema = z
+  .union([
+    z.looseObject({ ...projected({ ...folderFields, ...contentFields, parent: folderSchema, predecessor: contentSchema }), _type: typed(types.content), id: z.string() }),
+    z.looseObject({ ...projected({ ...folderFields, parent: folderSchema, children: z.array(entrySchema) }), _type: typed(types.folder), id: z.string() }),
+  ])
+  .meta({ id: 'PageEntry', description: 'a Content or Folder with the properties includeProperties, excludeProperties and autoExclude leave' });
 
 export const entriesResponseSchema = z
   .looseObject({
     _type: typed(types.entries),
     count: count.meta({ description: 'the number of matches, not the page size' }),
     duration: milliseconds,
-    entries: z.array(entrySchema),
+    entries: z.array(pageEntrySchema),
   })
   .meta({ id: 'EntriesResponse', description: 'spec "Search response"' });
 

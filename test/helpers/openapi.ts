@@ -57,6 +57,15 @@ async function loadDocument(origin: string, prefix: string) {
   return { prefix, operations };
 }
 
+/** The path as the router reads it; one that is no UTF-8 once decoded (a test of that 400) as it came. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 function problemsOf(schema: z.ZodType, body: unknown): string | undefined {
   const result = schema.safeParse(body);
   if (result.success) return undefined;
@@ -80,7 +89,7 @@ export async function checkAnswer(method: string, url: string, answer: { status:
   if (!loading) documents.set(key, (loading = loadDocument(origin, prefix)));
   const document = await loading;
   if (!document) return;
-  const path = decodeURIComponent(pathname.slice(prefix.length));
+  const path = decodedPath(pathname.slice(prefix.length));
   const operation = document.operations.get(method.toUpperCase())?.find((candidate) => candidate.pattern.test(path));
   if (!operation) return;
   const where = `${method.toUpperCase()} ${path}`;
