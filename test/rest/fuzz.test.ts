@@ -203,9 +203,14 @@ function requestFor(operation: Operation): fc.Arbitrary<FuzzRequest> {
   });
 }
 
+/** the slow requests sent again, one after another */
+let resent: Promise<unknown> = Promise.resolve();
+type Answer = Awaited<ReturnType<typeof answer>>;
+
 const isDeepCheck = (operation: Operation) => operation.path.includes('/repository/deep-check/by-');
 
-async function send(request: FuzzRequest): Promise<void> {
+/** The answer to one request, and how long it took. */
+async function answer(request: FuzzRequest) {
   const { operation } = request;
   let pathname = operation.path;
   for (const [name, value] of Object.entries(request.path)) pathname = pathname.replace(`{${name}}`, encodeURIComponent(value));
@@ -229,10 +234,23 @@ async function send(request: FuzzRequest): Promise<void> {
   const started = performance.now();
   const response = await fetch(url, { method: operation.method, headers, body });
   const text = await response.text();
-  const elapsed = performance.now() - started;
+  return { url, pathname, query, response, text, elapsed: performance.now() - started };
+}
+
+/** An answer slower than this is measured again (one at a time): a slow path is slow again, a moment of queueing behind other test files on 2 cores is not. */
+const boundOf = (operation: Operation) => (operation.path === '/authenticate' ? slowestLogin : slowest);
+
+async function send(request: FuzzRequest): Promise<void> {
+  const { operation } = request;
+  const b = request.body;
+  const { url, pathname, query, response, text, elapsed } = await answer(request);
   const where = `${operation.method} ${pathname}?${query} ${JSON.stringify(b)?.slice(0, 300)}`;
   expect(response.status, `${where}: ${text.slice(0, 300)}`).toBeLessThan(500);
-  if (!isDeepCheck(operation)) expect(elapsed, `${where} took ${Math.round(elapsed)} ms`).toBeLessThan(operation.path === '/authenticate' ? slowestLogin : slowest);
+  if (!isDeepCheck(operation) && elapsed >= boundOf(operation)) {
+    const again = (await (resent = resent.then(() => answer(request)))) as Answer;
+    if (again.response.status === 201 && operation.path.endsWith('/uploads')) pendingAllowed++;
+    expect(again.elapsed, `${where} took ${Math.round(elapsed)} ms, and ${Math.round(again.elapsed)} ms sent again`).toBeLessThan(boundOf(operation));
+  }
   const contentType = response.headers.get('content-type');
   let parsed: unknown = text;
   if (contentType?.startsWith('application/json') && text) parsed = JSON.parse(text);
