@@ -1,8 +1,13 @@
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/service.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { referencePageRouter } from '../rest-compat/reference-page.js';
 import { restRouter } from '../rest-compat/router.js';
 import { graphqlRoutes } from '../rest-compat/routes/index.js';
+import { transferOperations } from '../rest-compat/transfer-paths.js';
+import { projectRoot } from '../src/paths.js';
 import { startWorkers } from '../workers/index.js';
 
 /**
@@ -10,9 +15,11 @@ import { startWorkers } from '../workers/index.js';
  * background workers. Composed here so that src/ imports neither.
  */
 export function startWholeService(config: Config, logger: Logger): Promise<RunningService> {
+  const { version } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
   return startService(config, logger, {
     gatewayRouters: ({ gateway, services, schemas }) => [
-      restRouter({ gateway, services, schemas, routes: graphqlRoutes, prefix: `${config.BASE_PATH}/api/v1` }),
+      restRouter({ gateway, services, schemas, routes: graphqlRoutes, prefix: `${config.BASE_PATH}/api/v1`, otherOperations: transferOperations, version }),
+      referencePageRouter(config.BASE_PATH),
     ],
     workers: startWorkers,
   });

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../src/paths.js';
 import type { CheckInMutationVariables, GetContentQuery, SearchByPropertiesQueryVariables } from './operations/documents.generated.js';
 import { GetContentDocument } from './operations/documents.generated.js';
-import { byId } from './params.js';
 import { route } from './route.js';
+import { byId } from './routes/results.js';
 
 /*
  * The REST↔GraphQL contract is checked when the project compiles, not when a request runs:
@@ -30,9 +30,10 @@ export const unselectedField = (data: GetContentQuery) => data.result.secret;
 export const routeReadingAnUnselectedField = route({
   method: 'GET',
   path: '/typed',
+  summary: 'typed',
+  responses: {},
   document: GetContentDocument,
-  input: byId,
-  variables: (input) => input,
+  variables: byId,
   // @ts-expect-error: a reply may read only what GetContent selects (a content has no `children`)
   reply: ({ result }) => ({ body: result.__typename === 'Content' ? result.children : undefined }),
 });
@@ -40,10 +41,11 @@ export const routeReadingAnUnselectedField = route({
 export const routeWithWrongVariables = route({
   method: 'GET',
   path: '/typed',
+  summary: 'typed',
+  responses: {},
   document: GetContentDocument,
-  input: byId,
   // @ts-expect-error: GetContent needs `repository` and `id`, as strings
-  variables: ({ id }) => ({ id: Number(id) }),
+  variables: ({ params }) => ({ id: Number(params.id) }),
   reply: () => ({}),
 });
 

@@ -1,6 +1,4 @@
 import {
-  coerceInputValue,
-  getNamedType,
   getNullableType,
   GraphQLBoolean,
   GraphQLFloat,
@@ -10,16 +8,16 @@ import {
   isEnumType,
   isInputObjectType,
   isListType,
+  isNonNullType,
   type GraphQLEnumType,
   type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import { illegalArguments } from '../src/errors.js';
-import { parseJson } from '../src/http/body.js';
-import { flagText } from '../src/http/query.js';
+import { z } from 'zod';
+import { jsonValueProblem, parseJson } from '../src/http/body.js';
+import { flagText, single } from '../src/http/query.js';
 import type {
-  AclInput,
   CheckInInput,
   CopyContentInput,
   CreateContentInput,
@@ -32,7 +30,6 @@ import type {
   ImageConversionInput,
   MergeConversionInput,
   PropertyFilter,
-  RepositoryAclInput,
   ReplaceResourceInput,
   SearchOptions,
   UpdateContentInput,
@@ -43,7 +40,6 @@ import type {
 
 /** The GraphQL input types REST fills, by name, with their generated TypeScript types. */
 export interface InputTypes {
-  AclInput: AclInput;
   CheckInInput: CheckInInput;
   CopyContentInput: CopyContentInput;
   CreateContentInput: CreateContentInput;
@@ -56,7 +52,6 @@ export interface InputTypes {
   ImageConversionInput: ImageConversionInput;
   MergeConversionInput: MergeConversionInput;
   PropertyFilter: PropertyFilter;
-  RepositoryAclInput: RepositoryAclInput;
   ReplaceResourceInput: ReplaceResourceInput;
   SearchOptions: SearchOptions;
   UpdateContentInput: UpdateContentInput;
@@ -65,47 +60,109 @@ export interface InputTypes {
   WebhookInput: WebhookInput;
 }
 
-export type TextSource = Record<string, string | string[] | undefined>;
+/** The zod object of input type `N`: one schema per field, its output the generated TypeScript type. */
+export type InputObject<N extends keyof InputTypes> = z.ZodObject<{ [K in keyof InputTypes[N]]-?: z.ZodType<InputTypes[N][K]> }>;
+
+/*
+ * Every reading of text (query parameters, form and multipart fields) as a typed value happens here:
+ * a flag, an integer, a number, an enum value, a JSON object, a repeated list.
+ */
+
+/** An integer as text: digits only (no 1e3, no 0x10), within GraphQL's Int. */
+export const integerText = z
+  .string()
+  .regex(/^-?\d{1,10}$/, 'must be an integer')
+  .transform(Number)
+  .pipe(z.number().int('must be an integer').min(-(2 ** 31), 'must be an integer').max(2 ** 31 - 1, 'must be an integer'));
+const numberText = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, 'must be a number')
+  .transform(Number)
+  .pipe(z.number().finite('must be a number'));
+/** A JSON object sent as text (`properties`); an empty field is none. */
+const jsonObjectText = z.string().transform((text, ctx) => {
+  if (text === '') return null;
+  try {
+    const value = parseJson(text, 'JSON');
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `must be JSON (${(error as Error).message})` });
+  }
+  return z.NEVER;
+});
+/** A JSON object in a JSON body: what the JSONObject scalar takes (no array, no value JSON cannot hold). */
+const jsonObject = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  const problem = jsonValueProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /** The spec's clients write enum values in either case (ASC, asc; PNG, png), in parameters and in JSON bodies. */
-function enumValueOf(type: GraphQLEnumType, text: string): string {
-  const value = type.getValues().find((v) => v.name.toLowerCase() === text.toLowerCase());
-  if (!value) throw new Error(`must be one of ${type.getValues().map((v) => `'${v.name}'`).join(', ')}`);
-  return value.name;
+function enumSchema(type: GraphQLEnumType): z.ZodType<string> {
+  const names = type.getValues().map((value) => value.name) as [string, ...string[]];
+  const message = `must be one of ${names.map((name) => `'${name}'`).join(', ')}`;
+  return z
+    .string({ message })
+    .transform((text) => names.find((name) => name.toLowerCase() === text.toLowerCase()) ?? text)
+    .pipe(z.enum(names, { message }));
 }
 
-/** One text value as the scalar or enum `type` (query parameters and form fields are text). */
-function fromText(type: GraphQLInputType, text: string): unknown {
-  const named = getNamedType(type);
-  if (named === GraphQLBoolean) {
-    const flag = flagText.safeParse(text);
-    if (!flag.success) throw new Error(flag.error.issues[0]!.message);
-    return flag.data;
+/** A list parameter: `tags=a&tags=b` (one given is a list of one). */
+export const repeated = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .pipe(z.array(item));
+
+/** How a leaf value of `type` is read from text, or from JSON (`fromText` false). */
+function leafSchema(type: GraphQLInputType, fromText: boolean): z.ZodType {
+  const named = getNullableType(type);
+  if (isEnumType(named)) return enumSchema(named);
+  if (named === GraphQLBoolean) return fromText ? flagText : z.boolean({ message: 'must be a boolean' });
+  if (named === GraphQLInt) return fromText ? integerText : z.number({ message: 'must be an integer' }).int('must be an integer').min(-(2 ** 31)).max(2 ** 31 - 1);
+  if (named === GraphQLFloat) return fromText ? numberText : z.number({ message: 'must be a number' });
+  // an ID is a JSON string here (GraphQL would take 7 as "7")
+  if (named === GraphQLString || named === GraphQLID) return z.string({ message: 'must be a string' });
+  if (isInputObjectType(named)) {
+    if (fromText) throw new Error(`input object ${named.name} cannot be read from text`);
+    return objectSchema(named, false);
   }
-  if (named === GraphQLInt) {
-    if (!/^-?\d{1,15}$/.test(text)) throw new Error('must be an integer');
-    return Number(text);
+  // the other scalar REST fills is JSONObject
+  return fromText ? jsonObjectText : jsonObject;
+}
+
+function fieldSchema(type: GraphQLInputType, fromText: boolean): z.ZodType {
+  const nullable = getNullableType(type);
+  let schema: z.ZodType;
+  if (isListType(nullable)) {
+    const item = leafSchema(nullable.ofType, fromText);
+    schema = fromText ? repeated(item as z.ZodType<unknown, string>) : z.array(item, { message: 'must be a list' });
+  } else {
+    schema = fromText ? single(leafSchema(nullable, true) as z.ZodType<unknown, string>) : leafSchema(nullable, false);
   }
-  if (named === GraphQLFloat) return Number(text);
-  if (isEnumType(named)) return enumValueOf(named, text);
-  if (named === GraphQLString || named === GraphQLID) return text;
-  // other scalars (JSONObject) are sent as JSON text; an empty field is none
-  if (text === '') return null;
-  // parseJson also refuses what JSON.parse would silently change (1e309 → Infinity)
-  try {
-    return parseJson(text, named.name);
-  } catch (error) {
-    throw new Error(`must be JSON (${(error as Error).message})`);
+  // text is never null; a JSON null is GraphQL's "none"
+  if (isNonNullType(type)) return schema;
+  return fromText ? schema.optional() : schema.nullish();
+}
+
+function objectSchema(type: GraphQLInputObjectType, fromText: boolean): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const field of Object.values(type.getFields())) {
+    const schema = fieldSchema(field.type, fromText);
+    shape[field.name] = field.description ? schema.meta({ description: field.description }) : schema;
   }
+  // a JSON body names only the type's fields; a text source holds other parameters too (sessionId, paging)
+  return fromText ? z.object(shape) : z.strictObject(shape);
 }
 
 /**
- * REST's input parsing, derived from the GraphQL input types the resolvers declare (one class per
- * verb, src/modules/<capability>/inputs.ts): text sources are converted field by field as the type
- * says, JSON bodies are taken as they are, and both are then validated by graphql-js against the same
- * type, so REST accepts exactly what the GraphQL API accepts. A failure is a 400 naming the field.
+ * REST's input schemas, derived from the GraphQL input types the resolvers declare (one class per
+ * verb, src/modules/<capability>/inputs.ts): REST accepts what the GraphQL API accepts, and the zod
+ * schemas validate the requests and describe them in the OpenAPI document.
  */
-export class RestInputs {
+export class InputSchemas {
+  private readonly cache = new Map<string, z.ZodObject>();
+
   constructor(private readonly schemas: readonly GraphQLSchema[]) {}
 
   private inputType(name: keyof InputTypes): GraphQLInputObjectType {
@@ -116,73 +173,27 @@ export class RestInputs {
     throw new Error(`no GraphQL input type ${name}`);
   }
 
-  private validated<N extends keyof InputTypes>(type: GraphQLInputObjectType, value: unknown, where: string): InputTypes[N] {
-    const problems: string[] = [];
-    const coerced = coerceInputValue(value, type, (path, _invalid, error) => {
-      problems.push(path.length > 0 ? `${path.join('.')}: ${error.message}` : error.message);
-    });
-    if (problems.length > 0) throw illegalArguments(`invalid ${where}: ${problems.join('; ')}`);
-    // graphql-js checked the value against the type the generated TypeScript type describes
-    return coerced as InputTypes[N];
+  private cached(key: string, make: () => z.ZodObject): z.ZodObject {
+    let schema = this.cache.get(key);
+    if (!schema) this.cache.set(key, (schema = make()));
+    return schema;
   }
 
-  /**
-   * The fields of input type `name` found in a text source (query parameters, form fields); other
-   * names in the source are left alone. A field given twice is a 400 unless the field is a list.
-   */
-  fromText<N extends keyof InputTypes>(name: N, source: TextSource, where = 'parameter'): InputTypes[N] {
-    const type = this.inputType(name);
-    const value: Record<string, unknown> = {};
-    const problems: string[] = [];
-    for (const field of Object.values(type.getFields())) {
-      const raw = source[field.name];
-      if (raw === undefined) continue;
-      const texts = Array.isArray(raw) ? raw : [raw];
-      try {
-        if (isListType(getNullableType(field.type))) value[field.name] = texts.map((text) => fromText(field.type, text));
-        else if (texts.length > 1) throw new Error('must be given once');
-        else value[field.name] = fromText(field.type, texts[0]!);
-      } catch (error) {
-        problems.push(`${field.name} ${(error as Error).message}`);
-      }
-    }
-    if (problems.length > 0) throw illegalArguments(`invalid ${where}: ${problems.join('; ')}`);
-    return this.validated<N>(type, value, where);
+  /** Input type `name` as a JSON object: exactly its fields. */
+  json<N extends keyof InputTypes>(name: N): InputObject<N> {
+    return this.cached(`json:${name}`, () => objectSchema(this.inputType(name), false)) as unknown as InputObject<N>;
   }
 
-  /**
-   * Refuses names in `given` that input type `name` has no field for: a multipart field a client sends
-   * must not be lost without a word (a check-in with `name` and `tags` fields answered 200 and kept
-   * neither).
-   */
-  requireKnownFields(name: keyof InputTypes, given: Iterable<string>, where = 'field', except: string[] = []): void {
-    const known = Object.keys(this.inputType(name).getFields()).filter((field) => !except.includes(field));
-    const unknown = [...given].filter((field) => !known.includes(field));
-    if (unknown.length > 0) {
-      throw illegalArguments(`unknown ${where}${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `'${f}'`).join(', ')} (known: ${known.join(', ')})`);
-    }
+  /** The fields of input type `name` read from text (query parameters, form fields); other names are left alone. */
+  text<N extends keyof InputTypes>(name: N): InputObject<N> {
+    return this.cached(`text:${name}`, () => objectSchema(this.inputType(name), true)) as unknown as InputObject<N>;
   }
+}
 
-  /** A JSON object as input type `name`; an ID must be a JSON string here (GraphQL would take 7 as "7"). */
-  fromJson<N extends keyof InputTypes>(name: N, body: Record<string, unknown>, where = 'body'): InputTypes[N] {
-    const type = this.inputType(name);
-    const numericIds = Object.values(type.getFields())
-      .filter((field) => getNamedType(field.type) === GraphQLID && typeof body[field.name] === 'number')
-      .map((field) => `${field.name} must be a string`);
-    if (numericIds.length > 0) throw illegalArguments(`invalid ${where}: ${numericIds.join('; ')}`);
-    const value = { ...body };
-    const problems: string[] = [];
-    for (const field of Object.values(type.getFields())) {
-      const named = getNamedType(field.type);
-      const given = value[field.name];
-      if (!isEnumType(named) || typeof given !== 'string') continue;
-      try {
-        value[field.name] = enumValueOf(named, given);
-      } catch (error) {
-        problems.push(`${field.name} ${(error as Error).message}`);
-      }
-    }
-    if (problems.length > 0) throw illegalArguments(`invalid ${where}: ${problems.join('; ')}`);
-    return this.validated<N>(type, value, where);
-  }
+/** The fields of `schema` among `values` (a query holding several groups of parameters). */
+export function fieldsOf<S extends z.ZodObject>(values: Record<string, unknown>, schema: S): z.output<S> {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.shape)) if (values[key] !== undefined) picked[key] = values[key];
+  // `values` was parsed by a schema holding `schema`'s fields
+  return picked as z.output<S>;
 }

@@ -1,7 +1,8 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Context } from 'koa';
-import type { Services } from '../src/context.js';
-import type { RestInputs } from './inputs.js';
+import type { z } from 'zod';
+import type { InputSchemas } from './inputs.js';
+import type { ReceivedUpload } from './request.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -13,54 +14,108 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-/** What a route's input step may use beside the request. */
-export interface RouteTools {
-  services: Services;
-  inputs: RestInputs;
+/**
+ * A request body as a route declares it: its schema validates it and describes it in the OpenAPI
+ * document. `json`: a JSON object; `form`: form fields, url-encoded or multipart without a file (or a
+ * JSON object of them); `upload`: multipart with a part `file` streamed into a pending upload of the
+ * caller, and text fields (`orFields`: or no file at all, the fields as a form, JSON or nothing).
+ */
+export type BodyDeclaration =
+  | { kind: 'json'; schema: z.ZodType }
+  | { kind: 'form'; schema: z.ZodObject }
+  | { kind: 'upload'; schema: z.ZodObject; file: 'required' | 'optional'; orFields?: boolean };
+
+/** What a request may carry beside its path: query parameters (the session is not one of them: it is the security scheme) and a body. */
+export interface RequestDeclaration {
+  query?: z.ZodObject;
+  body?: BodyDeclaration;
+}
+
+/** A declared answer: a JSON body's schema, another media type's, or none (204). */
+export type ResponseDeclaration = z.ZodType | { type: string; schema: z.ZodType } | null;
+
+/** The answers of a route that succeeded, by status; the error answers are added by kind of route (openapi.ts). */
+export type Responses = Partial<Record<200 | 201 | 204, ResponseDeclaration>>;
+
+type BodyOf<B> = B extends { kind: 'upload'; schema: infer S extends z.ZodType }
+  ? { fields: z.output<S>; upload: ReceivedUpload }
+  : B extends { schema: infer S extends z.ZodType }
+    ? z.output<S>
+    : undefined;
+
+/** A request validated against its route's declaration: the path's parameters, the query, the body. */
+export interface ParsedRequest<R extends RequestDeclaration> {
+  params: Record<string, string>;
+  query: R['query'] extends z.ZodObject ? z.output<R['query']> : Record<string, never>;
+  body: BodyOf<R['body']>;
 }
 
 /** Runs a typed document through the gateway as the request's session; a GraphQL error is thrown as a ServiceError. */
 export type RunDocument = <Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => Promise<Result>;
 
-/**
- * One row of the REST table: a path under `{base_url}/api/v1`, the typed GraphQL document it runs
- * (generated from `operations/*.graphql`), how validated request input becomes the document's
- * variables, and how the document's result becomes the spec's response. The document's types flow
- * through: variables and reply are checked against the schema by tsc.
- */
-export interface GraphqlRoute<Input, Result, Variables extends Record<string, unknown>> {
-  method: HttpMethod;
-  path: string;
-  document: TypedDocumentNode<Result, Variables>;
-  /** validates the request (query, path params, body) once; throws a 400 ServiceError */
-  input: (ctx: Context, params: Record<string, string>, tools: RouteTools) => Input | Promise<Input>;
-  variables: (input: Input) => Variables;
-  reply: (result: Result, input: Input) => Reply;
-  /** undoes what `input` did when the operation fails (for example a staged upload) */
-  onFailure?: (input: Input, services: Services) => Promise<void>;
+/** The OpenAPI words of a route: what it does, in a line, and more if needed. */
+export interface RouteDescription {
+  summary: string;
+  description?: string;
 }
 
-/** A row with its types sealed in: the router only mounts and runs it. */
+/**
+ * One row of the REST table: a path under `{base_url}/api/v1`, what its request may carry and what it
+ * answers (zod schemas: they validate the request and make the OpenAPI document, openapi.ts), the
+ * typed GraphQL document it runs (generated from `operations/*.graphql`), how the validated request
+ * becomes the document's variables, and how the document's result becomes the spec's response. The
+ * document's types flow through: variables and reply are checked against the schema by tsc.
+ */
+export interface GraphqlRoute<R extends RequestDeclaration, Result, Variables extends Record<string, unknown>> extends RouteDescription {
+  method: HttpMethod;
+  path: string;
+  /** made at start from the GraphQL input types (REST accepts what GraphQL accepts) */
+  request?: (inputs: InputSchemas) => R;
+  responses: Responses;
+  document: TypedDocumentNode<Result, Variables>;
+  /** `declared`: what `request` made (a route may keep the schemas of groups of its parameters there) */
+  variables: (request: ParsedRequest<R>, declared: R) => Variables;
+  reply: (result: Result, request: ParsedRequest<R>) => Reply;
+}
+
+/** A row whose request schemas are made, its types sealed in: the router mounts and runs it, the document describes it. */
+export interface DeclaredRoute extends RouteDescription {
+  method: HttpMethod;
+  path: string;
+  request: RequestDeclaration;
+  responses: Responses;
+  handle(request: ParsedRequest<RequestDeclaration>, ctx: Context, run: RunDocument): Promise<Reply>;
+}
+
+/** A row of the table: its answers, and the rest declared once the GraphQL input types are known. */
 export interface RestRoute {
   method: HttpMethod;
   path: string;
-  handle(ctx: Context, tools: RouteTools, run: RunDocument): Promise<Reply>;
+  responses: Responses;
+  declare(inputs: InputSchemas): DeclaredRoute;
 }
 
-export function route<Input, Result, Variables extends Record<string, unknown>>(definition: GraphqlRoute<Input, Result, Variables>): RestRoute {
+export function route<R extends RequestDeclaration, Result, Variables extends Record<string, unknown>>(definition: GraphqlRoute<R, Result, Variables>): RestRoute {
+  const { method, path, summary, description, responses } = definition;
   return {
-    method: definition.method,
-    path: definition.path,
-    async handle(ctx, tools, run) {
-      const input = await definition.input(ctx, ctx.params as Record<string, string>, tools);
-      let result: Result;
-      try {
-        result = await run(definition.document, definition.variables(input));
-      } catch (error) {
-        await definition.onFailure?.(input, tools.services);
-        throw error;
-      }
-      return definition.reply(result, input);
+    method,
+    path,
+    responses,
+    declare(inputs) {
+      const declared = definition.request?.(inputs) ?? ({} as R);
+      return {
+        method,
+        path,
+        summary,
+        description,
+        responses,
+        request: declared,
+        async handle(request, _ctx, run) {
+          // the router validated the request against the declaration this route made
+          const parsed = request as ParsedRequest<R>;
+          return definition.reply(await run(definition.document, definition.variables(parsed, declared)), parsed);
+        },
+      };
     },
   };
 }

@@ -5,10 +5,12 @@ import type { Context } from 'koa';
 import { createRequestContext, type Services } from '../src/context.js';
 import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
-import { adminDomain, sessionHeaders } from '../src/http/session.js';
+import { sessionHeaders } from '../src/http/session.js';
 import { requireRole } from '../src/modules/access/index.js';
-import { RestInputs } from './inputs.js';
-import type { RestRoute, RunDocument } from './route.js';
+import { InputSchemas } from './inputs.js';
+import { callerRule, openApiDocument, type CallerRule, type OperationDeclaration } from './openapi.js';
+import { discardStaged, readRequest } from './request.js';
+import type { DeclaredRoute, RestRoute, RunDocument } from './route.js';
 
 const isReasonCode = (code: unknown): code is ReasonCode => typeof code === 'string' && code in reasonStatus;
 
@@ -34,17 +36,18 @@ export interface RestRouterOptions {
   schemas: readonly GraphQLSchema[];
   routes: readonly RestRoute[];
   prefix: string;
+  /** paths served by other routers that the OpenAPI document describes too (the byte transfer) */
+  otherOperations?: readonly OperationDeclaration[];
+  /** the service's version, the document's */
+  version: string;
 }
 
-/**
- * Who may call a path: anyone (logging in), a session, or an administrator's (the administration domain,
- * DESIGN §3) — but for its audit trail, where a user reads its own logins (DESIGN §11; the operation filters).
- */
-type CallerRule = 'anyone' | 'session' | 'admin';
-function callerRule(path: string): CallerRule {
-  if (path === '/authenticate') return 'anyone';
-  return path.startsWith(adminDomain) && path !== `${adminDomain}/audit` ? 'admin' : 'session';
-}
+/** The table's routes declared against the GraphQL input types of `schemas` (their request schemas made once, at start). */
+export const declareRoutes = (routes: readonly RestRoute[], schemas: readonly GraphQLSchema[]): DeclaredRoute[] => {
+  const inputs = new InputSchemas(schemas);
+  return routes.map((row) => row.declare(inputs));
+};
+
 
 /**
  * The caller's right to the path, before anything of the request is read: without a session a bad
@@ -67,9 +70,10 @@ function refuseBracketedParameters(ctx: Context): void {
   }
 }
 
-/** Mounts every row of the table: validate → run its typed GraphQL document through the gateway → reply. */
-export function restRouter({ gateway, services, schemas, routes, prefix }: RestRouterOptions): Router {
-  const tools = { services, inputs: new RestInputs(schemas) };
+/** Mounts every row of the table: validate against its declaration → run its typed GraphQL document through the gateway → reply. */
+export function restRouter({ gateway, services, schemas, routes, prefix, otherOperations = [], version }: RestRouterOptions): Router {
+  const declared = declareRoutes(routes, schemas);
+  const document = JSON.stringify(openApiDocument([...declared, ...otherOperations], { basePath: services.config.BASE_PATH, version }));
   const texts = new WeakMap<DocumentNode, string>();
   const textOf = (document: DocumentNode) => {
     let text = texts.get(document);
@@ -92,12 +96,24 @@ export function restRouter({ gateway, services, schemas, routes, prefix }: RestR
     };
   };
   const router = new Router({ prefix });
-  for (const row of routes) {
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.set('cache-control', 'no-cache');
+    ctx.body = document;
+  });
+  for (const row of declared) {
     const caller = callerRule(row.path);
     router.register(row.path, [row.method], async (ctx) => {
       if (caller !== 'anyone') await requireCaller(ctx, services, caller);
       refuseBracketedParameters(ctx);
-      const reply = await row.handle(ctx, tools, runner(ctx));
+      const request = await readRequest(ctx, services, row.path, row.request);
+      let reply;
+      try {
+        reply = await row.handle(request, ctx, runner(ctx));
+      } catch (error) {
+        await discardStaged(request);
+        throw error;
+      }
       ctx.status = reply.status ?? 200;
       if (reply.headers) ctx.set(reply.headers);
       if (reply.body !== undefined) {

@@ -1,7 +1,8 @@
-import { z } from 'zod';
-import { readJsonObject } from '../../src/http/body.js';
+import { aclInputSchema, rootAclInputSchema } from '../../src/modules/access/index.js';
 import { EntryAclDocument, EntryPermissionsDocument, RepositoryAclDocument, SetEntryAclDocument, SetRepositoryAclDocument } from '../operations/documents.generated.js';
-import { byId, nonEmptyText, parse } from '../params.js';
+import { aclSchema, permissionsSchema } from '../shapes/schemas.js';
+import { byRepositoryId } from './admin.js';
+import { byId } from './results.js';
 import { adminDomain, contentDomain, route, type RestRoute } from '../route.js';
 
 /** The ACL type of DESIGN §10's answers. */
@@ -11,32 +12,35 @@ type EffectiveEntry = { principal: string; permission: string; inheritedFrom?: s
 const aclReply = ({ result }: { result: { entries: unknown[]; inherit?: boolean; effective?: EffectiveEntry[] } }) => ({
   body: { _type: aclType, ...result, ...(result.effective && { effective: result.effective.map(({ inheritedFrom, ...entry }) => (inheritedFrom ? { ...entry, inheritedFrom } : entry)) }) },
 });
-const byRepositoryId = z.object({ repositoryId: nonEmptyText });
 
 /** `…/content/{id}/acl` and `…/folder/{id}/acl`, `…/permissions`: the same verbs on either kind (a folder's id on the content path is a 404). */
 const entryAclRoutes = (segment: 'content' | 'folder', entryType: 'CONTENT' | 'FOLDER'): RestRoute[] => [
   route({
     method: 'GET',
     path: `${contentDomain}/${segment}/:id/acl`,
+    summary: `The ACL of a ${segment}: its own entries, inherit, and the effective permissions`,
+    responses: { 200: aclSchema },
     document: EntryAclDocument,
-    input: byId,
-    variables: (input) => ({ ...input, entryType }),
+    variables: (request) => ({ ...byId(request), entryType }),
     reply: aclReply,
   }),
   route({
     method: 'PUT',
     path: `${contentDomain}/${segment}/:id/acl`,
+    summary: `Replace the ACL of a ${segment}`,
+    request: () => ({ body: { kind: 'json', schema: aclInputSchema } as const }),
+    responses: { 200: aclSchema },
     document: SetEntryAclDocument,
-    input: async (ctx, params, { inputs }) => ({ ...byId(ctx, params), input: inputs.fromJson('AclInput', await readJsonObject(ctx)) }),
-    variables: (input) => ({ ...input, entryType }),
+    variables: (request) => ({ ...byId(request), entryType, input: request.body }),
     reply: aclReply,
   }),
   route({
     method: 'GET',
     path: `${contentDomain}/${segment}/:id/permissions`,
+    summary: `What the caller may do on a ${segment}`,
+    responses: { 200: permissionsSchema },
     document: EntryPermissionsDocument,
-    input: byId,
-    variables: (input) => ({ ...input, entryType }),
+    variables: (request) => ({ ...byId(request), entryType }),
     reply: ({ result }) => ({ body: result }),
   }),
 ];
@@ -48,17 +52,21 @@ export const aclRoutes: RestRoute[] = [
   route({
     method: 'GET',
     path: `${adminDomain}/repository/acl`,
+    summary: "The ACL of a repository's root",
+    request: () => ({ query: byRepositoryId }),
+    responses: { 200: aclSchema },
     document: RepositoryAclDocument,
-    input: (ctx) => parse(byRepositoryId, ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: aclReply,
   }),
   route({
     method: 'PUT',
     path: `${adminDomain}/repository/acl`,
+    summary: "Replace the ACL of a repository's root",
+    request: () => ({ query: byRepositoryId, body: { kind: 'json', schema: rootAclInputSchema } as const }),
+    responses: { 200: aclSchema },
     document: SetRepositoryAclDocument,
-    input: async (ctx, _params, { inputs }) => ({ ...parse(byRepositoryId, ctx.query), input: inputs.fromJson('RepositoryAclInput', await readJsonObject(ctx)) }),
-    variables: (input) => input,
+    variables: ({ query, body }) => ({ ...query, input: body }),
     reply: aclReply,
   }),
 ];

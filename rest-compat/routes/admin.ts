@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { readJsonObject } from '../../src/http/body.js';
 import {
   AddGroupMemberDocument,
   CreateGroupDocument,
@@ -15,13 +14,18 @@ import {
   UpdateRepositoryLimitsDocument,
   UsersDocument,
 } from '../operations/documents.generated.js';
-import { nonEmptyText, parse } from '../params.js';
+import { nonEmptyText } from '../params.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
+import { groupSchema, repositorySchema, userSchema } from '../shapes/schemas.js';
 import { createdRecordReply, noContentReply, recordReply } from './results.js';
 
-const byRepositoryId = z.object({ repositoryId: nonEmptyText });
+export const byRepositoryId = z.object({ repositoryId: nonEmptyText });
 const byUserName = z.object({ userName: nonEmptyText });
-const newUser = z.object({ userName: z.string(), password: z.string(), roles: z.array(z.string()).optional() });
+const newUser = z.object({
+  userName: z.string(),
+  password: z.string(),
+  roles: z.array(z.string()).optional().meta({ description: 'USER (default) and/or ADMIN' }),
+});
 const byGroupName = z.object({ name: nonEmptyText });
 const newGroup = z.object({ name: z.string() });
 const membership = z.object({ name: nonEmptyText, userName: nonEmptyText });
@@ -31,108 +35,128 @@ export const adminRoutes: RestRoute[] = [
   route({
     method: 'POST',
     path: `${adminDomain}/repository`,
+    summary: 'Create a repository',
+    request: (inputs) => ({ body: { kind: 'json', schema: inputs.json('CreateRepositoryInput') } as const }),
+    responses: { 201: repositorySchema },
     document: CreateRepositoryDocument,
-    input: async (ctx, _params, { inputs }) => ({ input: inputs.fromJson('CreateRepositoryInput', await readJsonObject(ctx)) }),
-    variables: (input) => input,
+    variables: ({ body }) => ({ input: body }),
     reply: createdRecordReply,
   }),
   route({
     method: 'GET',
     path: `${adminDomain}/repositories`,
+    summary: 'The repositories',
+    responses: { 200: z.array(repositorySchema) },
     document: RepositoriesDocument,
-    input: () => ({}),
     variables: () => ({}),
     reply: recordReply,
   }),
   route({
     method: 'GET',
     path: `${adminDomain}/repository/by-name`,
+    summary: 'A repository by its name',
+    request: () => ({ query: z.object({ repositoryName: nonEmptyText }) }),
+    responses: { 200: repositorySchema },
     document: RepositoryByNameDocument,
-    input: (ctx) => ({ name: parse(z.object({ repositoryName: nonEmptyText }), ctx.query).repositoryName }),
-    variables: (input) => input,
+    variables: ({ query }) => ({ name: query.repositoryName }),
     reply: recordReply,
   }),
   route({
     method: 'PATCH',
     path: `${adminDomain}/repository/limits`,
+    summary: "Set a repository's conversion limits and full text",
+    request: (inputs) => ({ query: byRepositoryId, body: { kind: 'json', schema: inputs.json('UpdateRepositoryLimitsInput') } as const }),
+    responses: { 200: repositorySchema },
     document: UpdateRepositoryLimitsDocument,
-    input: async (ctx, _params, { inputs }) => ({
-      ...parse(byRepositoryId, ctx.query),
-      input: inputs.fromJson('UpdateRepositoryLimitsInput', await readJsonObject(ctx)),
-    }),
-    variables: (input) => input,
+    variables: ({ query, body }) => ({ ...query, input: body }),
     reply: recordReply,
   }),
   route({
     method: 'DELETE',
     path: `${adminDomain}/repository`,
+    summary: 'Delete a repository with everything in it',
+    request: () => ({ query: byRepositoryId }),
+    responses: { 204: null },
     document: DeleteRepositoryDocument,
-    input: (ctx) => parse(byRepositoryId, ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: noContentReply,
   }),
   route({
     method: 'POST',
     path: `${adminDomain}/user`,
+    summary: 'Create a user',
+    request: () => ({ body: { kind: 'json', schema: newUser } as const }),
+    responses: { 201: userSchema },
     document: CreateUserDocument,
-    input: async (ctx) => parse(newUser, await readJsonObject(ctx), 'body'),
-    variables: (input) => input,
+    variables: ({ body }) => body,
     reply: createdRecordReply,
   }),
   route({
     method: 'GET',
     path: `${adminDomain}/users`,
+    summary: 'The users',
+    responses: { 200: z.array(userSchema) },
     document: UsersDocument,
-    input: () => ({}),
     variables: () => ({}),
     reply: recordReply,
   }),
   route({
     method: 'DELETE',
     path: `${adminDomain}/user`,
+    summary: 'Delete a user (their sessions end)',
+    request: () => ({ query: byUserName }),
+    responses: { 204: null },
     document: DeleteUserDocument,
-    input: (ctx) => parse(byUserName, ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: noContentReply,
   }),
   route({
     method: 'POST',
     path: `${adminDomain}/group`,
+    summary: 'Create a group',
+    request: () => ({ body: { kind: 'json', schema: newGroup } as const }),
+    responses: { 201: groupSchema },
     document: CreateGroupDocument,
-    input: async (ctx) => parse(newGroup, await readJsonObject(ctx), 'body'),
-    variables: (input) => input,
+    variables: ({ body }) => body,
     reply: createdRecordReply,
   }),
   route({
     method: 'GET',
     path: `${adminDomain}/groups`,
+    summary: 'The groups',
+    responses: { 200: z.array(groupSchema) },
     document: GroupsDocument,
-    input: () => ({}),
     variables: () => ({}),
     reply: recordReply,
   }),
   route({
     method: 'DELETE',
     path: `${adminDomain}/group`,
+    summary: 'Delete a group',
+    request: () => ({ query: byGroupName }),
+    responses: { 204: null },
     document: DeleteGroupDocument,
-    input: (ctx) => parse(byGroupName, ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: noContentReply,
   }),
   route({
     method: 'POST',
     path: `${adminDomain}/group/members`,
+    summary: 'Add a user to a group',
+    request: () => ({ query: membership }),
+    responses: { 200: groupSchema },
     document: AddGroupMemberDocument,
-    input: (ctx) => parse(membership, ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: recordReply,
   }),
   route({
     method: 'DELETE',
     path: `${adminDomain}/group/members`,
+    summary: 'Remove a user from a group',
+    request: () => ({ query: membership }),
+    responses: { 204: null },
     document: RemoveGroupMemberDocument,
-    input: (ctx) => parse(membership, ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: noContentReply,
   }),
 ];

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { single } from '../../src/http/query.js';
 import { eventTypes } from '../../src/modules/events/index.js';
 import { AuditEventsDocument, type AuditEventsQuery } from '../operations/documents.generated.js';
-import { limit, nonEmptyText, offset, parse } from '../params.js';
+import { limit, nonEmptyText, offset } from '../params.js';
 import { adminDomain, contentDomain, route, type RestRoute } from '../route.js';
 import { parseRestDate, restDate } from '../shapes/dates.js';
+import { auditEventsResponseSchema } from '../shapes/schemas.js';
 
 /** A date parameter in the REST form (spec "Dates"), handed to GraphQL as ISO. */
 const restDateParameter = single(
@@ -41,17 +42,21 @@ export const auditRoutes: RestRoute[] = [
   route({
     method: 'GET',
     path: `${contentDomain}/audit`,
+    summary: "The repository's audit trail (DESIGN §11): events of the entries the caller may read, newest first",
+    request: () => ({ query: auditQuery }),
+    responses: { 200: auditEventsResponseSchema },
     document: AuditEventsDocument,
-    input: (ctx, params) => ({ repository: params.repository!, ...parse(auditQuery, ctx.query) }),
-    variables: (input) => input,
+    variables: ({ params, query }) => ({ repository: params.repository!, ...query }),
     reply: auditReply,
   }),
   route({
     method: 'GET',
     path: `${adminDomain}/audit`,
+    summary: "The administration domain's audit trail: repositories, policies, users, groups and logins (a user: its own logins)",
+    request: () => ({ query: auditQuery }),
+    responses: { 200: auditEventsResponseSchema },
     document: AuditEventsDocument,
-    input: (ctx) => parse(auditQuery, ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: auditReply,
   }),
 ];

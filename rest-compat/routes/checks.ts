@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { z } from 'zod';
 import {
   AdministrationJobStatusDocument,
@@ -9,10 +8,12 @@ import {
   StartDeepCheckDocument,
   type ConnectionCheckQuery,
 } from '../operations/documents.generated.js';
-import { nonEmptyText, parse } from '../params.js';
+import { nonEmptyText } from '../params.js';
 import { adminDomain, route, type RestRoute } from '../route.js';
 import { withRestDates } from '../shapes/dates.js';
 import { asyncJobResponseShape } from '../shapes/jobs.js';
+import { adminResponseSchema, asyncJobResponseSchema, checkResponseSchema, deepCheckResponseSchema, htmlPage, statisticsResponseSchema } from '../shapes/schemas.js';
+import { byRepositoryId } from './admin.js';
 
 /** The spec's three ways to name the repository of a check: by id, by name, by technical name. */
 const repositoryKeys = [
@@ -40,30 +41,36 @@ const reportHeaders = {
 /** Spec endpoints 10, 11, 12 and 13; the deep check report and the administration jobs' status (DESIGN §4). */
 export const checkRoutes: RestRoute[] = [
   ...repositoryKeys.flatMap(([path, parameter]) => {
-    const keyInput = (ctx: Context) => parse(z.object({ [parameter]: nonEmptyText }), ctx.query) as Record<typeof parameter, string>;
+    const request = () => ({ query: z.object({ [parameter]: nonEmptyText }) as z.ZodObject<Record<typeof parameter, typeof nonEmptyText>> });
     return [
       route({
         method: 'GET',
         path: `${adminDomain}/repository/connection-check/${path}`,
+        summary: `Connection check of a repository ${path.replaceAll('-', ' ')} (spec endpoint 10)`,
+        request,
+        responses: { 200: checkResponseSchema },
         document: ConnectionCheckDocument,
-        input: keyInput,
-        variables: (input) => input,
+        variables: ({ query }) => query,
         reply: checkReply,
       }),
       route({
         method: 'GET',
         path: `${adminDomain}/repository/deep-check/${path}`,
+        summary: `Deep health check of a repository ${path.replaceAll('-', ' ')} (spec endpoint 11)`,
+        request,
+        responses: { 200: deepCheckResponseSchema },
         document: DeepCheckDocument,
-        input: keyInput,
-        variables: (input) => input,
+        variables: ({ query }) => query,
         reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.repository.DeepHealthCheckResponse', ...result } }),
       }),
       route({
         method: 'GET',
         path: `${adminDomain}/repository/async-deep-check/${path}`,
+        summary: `Start an asynchronous deep check of a repository ${path.replaceAll('-', ' ')} (spec endpoint 12)`,
+        request,
+        responses: { 200: adminResponseSchema },
         document: StartDeepCheckDocument,
-        input: keyInput,
-        variables: (input) => input,
+        variables: ({ query }) => query,
         reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.AdxAdminResponse', _id: result._id, duration: result.duration } }),
       }),
     ];
@@ -71,25 +78,30 @@ export const checkRoutes: RestRoute[] = [
   route({
     method: 'GET',
     path: `${adminDomain}/repository/deep-check/report/:id`,
+    summary: 'The HTML report of a deep check (its reportUrl)',
+    responses: { 200: htmlPage },
     document: DeepCheckReportDocument,
-    input: (_ctx, params) => ({ reportId: params.id! }),
-    variables: (input) => input,
+    variables: ({ params }) => ({ reportId: params.id! }),
     reply: ({ result }) => ({ body: result, type: 'text/html; charset=utf-8', headers: reportHeaders }),
   }),
   route({
     method: 'GET',
     path: `${adminDomain}/jobs/status`,
+    summary: 'The status of an administration job (an asynchronous deep check)',
+    request: () => ({ query: z.object({ jobId: nonEmptyText }) }),
+    responses: { 200: asyncJobResponseSchema },
     document: AdministrationJobStatusDocument,
-    input: (ctx) => parse(z.object({ jobId: nonEmptyText }), ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: ({ result }) => ({ body: asyncJobResponseShape(result) }),
   }),
   route({
     method: 'GET',
     path: `${adminDomain}/repository/statistics`,
+    summary: 'Repository statistics (spec endpoint 13)',
+    request: () => ({ query: byRepositoryId }),
+    responses: { 200: statisticsResponseSchema },
     document: RepositoryStatisticsDocument,
-    input: (ctx) => parse(z.object({ repositoryId: nonEmptyText }), ctx.query),
-    variables: (input) => input,
+    variables: ({ query }) => query,
     reply: ({ result }) => ({ body: { _type: 'svc.model.deployment.service.statistics.GetRepositoryStatisticsResponse', ...withRestDates(result) } }),
   }),
 ];

@@ -1,41 +1,49 @@
-import { readJsonObject } from '../../src/http/body.js';
 import { CreateFolderDocument, FolderChildrenDocument, GetFolderDocument, HomeDocument } from '../operations/documents.generated.js';
-import { byId, searchPage, withChildren } from '../params.js';
+import { fieldsOf } from '../inputs.js';
+import { searchPageParameters, withChildren } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
-import { createdEntryReply, entryReply, pageReply } from './results.js';
+import { entriesResponseSchema, folderSchema } from '../shapes/schemas.js';
+import { byId, createdEntryReply, entryReply, pageReply } from './results.js';
 
 /** Folders and the root of the content domain `access.svc.content.<repository_name>/v1`. */
 export const folderRoutes: RestRoute[] = [
   route({
     method: 'GET',
     path: `${contentDomain}/home`,
+    summary: 'The root-level entries, folders first',
+    request: (inputs) => ({ query: searchPageParameters(inputs), options: inputs.text('SearchOptions') }),
+    responses: { 200: entriesResponseSchema },
     document: HomeDocument,
-    input: (ctx, params, { inputs }) => ({ repository: params.repository!, ...searchPage(ctx, inputs) }),
-    variables: ({ repository, options, projection }) => ({ repository, options, withChildren: withChildren(projection) }),
+    variables: ({ params, query }, { options }) => ({ repository: params.repository!, options: fieldsOf(query, options), withChildren: withChildren(query) }),
     reply: pageReply,
   }),
   route({
     method: 'POST',
     path: `${contentDomain}/folder`,
+    summary: 'Create a folder',
+    request: (inputs) => ({ body: { kind: 'json', schema: inputs.json('CreateFolderInput') } as const }),
+    responses: { 201: folderSchema },
     document: CreateFolderDocument,
-    input: async (ctx, params, { inputs }) => ({ repository: params.repository!, input: inputs.fromJson('CreateFolderInput', await readJsonObject(ctx)) }),
-    variables: (input) => input,
+    variables: ({ params, body }) => ({ repository: params.repository!, input: body }),
     reply: createdEntryReply,
   }),
   route({
     method: 'GET',
     path: `${contentDomain}/folder/:id`,
+    summary: 'A folder',
+    responses: { 200: folderSchema },
     document: GetFolderDocument,
-    input: byId,
-    variables: (input) => input,
+    variables: byId,
     reply: entryReply,
   }),
   route({
     method: 'GET',
     path: `${contentDomain}/folder/:id/children`,
+    summary: "A folder's entries, folders first",
+    request: (inputs) => ({ query: searchPageParameters(inputs), options: inputs.text('SearchOptions') }),
+    responses: { 200: entriesResponseSchema },
     document: FolderChildrenDocument,
-    input: (ctx, params, { inputs }) => ({ ...byId(ctx, params), ...searchPage(ctx, inputs) }),
-    variables: ({ repository, id, options, projection }) => ({ repository, id, options, withChildren: withChildren(projection) }),
+    variables: (request, { options }) => ({ ...byId(request), options: fieldsOf(request.query, options), withChildren: withChildren(request.query) }),
     reply: pageReply,
   }),
 ];

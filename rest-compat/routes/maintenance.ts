@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { readJsonObject } from '../../src/http/body.js';
 import {
   AddTagsDocument,
   CopyContentDocument,
@@ -10,13 +9,14 @@ import {
   UpdateContentDocument,
   UpdateFolderDocument,
 } from '../operations/documents.generated.js';
-import { bool, byId, list, parse } from '../params.js';
+import { bool, list } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
-import { createdEntryReply, entryReply, noContentReply } from './results.js';
+import { contentSchema, folderSchema } from '../shapes/schemas.js';
+import { byId, createdEntryReply, entryReply, noContentReply } from './results.js';
 
-const recursiveQuery = z.object({ recursive: bool.optional() });
-const permanentQuery = z.object({ permanent: bool.optional() });
-const tagsQuery = z.object({ tags: list });
+const recursiveQuery = z.object({ recursive: bool.optional().meta({ description: 'true: delete a folder that is not empty, with everything in it' }) });
+const permanentQuery = z.object({ permanent: bool.optional().meta({ description: 'true: purge every version and its bytes; else the content is deactivated' }) });
+const tagsQuery = z.object({ tags: list.meta({ description: 'repeated: tags=a&tags=b', example: ['q3', 'finance'] }) });
 
 /**
  * Maintenance of folders and contents (DESIGN §4): update, move, delete, restore, copy, tags. A JSON
@@ -26,65 +26,80 @@ export const maintenanceRoutes: RestRoute[] = [
   route({
     method: 'PATCH',
     path: `${contentDomain}/folder/:id`,
+    summary: 'Rename or move a folder, set its tags or properties',
+    request: (inputs) => ({ body: { kind: 'json', schema: inputs.json('UpdateFolderInput') } as const }),
+    responses: { 200: folderSchema },
     document: UpdateFolderDocument,
-    input: async (ctx, params, { inputs }) => ({ ...byId(ctx, params), input: inputs.fromJson('UpdateFolderInput', await readJsonObject(ctx)) }),
-    variables: (input) => input,
+    variables: (request) => ({ ...byId(request), input: request.body }),
     reply: entryReply,
   }),
   route({
     method: 'DELETE',
     path: `${contentDomain}/folder/:id`,
+    summary: 'Delete a folder (409 when not empty, unless recursive=true)',
+    request: () => ({ query: recursiveQuery }),
+    responses: { 204: null },
     document: DeleteFolderDocument,
-    input: (ctx, params) => ({ ...byId(ctx, params), recursive: parse(recursiveQuery, ctx.query).recursive ?? false }),
-    variables: (input) => input,
+    variables: (request) => ({ ...byId(request), recursive: request.query.recursive ?? false }),
     reply: noContentReply,
   }),
   route({
     method: 'PATCH',
     path: `${contentDomain}/content/:id`,
+    summary: 'Rename or move a content, set its type or properties (same version)',
+    request: (inputs) => ({ body: { kind: 'json', schema: inputs.json('UpdateContentInput') } as const }),
+    responses: { 200: contentSchema },
     document: UpdateContentDocument,
-    input: async (ctx, params, { inputs }) => ({ ...byId(ctx, params), input: inputs.fromJson('UpdateContentInput', await readJsonObject(ctx)) }),
-    variables: (input) => input,
+    variables: (request) => ({ ...byId(request), input: request.body }),
     reply: entryReply,
   }),
   route({
     method: 'DELETE',
     path: `${contentDomain}/content/:id`,
+    summary: 'Deactivate a content, or purge it (permanent=true)',
+    request: () => ({ query: permanentQuery }),
+    responses: { 204: null },
     document: DeleteContentDocument,
-    input: (ctx, params) => ({ ...byId(ctx, params), permanent: parse(permanentQuery, ctx.query).permanent ?? false }),
-    variables: (input) => input,
+    variables: (request) => ({ ...byId(request), permanent: request.query.permanent ?? false }),
     reply: noContentReply,
   }),
   route({
     method: 'POST',
     path: `${contentDomain}/content/:id/restore`,
+    summary: 'Make a deactivated content active again',
+    responses: { 200: contentSchema },
     document: RestoreContentDocument,
-    input: byId,
-    variables: (input) => input,
+    variables: byId,
     reply: entryReply,
   }),
   route({
     method: 'POST',
     path: `${contentDomain}/content/:id/copy`,
+    summary: 'Copy a content: a new chronicle',
+    request: (inputs) => ({ body: { kind: 'json', schema: inputs.json('CopyContentInput') } as const }),
+    responses: { 201: contentSchema },
     document: CopyContentDocument,
-    input: async (ctx, params, { inputs }) => ({ ...byId(ctx, params), input: inputs.fromJson('CopyContentInput', await readJsonObject(ctx)) }),
-    variables: (input) => input,
+    variables: (request) => ({ ...byId(request), input: request.body }),
     reply: createdEntryReply,
   }),
   route({
     method: 'POST',
     path: `${contentDomain}/content/:id/tags`,
+    summary: 'Add tags to a content',
+    request: () => ({ query: tagsQuery }),
+    responses: { 200: contentSchema },
     document: AddTagsDocument,
-    input: (ctx, params) => ({ ...byId(ctx, params), tags: parse(tagsQuery, ctx.query).tags }),
-    variables: (input) => input,
+    variables: (request) => ({ ...byId(request), tags: request.query.tags }),
     reply: entryReply,
   }),
   route({
     method: 'DELETE',
     path: `${contentDomain}/content/:id/tags`,
+    summary: 'Remove tags from a content',
+    request: () => ({ query: tagsQuery }),
+    responses: { 200: contentSchema },
     document: RemoveTagsDocument,
-    input: (ctx, params) => ({ ...byId(ctx, params), tags: parse(tagsQuery, ctx.query).tags }),
-    variables: (input) => input,
+    variables: (request) => ({ ...byId(request), tags: request.query.tags }),
     reply: entryReply,
   }),
 ];

@@ -12,6 +12,9 @@ export const recordReply = ({ result }: { result: unknown }): Reply => ({ body: 
 export const createdRecordReply = (data: { result: unknown }): Reply => ({ status: 201, ...recordReply(data) });
 
 /** An EntriesResponse, projected as the search parameters ask. */
-export const pageReply = ({ result }: { result: EntriesPageFieldsFragment }, { projection }: { projection: Projection }): Reply => ({
-  body: entriesResponse(result, projection),
+export const pageReply = ({ result }: { result: EntriesPageFieldsFragment }, { query }: { query: Projection }): Reply => ({
+  body: entriesResponse(result, query),
 });
+
+/** The repository and id in the path of a call on one entry. */
+export const byId = ({ params }: { params: Record<string, string> }) => ({ repository: params.repository!, id: params.id! });

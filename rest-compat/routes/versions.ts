@@ -1,7 +1,3 @@
-import type { Context } from 'koa';
-import type { Services } from '../../src/context.js';
-import { ServiceError } from '../../src/errors.js';
-import { readForm } from '../../src/http/body.js';
 import {
   CancelCheckOutDocument,
   CheckInDocument,
@@ -11,101 +7,87 @@ import {
   UnlockDocument,
   VersionsDocument,
 } from '../operations/documents.generated.js';
-import { byId, searchPage } from '../params.js';
+import { fieldsOf } from '../inputs.js';
+import { searchPageParameters } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
-import { dropUpload, multipartUpload, uploadInput, type ReceivedUpload } from './contents.js';
-import { entryReply, noContentReply, pageReply } from './results.js';
-
-const hasBody = (ctx: Context) => ctx.req.headers['transfer-encoding'] !== undefined || Number(ctx.req.headers['content-length'] ?? 0) > 0;
-
-const noUpload = (fields: Record<string, string[]>): ReceivedUpload => ({ fields, discard: async () => undefined });
-
-/**
- * The body of a check-in: multipart/form-data with an optional part `file` (new bytes, staged as a
- * pending upload) and text fields; or no body at all; or, for clients without a file, the fields as a
- * form or JSON object. Anything else is a 415.
- */
-async function checkInBody(ctx: Context, services: Services, repository: string): Promise<ReceivedUpload> {
-  if (ctx.request.is('multipart/form-data')) return multipartUpload(ctx, services, repository, false);
-  if (!hasBody(ctx)) return noUpload({});
-  if (ctx.request.is('application/x-www-form-urlencoded', 'application/json')) {
-    const form = await readForm(ctx);
-    return noUpload(Object.fromEntries(Object.entries(form).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])));
-  }
-  throw new ServiceError(
-    'unsupportedMediaType',
-    `check-in takes multipart/form-data (optional part 'file', fields 'major' and 'comment') or no body, got '${ctx.request.type}'`,
-  );
-}
+import { contentSchema, entriesResponseSchema } from '../shapes/schemas.js';
+import { byId, entryReply, noContentReply, pageReply } from './results.js';
 
 /** Versioning of the content domain (DESIGN §4, §5): every `{id}` may name any version of the content. */
 export const versionRoutes: RestRoute[] = [
   route({
     method: 'POST',
     path: `${contentDomain}/content/:id/check-out`,
+    summary: 'Check out: the answer is the WORKING_COPY',
+    responses: { 200: contentSchema },
     document: CheckOutDocument,
-    input: byId,
-    variables: (input) => input,
+    variables: byId,
     reply: entryReply,
   }),
   route({
     method: 'POST',
     path: `${contentDomain}/content/:id/check-in`,
-    document: CheckInDocument,
-    input: async (ctx, params, { services, inputs }) => {
-      const upload = await checkInBody(ctx, services, params.repository!);
-      // the spec sends parameters in the query unless marked form
-      const input = await uploadInput(upload, inputs, 'CheckInInput', ctx.query);
-      return { ...byId(ctx, params), upload, input };
+    summary: 'Check in: the answer is the new CURRENT version',
+    description:
+      'multipart/form-data with an optional part `file` (new bytes) and the fields `major` (default true), `comment`, `mimeType`; or no body; or those fields as a form or JSON object. The spec sends them in the query too; a field of the body wins.',
+    request: (inputs) => {
+      const fields = inputs.text('CheckInInput').omit({ uploadId: true });
+      return { query: fields, body: { kind: 'upload', schema: fields, file: 'optional', orFields: true } as const };
     },
-    variables: ({ repository, id, input }) => ({ repository, id, input }),
+    responses: { 200: contentSchema },
+    document: CheckInDocument,
+    variables: (request) => ({ ...byId(request), input: { ...request.query, ...request.body.fields, uploadId: request.body.upload.uploadId } }),
     reply: entryReply,
-    onFailure: dropUpload,
   }),
   route({
     method: 'POST',
     path: `${contentDomain}/content/:id/cancel-check-out`,
+    summary: 'Cancel a check-out: the working copy is dropped',
+    responses: { 204: null },
     document: CancelCheckOutDocument,
-    input: byId,
-    variables: (input) => input,
+    variables: byId,
     reply: noContentReply,
   }),
   route({
     method: 'POST',
     path: `${contentDomain}/content/:id/lock`,
+    summary: 'Lock a content',
+    responses: { 200: contentSchema },
     document: LockDocument,
-    input: byId,
-    variables: (input) => input,
+    variables: byId,
     reply: entryReply,
   }),
   route({
     method: 'DELETE',
     path: `${contentDomain}/content/:id/lock`,
+    summary: 'Unlock a content',
+    responses: { 200: contentSchema },
     document: UnlockDocument,
-    input: byId,
-    variables: (input) => input,
+    variables: byId,
     reply: entryReply,
   }),
   route({
     method: 'GET',
     path: `${contentDomain}/content/:id/versions`,
+    summary: 'The versions of a content, newest first',
+    request: (inputs) => ({ query: searchPageParameters(inputs), options: inputs.text('SearchOptions') }),
+    responses: { 200: entriesResponseSchema },
     document: VersionsDocument,
-    input: (ctx, params, { inputs }) => ({ ...byId(ctx, params), ...searchPage(ctx, inputs) }),
-    variables: ({ repository, id, options }) => ({ repository, id, options }),
+    variables: (request, { options }) => ({ ...byId(request), options: fieldsOf(request.query, options) }),
     reply: pageReply,
   }),
   route({
     method: 'PUT',
     path: `${contentDomain}/content/:id/resource`,
-    document: ReplaceResourceDocument,
-    input: async (ctx, params, { services, inputs }) => {
-      const upload = await multipartUpload(ctx, services, params.repository!, true);
-      // the spec sends parameters in the query unless marked form
-      const input = await uploadInput(upload, inputs, 'ReplaceResourceInput', ctx.query);
-      return { ...byId(ctx, params), upload, input };
+    summary: 'Replace the bytes: a new minor version',
+    description: 'multipart/form-data: the part `file`, and the fields of ReplaceResourceInput (also taken from the query; a field of the body wins).',
+    request: (inputs) => {
+      const fields = inputs.text('ReplaceResourceInput').omit({ uploadId: true });
+      return { query: fields, body: { kind: 'upload', schema: fields, file: 'required' } as const };
     },
-    variables: ({ repository, id, input }) => ({ repository, id, input }),
+    responses: { 200: contentSchema },
+    document: ReplaceResourceDocument,
+    variables: (request) => ({ ...byId(request), input: { ...request.query, ...request.body.fields, uploadId: request.body.upload.uploadId! } }),
     reply: entryReply,
-    onFailure: dropUpload,
   }),
 ];

@@ -11,7 +11,7 @@ import { contentDomain } from './session.js';
 import { scopeOfHttpRequest, setSandboxHeaders } from './transfer.js';
 
 /** deactivated contents' representations too (their owner and administrators get them) */
-const representationQuery = z.object({ includeInactive: bool.optional() });
+export const representationQuery = z.object({ includeInactive: bool.optional() });
 
 /** GET C/representations/{id}/download: the bytes of a page image from the cache store (DESIGN §4). */
 export function addRepresentationDownload(router: Router, services: Services): Router {

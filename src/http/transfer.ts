@@ -59,7 +59,7 @@ export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, re
 const INLINE_SAFE = /^(image\/(?!svg\+xml$)[a-z0-9.+-]+|application\/pdf|text\/plain)$/;
 
 /** A download's parameters: deactivated contents too (their owner and administrators get them), shown in place. */
-const downloadQuery = z.object({ includeInactive: bool.optional(), inline: bool.optional() });
+export const downloadQuery = z.object({ includeInactive: bool.optional(), inline: bool.optional() });
 
 /**
  * Headers that keep stored bytes from acting as a page of this origin, whatever they hold (HTML,

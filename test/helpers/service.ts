@@ -8,6 +8,7 @@ import { createOrm } from '../../src/db/orm.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startWholeService } from '../../app/service.js';
 import type { RunningService } from '../../src/service.js';
+import { checkAnswer } from './openapi.js';
 
 export const adminPassword = 'admin-password-for-tests';
 
@@ -108,7 +109,11 @@ export function adminUrl(service: TestService, path: string, query: Record<strin
   return `${service.adminBase}${path}?${params}`;
 }
 
-/** JSON of a fetch answer together with its status, for one-line assertions. */
+/**
+ * JSON of a fetch answer together with its status, for one-line assertions. A REST answer is checked
+ * against the service's OpenAPI document first (helpers/openapi.ts): an undeclared status or a body
+ * its schema refuses fails the test.
+ */
 export async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const response = await fetch(url, init);
   const text = await response.text();
@@ -118,6 +123,7 @@ export async function call(url: string, init: RequestInit = {}): Promise<{ statu
   } catch {
     // not JSON: keep the text
   }
+  await checkAnswer(init.method ?? 'GET', url, { status: response.status, body, contentType: response.headers.get('content-type') });
   return { status: response.status, body, headers: response.headers };
 }
 

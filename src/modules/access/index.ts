@@ -6,4 +6,5 @@ export { AclCache } from './acl.js';
 export type { Permission, ReadableAcls } from './acl.js';
 export { AclResolver, EntryAclResolver, RepositoryAclResolver } from './acl.resolver.js';
 export { changeEntryAcl, changeRootAcl, entryAcl, entryPermissions, rootAcl } from './acl-operations.js';
+export { aclInputSchema, rootAclInputSchema } from './acl-operations.js';
 export type { AclView } from './acl-operations.js';

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+
+/*
+ * The API reference page (DESIGN §13): Swagger UI from the swagger-ui-dist package, served by this
+ * process, reading the OpenAPI document of the same origin. Nothing is fetched elsewhere: the page
+ * names only its own assets, the validator badge (validator.swagger.io) is off, and the CSP allows
+ * no other origin for scripts, styles, images, fonts or requests.
+ */
+
+export const referencePageCsp =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const page = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Content repository service: REST API</title>
+<link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/reference.js"></script>
+</body>
+</html>
+`;
+
+/** Starts Swagger UI on the document beside the page (`{base_url}/api/v1/openapi.json`): relative, so any base path works. */
+const starter = `window.ui = SwaggerUIBundle({
+  url: new URL('v1/openapi.json', window.location.href).href,
+  dom_id: '#reference',
+  deepLinking: true,
+  validatorUrl: null,
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: 'BaseLayout',
+});
+`;
+
+interface Asset {
+  type: string;
+  plain: Buffer;
+  gzipped: Buffer;
+}
+
+const asset = (type: string, content: string | Buffer): Asset => {
+  const plain = Buffer.from(content);
+  return { type, plain, gzipped: gzipSync(plain, { level: 9 }) };
+};
+
+/** The page and its assets, read and compressed once. */
+export function referenceAssets(): Record<string, Asset> {
+  const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  return {
+    '': asset('text/html; charset=utf-8', page),
+    '/swagger-ui-bundle.js': asset('text/javascript; charset=utf-8', readFileSync(path.join(dist, 'swagger-ui-bundle.js'))),
+    '/swagger-ui.css': asset('text/css; charset=utf-8', readFileSync(path.join(dist, 'swagger-ui.css'))),
+    '/reference.js': asset('text/javascript; charset=utf-8', starter),
+  };
+}
+
+function send(ctx: Context, { type, plain, gzipped }: Asset): void {
+  ctx.set('content-security-policy', referencePageCsp);
+  ctx.set('x-content-type-options', 'nosniff');
+  ctx.set('cache-control', 'no-cache');
+  ctx.vary('accept-encoding');
+  ctx.type = type;
+  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    ctx.set('content-encoding', 'gzip');
+    ctx.body = gzipped;
+  } else {
+    ctx.body = plain;
+  }
+}
+
+/** `{base_url}/api/docs` and its assets under `{base_url}/api/docs/`. */
+export function referencePageRouter(basePath: string): Router {
+  const assets = referenceAssets();
+  const router = new Router({ prefix: `${basePath}/api` });
+  router.get('/docs', (ctx) => send(ctx, assets['']!));
+  for (const name of Object.keys(assets).filter((name) => name !== '')) router.get(`/docs${name}`, (ctx) => send(ctx, assets[name]!));
+  return router;
+}
