@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStoredFile, sendFile, StoredFileUnavailableError } from './send-file.js';
+import { FileStore } from './file-store.js';
+import { StoredFileUnavailableError } from './store.js';
 
 let dir: string;
 let server: http.Server;
@@ -20,10 +21,10 @@ beforeAll(async () => {
   server = http.createServer(async (req, res) => {
     const url = new URL(req.url!, 'http://x');
     try {
-      const file = await openStoredFile(path.join(dir, url.pathname.slice(1)), Number(url.searchParams.get('size')));
+      const file = await new FileStore(dir).open(url.pathname.slice(1), Number(url.searchParams.get('size')));
       try {
         res.writeHead(200);
-        await sendFile(res, file, Number(url.searchParams.get('start')), Number(url.searchParams.get('end')));
+        await file.send(res, Number(url.searchParams.get('start')), Number(url.searchParams.get('end')));
       } finally {
         await file.close();
       }
@@ -57,7 +58,7 @@ describe('sendFile', () => {
   });
 });
 
-describe('openStoredFile', () => {
+describe('FileStore.open', () => {
   it('refuses a missing file and one whose size differs from the record', async () => {
     expect(await get('missing', 0, 9, 10)).toMatchObject({ status: 503 });
     const short = await get('digits', 0, 9, 11);

@@ -227,11 +227,26 @@ async function convert(
   const source = sources[0]!;
   const resource = resources[0]!;
   const stored = request.resultAction === 'CONTENT_REPRESENTATION' ? await representationsOf(em, source.id, format) : [];
-  const inputPath = services.contentStore.absolutePath(resource.storagePath);
+  return services.contentStore.withLocalFile(resource.storagePath, (inputPath) => render(run, services, renderer, request, previousTry, result, { scope, source, resource, stored, inputPath }));
+}
+
+/** The rendering of `convert`, with the input's bytes in a local file. */
+async function render(
+  run: JobRun,
+  services: Services,
+  renderer: PageRenderer,
+  request: ConversionRequest,
+  previousTry: Partial<ConversionResult>,
+  result: ConversionResult,
+  { scope, source, resource, stored, inputPath }: { scope: EntryScope; source: Entry; resource: Resource; stored: RepresentationRecord[]; inputPath: string },
+): Promise<JobOutcome> {
+  const { record, em } = run;
+  const format = request.targetFormat;
+  const limits = scope.repository.limits ?? {};
   const kind = await kindOf(inputPath, resource.mimeType, resource.name);
   const specification = parseSpecification(request.newContentSpecification);
   const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
-  const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
+  const outputDir = path.join(services.cacheStore.scratchDirectory(), `render-${record.id}-${record.tries}`);
   const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
   const pagePixels = renderer.maxPagePixels;
   // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
