@@ -61,9 +61,9 @@ export async function migrateStorage(
       const rows = await connection.execute<{ id: string; storage_path: string; file_size: string | number; md5: string | null }[]>(
         `select t.id, t.storage_path, t.file_size, ${md5} as md5 from ${table} t
           where not exists (select 1 from storage_migration_copy c where c.target = ? and c.kind = ? and c.id = t.id)
-            and t.id <> all(?::text[])
+            and t.id not in (select jsonb_array_elements_text(?::jsonb))
           order by t.id limit ?`,
-        [target, kind, failed, BATCH],
+        [target, kind, JSON.stringify(failed), BATCH],
       );
       if (rows.length === 0) break;
       for (const row of rows) {
