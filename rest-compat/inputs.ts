@@ -30,6 +30,7 @@ import type {
   CreateRepositoryInput,
   CreateTypeRestrictionPolicyInput,
   ImageConversionInput,
+  MergeConversionInput,
   PropertyFilter,
   RepositoryAclInput,
   ReplaceResourceInput,
@@ -52,6 +53,7 @@ export interface InputTypes {
   CreateRepositoryInput: CreateRepositoryInput;
   CreateTypeRestrictionPolicyInput: CreateTypeRestrictionPolicyInput;
   ImageConversionInput: ImageConversionInput;
+  MergeConversionInput: MergeConversionInput;
   PropertyFilter: PropertyFilter;
   RepositoryAclInput: RepositoryAclInput;
   ReplaceResourceInput: ReplaceResourceInput;

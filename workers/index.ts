@@ -1,8 +1,9 @@
 import type { Services } from '../src/context.js';
-import { convertJobHandler, convertJobName } from '../src/modules/conversion/index.js';
+import { convertJobHandler, convertJobName, mergeJobHandler, mergeJobName } from '../src/modules/conversion/index.js';
 import { extractTextJobHandler, extractTextJobName, reindexJobHandler, reindexJobName, submitLostExtractions } from '../src/modules/fulltext/index.js';
 import { deepCheckJobHandler, deepCheckJobName } from '../src/modules/health/index.js';
 import { extractionPool, textExtractor } from './extract/extract-process.js';
+import { mergePool, pdfMerger } from './merge/merge-process.js';
 import { pageRenderer, renderPool } from './render/render-process.js';
 import { startPeriodic, type BackgroundJob } from './periodic.js';
 import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweeper.js';
@@ -16,6 +17,9 @@ export function startWorkers(services: Services): BackgroundJob[] {
   // render processes stay warm between conversions, one for each job this process may run at once
   const renderProcesses = renderPool(services.config.CONV_RENDER_MEMORY_MB, services.config.JOB_CONCURRENCY);
   services.jobs.define(convertJobName, convertJobHandler(services, pageRenderer(renderProcesses, services.config)));
+  // merges are rarer: one merge process kept warm, under the render bound
+  const mergeProcesses = mergePool(services.config.CONV_RENDER_MEMORY_MB, 1);
+  services.jobs.define(mergeJobName, mergeJobHandler(services, pdfMerger(mergeProcesses, services.config)));
   // likewise the extraction processes, which read every text (docs/search.md)
   const extractionProcesses = extractionPool(services.config.FULLTEXT_EXTRACT_MEMORY_MB, services.config.JOB_CONCURRENCY);
   const extractor = textExtractor(extractionProcesses, services.config.FULLTEXT_EXTRACT_TIMEOUT_MS);
@@ -29,6 +33,7 @@ export function startWorkers(services: Services): BackgroundJob[] {
     startUnreferencedFileSweeper(services),
     ...sweepers,
     { name: 'render processes', stop: async () => renderProcesses.close() },
+    { name: 'merge processes', stop: async () => mergeProcesses.close() },
     { name: 'extraction processes', stop: async () => extractionProcesses.close() },
   ];
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readJsonObject } from '../../src/http/body.js';
 import { jobStates } from '../../src/modules/jobs/index.js';
-import { CancelJobDocument, ConvertImageDocument, JobsDocument, JobStatusDocument, RepresentationsDocument } from '../operations/documents.generated.js';
+import { CancelJobDocument, ConvertImageDocument, JobsDocument, JobStatusDocument, MergeToPdfDocument, RepresentationsDocument } from '../operations/documents.generated.js';
 import { bool, limit, nonEmptyText, offset, parse } from '../params.js';
 import { contentDomain, route, type RestRoute } from '../route.js';
 import { asyncJobResponseShape, representationShape, serviceRequestJobShape } from '../shapes/jobs.js';
@@ -14,6 +14,11 @@ const jobsQuery = z.object({
   offset: offset.optional(),
 });
 
+/** The spec's answer to a started conversion (image or merge). */
+const conversionResponse = ({ result }: { result: { duration: number; jobId: string } }) => ({
+  body: { _type: 'svc.model.content.service.v1.request.conversion.ConversionResponse', duration: result.duration, jobId: result.jobId },
+});
+
 /** Conversion and the cache area of the content domain (spec endpoints 4 and 5, DESIGN §4 and §7). */
 export const conversionRoutes: RestRoute[] = [
   route({
@@ -22,7 +27,15 @@ export const conversionRoutes: RestRoute[] = [
     document: ConvertImageDocument,
     input: async (ctx, params, { inputs }) => ({ repository: params.repository!, input: inputs.fromJson('ImageConversionInput', await readJsonObject(ctx)) }),
     variables: (input) => input,
-    reply: ({ result }) => ({ body: { _type: 'svc.model.content.service.v1.request.conversion.ConversionResponse', duration: result.duration, jobId: result.jobId } }),
+    reply: conversionResponse,
+  }),
+  route({
+    method: 'POST',
+    path: `${contentDomain}/convert/merge`,
+    document: MergeToPdfDocument,
+    input: async (ctx, params, { inputs }) => ({ repository: params.repository!, input: inputs.fromJson('MergeConversionInput', await readJsonObject(ctx)) }),
+    variables: (input) => input,
+    reply: conversionResponse,
   }),
   route({
     method: 'GET',

@@ -27,7 +27,8 @@ import { Migration20261123170000EntryVisibleWordCounts } from './migrations/Migr
 import { Migration20261124010000JobTurns } from './migrations/Migration20261124010000JobTurns.js';
 import { Migration20261127010000Groups } from './migrations/Migration20261127010000Groups.js';
 import { Migration20261127020000Acls } from './migrations/Migration20261127020000Acls.js';
-import { Migration20261128010000StorageMigration } from './migrations/Migration20261128010000StorageMigration.js';
+import { Migration20261128010000Events } from './migrations/Migration20261128010000Events.js';
+import { Migration20261128020000StorageMigration } from './migrations/Migration20261128020000StorageMigration.js';
 
 export type Orm = MikroORM;
 
@@ -58,7 +59,8 @@ export const migrationsList = [
   { name: 'Migration20261124010000JobTurns', class: Migration20261124010000JobTurns },
   { name: 'Migration20261127010000Groups', class: Migration20261127010000Groups },
   { name: 'Migration20261127020000Acls', class: Migration20261127020000Acls },
-  { name: 'Migration20261128010000StorageMigration', class: Migration20261128010000StorageMigration },
+  { name: 'Migration20261128010000Events', class: Migration20261128010000Events },
+  { name: 'Migration20261128020000StorageMigration', class: Migration20261128020000StorageMigration },
 ];
 
 export interface OrmOptions {

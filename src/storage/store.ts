@@ -231,6 +231,13 @@ export function stagedFile(
   };
 }
 
+/** Runs `use` with local files holding several stored files (ByteStore.withLocalFile, nested). */
+export function withLocalFiles<T>(store: ByteStore, storagePaths: string[], use: (files: string[]) => Promise<T>): Promise<T> {
+  const next = (files: string[]): Promise<T> =>
+    files.length === storagePaths.length ? use(files) : store.withLocalFile(storagePaths[files.length]!, (file) => next([...files, file]));
+  return next([]);
+}
+
 /** The whole of a small stored file of `size` bytes (the deep check reads back what it stored). */
 export async function readStored(store: ByteStore, storagePath: string, size: number): Promise<Buffer> {
   const file = await store.open(storagePath, size);

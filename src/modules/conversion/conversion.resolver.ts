@@ -8,7 +8,19 @@ import { checkPaging } from '../search/entry-query.js';
 import { asyncJobResponse, AsyncJobResponseNode, serviceRequestJob, ServiceRequestJobNode, type AsyncJobResponse } from '../jobs/job.types.js';
 import { finalStates, findJob, jobStates, type JobState } from '../jobs/records.js';
 import type { EntryScope } from '../entries/scope.js';
-import { cancelJob, findJobs, getJob, resultActions, startImageConversion, targetFormats, type ImageConversionInput, type ResultAction, type TargetFormat } from './operations.js';
+import {
+  cancelJob,
+  findJobs,
+  getJob,
+  resultActions,
+  startImageConversion,
+  startMerge,
+  targetFormats,
+  type ImageConversionInput,
+  type MergeConversionInput,
+  type ResultAction,
+  type TargetFormat,
+} from './operations.js';
 import { listRepresentations } from './representations.js';
 import { representationDownloadPath } from '../entries/views.js';
 
@@ -51,7 +63,15 @@ class ImageConversionInputNode implements ImageConversionInput {
   newContentSpecification?: Record<string, unknown>;
 }
 
-@ObjectType('ConversionResponse', { description: 'the conversion job started by convertToImage' })
+@InputType('MergeConversionInput', { description: 'the contents to merge into one PDF, in order, and the new content it becomes (DESIGN §12)' })
+class MergeConversionInputNode implements MergeConversionInput {
+  @Field(() => [ID], { description: 'the content versions to merge, in this order: PDFs (every page) and images (one A4 page each)' }) contentIds!: string[];
+  @Field(() => ResultActionEnum, { description: 'NEW_CONTENT (a merge makes a new content)' }) resultAction!: ResultAction;
+  @Field(() => JSONObject, { nullable: true, description: 'name (.pdf added when missing), parentId, typeName, tags, properties; any other field becomes a property' })
+  newContentSpecification?: Record<string, unknown>;
+}
+
+@ObjectType('ConversionResponse', { description: 'the conversion job started by convertToImage or mergeToPdf' })
 class ConversionResponseNode {
   @Field(() => Int, { description: 'ms the service took to start the job' }) duration!: number;
   @Field(() => ID, { description: 'the conversion job (its status: jobStatus)' }) jobId!: string;
@@ -129,6 +149,19 @@ export class ConversionResolver {
   ) {
     const started = Date.now();
     const job = await startImageConversion(await entryScope(context, repository), input, context.sessionToken);
+    return { jobId: job.id, duration: Date.now() - started };
+  }
+
+  @Mutation(() => ConversionResponseNode, {
+    description: 'starts merging contents into one PDF, a new content; the job runs in the background (tooManyRequests as convertToImage)',
+  })
+  async mergeToPdf(
+    @Arg('repository', () => String, { description: "the repository's name" }) repository: string,
+    @Arg('input', () => MergeConversionInputNode, { description: 'what to merge, in order, and into which new content' }) input: MergeConversionInputNode,
+    @Ctx() context: RequestContext,
+  ) {
+    const started = Date.now();
+    const job = await startMerge(await entryScope(context, repository), input, context.sessionToken);
     return { jobId: job.id, duration: Date.now() - started };
   }
 

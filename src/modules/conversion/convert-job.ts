@@ -23,7 +23,7 @@ import { recordRepresentation, representationId, representationsOf, type Represe
 const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
 
 /** PDF or image, by the declared type and the first bytes (a PDF uploaded as octet-stream is still a PDF). */
-async function kindOf(file: string, mimeType: string, name: string): Promise<InputKind> {
+export async function kindOf(file: string, mimeType: string, name: string, into = 'an image'): Promise<InputKind> {
   const handle = await open(file, 'r');
   const head = Buffer.alloc(1024);
   try {
@@ -33,7 +33,7 @@ async function kindOf(file: string, mimeType: string, name: string): Promise<Inp
   }
   if (mimeType === 'application/pdf' || head.includes('%PDF-')) return 'pdf';
   if (imageTypes.has(mimeType)) return 'image';
-  throw new JobFailure('unsupportedMediaType', `input resource ${name} (${mimeType}) cannot be converted to an image: PDF, PNG, JPEG, WebP, TIFF and GIF can`);
+  throw new JobFailure('unsupportedMediaType', `input resource ${name} (${mimeType}) cannot be converted to ${into}: PDF, PNG, JPEG, WebP, TIFF and GIF can`);
 }
 
 /** The job's request (serializedRequest). */
@@ -97,22 +97,21 @@ async function storeRepresentation(run: JobRun, services: Services, source: Entr
 }
 
 /**
- * A new content of one page, created while the job runs (a cancelled job creates none). Idempotent
- * across tries: when `retried` (this job's previous try was creating this page when its worker died), a
- * content of that name in the folder with the same bytes is that try's and is taken as the result, not
- * created again. Any other content of that name is a conflict, as for every name clash (another job's
- * output included).
+ * A new content made by a job (a page, a merged PDF), created while the job runs (a cancelled job
+ * creates none). Idempotent across tries: when `retried` (this job's previous try was creating it when
+ * its worker died), a content of that name in the folder with the same bytes is that try's and is taken
+ * as the result, not created again. Any other content of that name is a conflict, as for every name
+ * clash (another job's output included).
  */
-async function createPageContent(
+export async function createResultContent(
   run: JobRun,
   scope: EntryScope,
-  page: RenderedPage,
+  file: { path: string; mimeType: string },
   name: string,
   specification: ReturnType<typeof parseSpecification>,
-  format: TargetFormat,
   retried: boolean,
 ): Promise<string> {
-  const upload = await stageUpload(scope, { source: createReadStream(page.path), fileName: name, mimeType: mimeTypeOf(format) });
+  const upload = await stageUpload(scope, { source: createReadStream(file.path), fileName: name, mimeType: file.mimeType });
   const existing = async () => {
     const entry = await scope.em.findOne(Entry, {
       repositoryId: scope.repository.id,
@@ -187,7 +186,7 @@ export function convertJobHandler(services: Services, renderer: PageRenderer): J
 }
 
 /** The first of the job's sources that no longer exists. */
-async function deletedSource(em: EntityManager, contentIds: string[]): Promise<string | undefined> {
+export async function deletedSource(em: EntityManager, contentIds: string[]): Promise<string | undefined> {
   const missing = await missingRows(em, 'entry', contentIds);
   return contentIds.find((id) => missing.has(id));
 }
@@ -280,7 +279,7 @@ async function convert(
                 const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
                 const retried = previousTry.creatingPage === page.page;
                 await saveJobResult(em, record.id, { ...result, creatingPage: page.page });
-                result.contentIds[page.page] = await createPageContent(run, scope, page, name, specification, format, retried);
+                result.contentIds[page.page] = await createResultContent(run, scope, { path: page.path, mimeType: mimeTypeOf(format) }, name, specification, retried);
                 await saveJobResult(em, record.id, { ...result });
               }
             }

@@ -4,20 +4,21 @@ import { conflict, illegalArguments, notFound } from '../../errors.js';
 import { authorize, authorizeJob } from '../access/policy.js';
 import { mayAdminister } from '../access/roles.js';
 import { validateProperties, validateTags } from '../entries/contents.js';
-import { Resource } from '../entries/entry.entity.js';
+import { Entry, Resource } from '../entries/entry.entity.js';
 import { validateEntryName } from '../entries/names.js';
 import { requireEntry, requireParentFolder } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
 import { jobPriority } from '../jobs/queue.js';
-import { findJob, listJobs, markCancelled, requireJob, type JobRecord, type JobState } from '../jobs/records.js';
+import { findJob, listJobs, markCancelled, requireJob, type JobRecord, type JobState, type NewJob } from '../jobs/records.js';
 
 export const targetFormats = ['png', 'jpeg', 'webp', 'tiff'] as const;
 export const resultActions = ['NEW_CONTENT', 'CONTENT_REPRESENTATION'] as const;
 export type TargetFormat = (typeof targetFormats)[number];
 export type ResultAction = (typeof resultActions)[number];
 
-/** The job name of convert/image in the job system. */
+/** The job names of convert/image and convert/merge in the job system. */
 export const convertJobName = 'convert';
+export const mergeJobName = 'merge';
 
 /** What a new content made of a page carries (spec: `name`, `description`, `parentId`, any content property). */
 export interface NewContentSpecification {
@@ -35,6 +36,18 @@ export interface ImageConversionInput {
   targetFormat: TargetFormat;
   newContentSpecification?: Record<string, unknown> | null;
 }
+
+/** POST C/convert/merge (DESIGN §12): contents merged, in this order, into one PDF created as new content. */
+export interface MergeConversionInput {
+  contentIds: string[];
+  resultAction: ResultAction;
+  newContentSpecification?: Record<string, unknown> | null;
+}
+
+const mergeInputSchema = z.object({
+  contentIds: z.array(z.string().min(1, 'must not be empty')).min(1, 'must name at least one content'),
+  resultAction: z.literal('NEW_CONTENT', { message: 'a merge makes new content: must be NEW_CONTENT' }),
+});
 
 const specificationSchema = z
   .object({
@@ -76,35 +89,84 @@ export const mimeTypeOf = (format: TargetFormat) => `image/${format}`;
  */
 export async function startImageConversion(scope: EntryScope, input: ImageConversionInput, sessionToken?: string): Promise<JobRecord> {
   if (input.contentId === '') throw illegalArguments('contentId must not be empty');
-  const content = await requireEntry(scope, input.contentId, 'CONTENT');
-  // converting reads the bytes (the rules of a download apply); pages kept as the content's
-  // representations change it (write, DESIGN §10), new contents change their folder (below)
-  await authorize(scope, input.resultAction === 'NEW_CONTENT' ? 'download' : 'convert', { entry: content });
-  const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
-  if (!resource) throw notFound(`content '${content.id}' has no resource to convert`);
+  // pages kept as the content's representations change it (write, DESIGN §10); new contents only read it
+  const [{ content, resource }] = await convertibleContents(scope, [input.contentId], input.resultAction === 'NEW_CONTENT' ? 'download' : 'convert');
   const specification = parseSpecification(input.newContentSpecification);
   if (input.resultAction === 'NEW_CONTENT') await requireParentFolder(scope, specification.parentId, 'newContentSpecification.parentId');
   const targetName = resultName(input.resultAction === 'NEW_CONTENT' ? specification.name : undefined, content.name, input.targetFormat, { page: 1, pages: 1 });
+  return submitConversion(scope, sessionToken, {
+    jobName: convertJobName,
+    conversionType: 'IMAGE',
+    contentIds: [content.id],
+    inputFilenames: [resource.name],
+    displayFilename: content.name,
+    targetName,
+    resultAction: input.resultAction,
+    requestTypeShortName: 'ConvertToImageRequest',
+    requestTypeSignature: 'POST /v1/convert/image',
+    requestSelectiveInformation: `contentId=${content.id}, targetFormat=${input.targetFormat}, resultAction=${input.resultAction}`,
+    serializedRequest: { contentId: content.id, resultAction: input.resultAction, targetFormat: input.targetFormat, newContentSpecification: input.newContentSpecification ?? null },
+  });
+}
+
+/**
+ * POST C/convert/merge (DESIGN §12): as convert/image, for several contents (each read by the caller:
+ * the rules of a download) merged in the given order into one PDF, a new content in
+ * newContentSpecification.parentId (write on that folder). The input limits are the job's first step.
+ */
+export async function startMerge(scope: EntryScope, input: MergeConversionInput, sessionToken?: string): Promise<JobRecord> {
+  const parsed = mergeInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw illegalArguments(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const inputs = await convertibleContents(scope, parsed.data.contentIds, 'download');
+  const specification = parseSpecification(input.newContentSpecification);
+  await requireParentFolder(scope, specification.parentId, 'newContentSpecification.parentId');
+  const contentIds = inputs.map(({ content }) => content.id);
+  return submitConversion(scope, sessionToken, {
+    jobName: mergeJobName,
+    conversionType: 'MERGE',
+    contentIds,
+    inputFilenames: inputs.map(({ resource }) => resource.name),
+    displayFilename: inputs[0]!.content.name,
+    targetName: mergedName(specification.name, inputs[0]!.content.name),
+    resultAction: 'NEW_CONTENT',
+    requestTypeShortName: 'MergeRequest',
+    requestTypeSignature: 'POST /v1/convert/merge',
+    requestSelectiveInformation: `contentIds=${contentIds.join(',')}, resultAction=NEW_CONTENT`,
+    serializedRequest: { contentIds, resultAction: 'NEW_CONTENT', newContentSpecification: input.newContentSpecification ?? null },
+  });
+}
+
+/** Each content exists, may be read, is permitted `action` and has a resource to convert (404 otherwise). */
+async function convertibleContents(scope: EntryScope, ids: readonly string[], action: 'download' | 'convert'): Promise<{ content: Entry; resource: Resource }[]> {
+  const found: { content: Entry; resource: Resource }[] = [];
+  for (const id of ids) {
+    const content = await requireEntry(scope, id, 'CONTENT');
+    await authorize(scope, action, { entry: content });
+    const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
+    if (!resource) throw notFound(`content '${content.id}' has no resource to convert`);
+    found.push({ content, resource });
+  }
+  return found;
+}
+
+/** What a conversion's record says of its request; the submission adds the caller, the repository and the queue's fields. */
+type ConversionSubmission = Omit<NewJob, 'repositoryId' | 'clientUsername' | 'clientRoles' | 'partition' | 'clientSessionId' | 'priority' | 'owner' | 'exclusiveKey'>;
+
+/** Records a conversion job of the caller and queues it, bounded by JOB_MAX_PENDING_PER_USER (429 beyond). */
+function submitConversion(scope: EntryScope, sessionToken: string | undefined, job: ConversionSubmission): Promise<JobRecord> {
   return scope.services.jobs.submit(
     scope.em,
     {
+      ...job,
       repositoryId: scope.repository.id,
-      jobName: convertJobName,
-      conversionType: 'IMAGE',
       clientSessionId: sessionReference(sessionToken),
       clientUsername: scope.principal.userName,
       clientRoles: scope.principal.roles,
-      contentIds: [content.id],
-      inputFilenames: [resource.name],
-      displayFilename: content.name,
-      targetName,
-      resultAction: input.resultAction,
       priority: jobPriority.normal,
       partition: `access.svc.content.${scope.repository.name}`,
-      requestTypeShortName: 'ConvertToImageRequest',
-      requestTypeSignature: 'POST /v1/convert/image',
-      requestSelectiveInformation: `contentId=${content.id}, targetFormat=${input.targetFormat}, resultAction=${input.resultAction}`,
-      serializedRequest: { contentId: content.id, resultAction: input.resultAction, targetFormat: input.targetFormat, newContentSpecification: input.newContentSpecification ?? null },
     },
     { bounded: true },
   );
@@ -126,6 +188,12 @@ export function resultName(specified: string | undefined, sourceName: string, fo
   const extension = given && formatExtensions[format].includes(given) ? specified!.slice(-given.length) : format;
   const base = baseName(specified ?? sourceName);
   return pages > 1 ? `${base}-${page}.${extension}` : `${base}.${extension}`;
+}
+
+/** The merged PDF's name: the specification's (`.pdf` added when it has no such extension), else `<first input>-merged.pdf`. */
+export function mergedName(specified: string | undefined, firstName: string): string {
+  if (specified !== undefined) return /\.pdf$/i.test(specified) ? specified : `${baseName(specified)}.pdf`;
+  return `${baseName(firstName)}-merged.pdf`;
 }
 
 /** The job of the scope's repository; a user sees their own jobs, an administrator every job. */

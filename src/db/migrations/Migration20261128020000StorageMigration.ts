@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * under way or done (`switched_at` set when every file was copied and the switch recorded), and the
  * files it copied and verified so far, so that a run killed midway goes on where it stopped.
  */
-export class Migration20261128010000StorageMigration extends Migration {
+export class Migration20261128020000StorageMigration extends Migration {
   override up(): void {
     this.addSql(`
       create table storage_migration (
