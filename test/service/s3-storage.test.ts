@@ -9,7 +9,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepUnreferencedFiles } from '../../src/modules/entries/index.js';
-import { convertBytes } from '../helpers/conversion.js';
+import { convertBytes, finishedJob } from '../helpers/conversion.js';
 import { cachedFiles, contentUrl, extracted, newContent, sql, storedFiles, uploadContent } from '../helpers/entries.js';
 import { textPdf } from '../helpers/pdf.js';
 import { startTestS3, type TestS3 } from '../helpers/s3.js';
@@ -135,5 +135,22 @@ describe('page images in the cache bucket', () => {
     const after = await cacheKeys();
     for (const page of pages) expect(after).not.toContain(page.storage_path);
     expect(await contentKeys()).not.toContain(content.resource.resourceSource.path);
+  });
+});
+
+describe('a merge', () => {
+  it('reads its inputs from the bucket and stores the merged PDF there', async () => {
+    const first = await newContent(service, { name: 'first.pdf', bytes: textPdf(2) });
+    const second = await newContent(service, { name: 'second.pdf', bytes: textPdf(1) });
+    const started = await call(contentUrl(service, '/convert/merge'), json('POST', { contentIds: [first.id, second.id], resultAction: 'NEW_CONTENT', newContentSpecification: { name: 'merged' } }));
+    expect(started.status).toBe(200);
+    const job = await finishedJob(service, started.body.jobId);
+    expect(job.state).toBe('Done');
+    const result = JSON.parse(job.serviceRequestJob.serializedResult);
+    expect(result).toMatchObject({ pages: 3, pagesPerInput: [2, 1] });
+    const mergedContent = await call(contentUrl(service, `/content/${result.contentId}`));
+    expect(await contentKeys()).toContain(mergedContent.body.resource.resourceSource.path);
+    const pdf = await download(result.contentId);
+    expect((await pdf.text()).startsWith('%PDF-')).toBe(true);
   });
 });
