@@ -22,19 +22,8 @@ import { pipeline } from 'node:stream/promises';
 import { placeFile, warmUpDurableIo, writeAndPlaceFile, writeNewFile } from './durable-io.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { sendFile } from './send-file.js';
-import {
-  errorMessage,
-  stagedFile,
-  StoredFileUnavailableError,
-  storagePathFor,
-  storagePathSegments,
-  UploadMeter,
-  type ByteStore,
-  type ReceiveOptions,
-  type StagedFile,
-  type StoredFile,
-  type WritableCheck,
-} from './store.js';
+import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
+import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
 
 /**
  * Buffer of the upload sink: larger than the source's chunks so that reading continues while a
@@ -107,25 +96,8 @@ export class FileStore implements ByteStore {
    * in batches of up to `batchSize`: for a sweep of files no row refers to (a crash between a
    * deletion's commit and its file removals leaves such). Not `.tmp`.
    */
-  async *committedFiles(olderThanMs: number, batchSize = 1000): AsyncGenerator<string[]> {
-    const cutoff = Date.now() - olderThanMs;
-    const names = async (dir: string) => (await fsp.readdir(path.join(this.root, dir)).catch(() => [] as string[])).filter((name) => name !== TEMP_DIR);
-    let batch: string[] = [];
-    for (const first of await names('')) {
-      for (const second of await names(first)) {
-        for (const file of await names(path.join(first, second))) {
-          const relative = `${first}/${second}/${file}`;
-          const st = await fsp.lstat(path.join(this.root, relative)).catch(() => undefined);
-          if (!st?.isFile() || st.mtimeMs > cutoff) continue;
-          batch.push(relative);
-          if (batch.length >= batchSize) {
-            yield batch;
-            batch = [];
-          }
-        }
-      }
-    }
-    if (batch.length > 0) yield batch;
+  committedFiles(olderThanMs: number, batchSize = 1000): AsyncGenerator<string[]> {
+    return inBatches(this.filesWrittenBefore(Date.now() - olderThanMs), batchSize);
   }
 
   pathFor(id: string): string {
@@ -268,6 +240,19 @@ export class FileStore implements ByteStore {
   }
 
   // --- internals ---
+
+  private async *filesWrittenBefore(cutoff: number): AsyncGenerator<string> {
+    const names = async (dir: string) => (await fsp.readdir(path.join(this.root, dir)).catch(() => [] as string[])).filter((name) => name !== TEMP_DIR);
+    for (const first of await names('')) {
+      for (const second of await names(first)) {
+        for (const file of await names(path.join(first, second))) {
+          const relative = `${first}/${second}/${file}`;
+          const st = await fsp.lstat(path.join(this.root, relative)).catch(() => undefined);
+          if (st?.isFile() && st.mtimeMs <= cutoff) yield relative;
+        }
+      }
+    }
+  }
 
   private tempName(): string {
     return path.join(this.tempDir, `${Date.now()}-${process.pid}-${randomBytes(8).toString('hex')}`);

@@ -32,19 +32,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { ConfigError } from '../config.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
-import {
-  errorMessage,
-  stagedFile,
-  StoredFileUnavailableError,
-  storagePathFor,
-  storagePathSegments,
-  UploadMeter,
-  type ByteStore,
-  type ReceiveOptions,
-  type StagedFile,
-  type StoredFile,
-  type WritableCheck,
-} from './store.js';
+import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
+import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
 
 /** Multipart part size: S3's minimum is 5 MiB; larger parts mean fewer requests. */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -128,18 +117,8 @@ export class S3Store implements ByteStore {
     return removed;
   }
 
-  async *committedFiles(olderThanMs: number, batchSize = 1000): AsyncGenerator<string[]> {
-    const cutoff = Date.now() - olderThanMs;
-    let batch: string[] = [];
-    for await (const object of this.objects('')) {
-      if (object.key.startsWith(TEMP_PREFIX) || object.lastModified.getTime() > cutoff) continue;
-      batch.push(object.key);
-      if (batch.length >= batchSize) {
-        yield batch;
-        batch = [];
-      }
-    }
-    if (batch.length > 0) yield batch;
+  committedFiles(olderThanMs: number, batchSize = 1000): AsyncGenerator<string[]> {
+    return inBatches(this.keysWrittenBefore(Date.now() - olderThanMs), batchSize);
   }
 
   pathFor(id: string): string {
@@ -250,6 +229,12 @@ export class S3Store implements ByteStore {
   }
 
   // --- internals ---
+
+  private async *keysWrittenBefore(cutoff: number): AsyncGenerator<string> {
+    for await (const object of this.objects('')) {
+      if (!object.key.startsWith(TEMP_PREFIX) && object.lastModified.getTime() <= cutoff) yield object.key;
+    }
+  }
 
   private tempKey(): string {
     return `${TEMP_PREFIX}${Date.now()}-${process.pid}-${randomBytes(8).toString('hex')}`;

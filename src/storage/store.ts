@@ -231,6 +231,19 @@ export function stagedFile(
   };
 }
 
+/** The items of `items` in arrays of up to `size`. */
+export async function* inBatches<T>(items: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** Runs `use` with local files holding several stored files (ByteStore.withLocalFile, nested). */
 export function withLocalFiles<T>(store: ByteStore, storagePaths: string[], use: (files: string[]) => Promise<T>): Promise<T> {
   const next = (files: string[]): Promise<T> =>
