@@ -214,7 +214,7 @@ export class FileStore implements ByteStore {
   }
 
   async withLocalFile<T>(relativePath: string, use: (file: string) => Promise<T>): Promise<T> {
-    if (!(await this.exists(relativePath))) throw new StoredFileUnavailableError('missing');
+    if (!(await this.exists(relativePath))) throw new StoredFileUnavailableError(`the stored file ${relativePath} is missing`);
     return use(this.absolutePath(relativePath));
   }
 

@@ -260,7 +260,7 @@ export class S3Store implements ByteStore {
       const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(range ? { Range: range } : {}) }));
       return object.Body as Readable;
     } catch (error) {
-      if (isMissing(error)) throw new StoredFileUnavailableError('missing');
+      if (isMissing(error)) throw new StoredFileUnavailableError(`the stored object ${key} is missing`);
       throw error;
     }
   }
