@@ -15,8 +15,13 @@
  * as a child process (`node --expose-gc dist/app/main.js`), so its RSS is its own. The downloaded bytes' md5 must
  * equal the uploaded file's (hashed after the timed download), and the md5 the service reports.
  *
+ * The S3 case (DESIGN §14): the same file up and down through a service whose bytes are in S3 (s3rver
+ * in a child process over a temporary folder, or the S3 of S3_ENDPOINT: test/helpers/s3.ts), against
+ * the AWS SDK moving the same bytes to the same S3 directly (lib-storage Upload with the service's part
+ * size and queue; GetObject → discard). Same targets: ratio ≥ 0.7 each way, service RSS growth < 64 MiB.
+ *
  *   npm run build && node dist/bench/transfer.js
- *   knobs: TRANSFER_MIB (1024), TRANSFER_ROUNDS (2)
+ *   knobs: TRANSFER_MIB (1024), TRANSFER_ROUNDS (2), TRANSFER_S3 (true; false skips the S3 case)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -28,6 +33,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { createS3Client } from '../src/storage/s3-store.js';
+import { startTestS3 } from '../test/helpers/s3.js';
 import {
   contentBase,
   createFolder,
@@ -390,10 +399,82 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     ...(rssGrowth < RSS_TARGET_MIB ? [] : ['RSS growth']),
   ];
   console.log(targetsLine('transfer', `upload ${fmt(ratio(up, copy), 2)}× write peer, download ${fmt(ratio(down, read), 2)}× read peer, RSS +${fmt(rssGrowth)} MiB`, missed));
+  if (process.env.TRANSFER_S3 !== 'false') await s3Case(tmp, work, source, sourceMd5, cleanup);
+}
+
+/** The S3 peer (this file with argument `s3`): buckets of its own on s3rver (or S3_ENDPOINT); sends their S3_* settings; ends with its parent. */
+async function s3Server(): Promise<void> {
+  const s3 = await startTestS3();
+  process.send!(s3.env);
+  process.on('disconnect', () => void s3.stop().finally(() => process.exit(0)));
+}
+
+/** The same file through a service on S3, against the AWS SDK moving it to the same S3 directly. */
+async function s3Case(tmp: string, work: string, source: string, sourceMd5: string, cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
+  header(`transfer, S3: ${SIZE_MIB} MiB through REST into S3 vs the AWS SDK to the same S3`);
+  const peer = fork(fileURLToPath(import.meta.url), ['s3'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanup(() => {
+    if (peer.exitCode === null && peer.signalCode === null) peer.disconnect();
+  });
+  const env = await new Promise<Record<string, string>>((resolve, reject) => {
+    peer.once('message', (message) => resolve(message as Record<string, string>));
+    peer.once('exit', (code) => reject(new Error(`the S3 peer exited (${code})`)));
+  });
+  const client = createS3Client({ endpoint: env.S3_ENDPOINT, region: env.S3_REGION!, accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY, forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true' });
+  cleanup(() => client.destroy());
+  const dataDir = path.join(tmp, 'data-s3');
+  await fs.mkdir(dataDir, { mode: 0o755 });
+  const service = await startServiceChild(dataDir, env);
+  cleanup(() => service.stop());
+  const session = await login(service.baseUrl);
+  const C = contentBase(service.baseUrl);
+  const folderId = await createFolder(service.baseUrl, session, 'transfer-s3-bench');
+  const small = path.join(work, 'small.bin');
+  const warm = await upload(`${C}/content?sessionId=${session}`, small, 'warm-up.bin', folderId);
+  await download(`${C}/content/${warm.id}/download?sessionId=${session}`, path.join(work, 'small.down'));
+
+  const sampler = new RssSampler(service.pid, 100);
+  cleanup(() => sampler.stop());
+  const mibps = (seconds: number) => SIZE_MIB / seconds;
+  const rows: { up: number; down: number; sdkUp: number; sdkDown: number; rss: number }[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const key = `peer/${round}.bin`;
+    // the service's own settings: 8 MiB parts, four in flight (src/storage/s3-store.ts)
+    const sdkUp = await timed(() => new Upload({ client, params: { Bucket: env.S3_BUCKET!, Key: key, Body: createReadStream(source, { highWaterMark: CHUNK }) }, partSize: 8 * MiB, queueSize: 4 }).done());
+    const sdkDown = await timed(async () => pipeline((await client.send(new GetObjectCommand({ Bucket: env.S3_BUCKET!, Key: key }))).Body as Readable, discard()));
+
+    sampler.reset();
+    const up = await timed(() => upload(`${C}/content?sessionId=${session}`, source, `big-s3-${round}.bin`, folderId));
+    const upRss = sampler.growth;
+    if (up.value.md5 !== sourceMd5) throw new Error(`the service's md5 ${up.value.md5} differs from the file's ${sourceMd5}`);
+    sampler.reset();
+    const downloadUrl = `${C}/content/${up.value.id}/download?sessionId=${session}`;
+    const down = await timed(() => downloadDiscarding(downloadUrl));
+    const downRss = sampler.growth;
+    if (down.value !== SIZE_MIB * MiB) throw new Error(`downloaded ${down.value} bytes`);
+    const target = path.join(work, 'download-s3.bin');
+    await download(downloadUrl, target);
+    if ((await md5Of(target)).md5 !== sourceMd5) throw new Error('the download from S3 differs from the upload');
+    await fs.rm(target);
+    const row = { up: mibps(up.seconds), down: mibps(down.seconds), sdkUp: mibps(sdkUp.seconds), sdkDown: mibps(sdkDown.seconds), rss: Math.max(upRss, downRss) / MiB };
+    rows.push(row);
+    console.log(`round ${round}: upload ${fmt(row.up)} MiB/s vs SDK ${fmt(row.sdkUp)} MiB/s; download ${fmt(row.down)} MiB/s vs SDK ${fmt(row.sdkDown)} MiB/s; service RSS peak +${fmt(row.rss)} MiB; md5 ok`);
+  }
+  const mean = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((sum, r) => sum + pick(r), 0) / rows.length;
+  const upRatio = ratio(mean((r) => r.up), mean((r) => r.sdkUp));
+  const downRatio = ratio(mean((r) => r.down), mean((r) => r.sdkDown));
+  const rssGrowth = Math.max(...rows.map((r) => r.rss));
+  console.log(`  upload   ${fmt(mean((r) => r.up))} MiB/s   SDK ${fmt(mean((r) => r.sdkUp))} MiB/s   ratio ${fmt(upRatio, 2)} (target >= ${RATIO_TARGET}: ${verdict(upRatio >= RATIO_TARGET)})`);
+  console.log(`  download ${fmt(mean((r) => r.down))} MiB/s   SDK ${fmt(mean((r) => r.sdkDown))} MiB/s   ratio ${fmt(downRatio, 2)} (target >= ${RATIO_TARGET}: ${verdict(downRatio >= RATIO_TARGET)})`);
+  console.log(`  service RSS growth, largest: ${fmt(rssGrowth)} MiB (target < ${RSS_TARGET_MIB} MiB: ${verdict(rssGrowth < RSS_TARGET_MIB)})`);
+  const missed = [...(upRatio >= RATIO_TARGET ? [] : ['upload ratio']), ...(downRatio >= RATIO_TARGET ? [] : ['download ratio']), ...(rssGrowth < RSS_TARGET_MIB ? [] : ['RSS growth'])];
+  console.log(targetsLine('transfer (S3)', `upload ${fmt(upRatio, 2)}× SDK, download ${fmt(downRatio, 2)}× SDK, RSS +${fmt(rssGrowth)} MiB`, missed));
 }
 
 if (process.argv[2] === 'plain-http') {
   await plainHttpServer();
+} else if (process.argv[2] === 's3') {
+  await s3Server();
 } else {
   await runBench(main);
 }

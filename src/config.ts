@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { z } from 'zod';
+import type { S3Settings } from './storage/s3-store.js';
 
 const role = z.enum(['all', 'gateway', 'content', 'admin', 'health', 'worker']);
 const optionalUrl = z.string().url().optional();
@@ -18,6 +19,8 @@ const ocrModelInstalled = (language: string) => {
 
 /** true unless set to false */
 const flag = z.enum(['true', 'false']).default('true').transform((value) => value === 'true');
+/** an S3 bucket name (lowercase letters, digits, dots and hyphens, 3 to 63 characters) */
+const bucketName = z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens');
 
 /** The environment's schema (DESIGN §2). Every variable is optional; defaults give the embedded mode. */
 const environmentSchema = z.object({
@@ -34,6 +37,16 @@ const environmentSchema = z.object({
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL').optional(),
   CONTENT_STORAGE_PATH: z.string().min(1).optional(),
   CACHE_STORAGE_PATH: z.string().min(1).optional(),
+  /** S3-compatible object storage of content and cache bytes (DESIGN §14): S3_BUCKET and S3_CACHE_BUCKET select it */
+  S3_ENDPOINT: optionalUrl,
+  S3_BUCKET: bucketName.optional(),
+  S3_CACHE_BUCKET: bucketName.optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]{1,64}$/, 'an AWS region name such as us-east-1').default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /** which store holds the bytes: s3 when S3_BUCKET is set, else fs; fs with S3_* set reads back from S3 during a migration to fs (docs/deployment.md) */
+  STORAGE_BACKEND: z.enum(['fs', 's3']).optional(),
   ADMIN_USER: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'letters, digits and . _ @ - only').default('admin'),
   ADMIN_PASSWORD: z.string().min(8, 'at least 8 characters').optional(),
   DEFAULT_REPOSITORY: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('default'),
@@ -152,6 +165,15 @@ export interface Config extends Environment {
   dataDir: string;
   contentStoragePath: string;
   cacheStoragePath: string;
+  /** which store holds the bytes */
+  storageBackend: 'fs' | 's3';
+  /** the S3 settings, when S3_BUCKET is set */
+  s3?: S3Config;
+}
+
+export interface S3Config extends S3Settings {
+  bucket: string;
+  cacheBucket: string;
 }
 
 export class ConfigError extends Error {
@@ -171,10 +193,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const dataDir = path.resolve(parsed.data.DATA_DIR);
+  const s3 = s3Config(parsed.data);
   return {
     ...parsed.data,
     dataDir,
+    storageBackend: parsed.data.STORAGE_BACKEND ?? (s3 ? 's3' : 'fs'),
+    s3,
     contentStoragePath: path.resolve(parsed.data.CONTENT_STORAGE_PATH ?? path.join(dataDir, 'storage')),
     cacheStoragePath: path.resolve(parsed.data.CACHE_STORAGE_PATH ?? path.join(dataDir, 'cache')),
+  };
+}
+
+/** The S3 settings, checked together: a half-given S3 configuration is a startup error, not a file system fallback. */
+function s3Config(env: Environment): S3Config | undefined {
+  const given = (Object.keys(env) as (keyof Environment)[]).filter((key) => key.startsWith('S3_') && key !== 'S3_REGION' && key !== 'S3_FORCE_PATH_STYLE');
+  const problems: string[] = [];
+  if (env.STORAGE_BACKEND === 's3' && !env.S3_BUCKET) problems.push('STORAGE_BACKEND: s3 needs S3_BUCKET and S3_CACHE_BUCKET');
+  if (given.length > 0 && !env.S3_BUCKET) problems.push(`S3_BUCKET: required with ${given.join(', ')}`);
+  if (env.S3_BUCKET && !env.S3_CACHE_BUCKET) problems.push('S3_CACHE_BUCKET: required with S3_BUCKET (page images and thumbnails have a bucket of their own)');
+  if (env.S3_BUCKET && env.S3_BUCKET === env.S3_CACHE_BUCKET) problems.push('S3_CACHE_BUCKET: must differ from S3_BUCKET');
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) problems.push('S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: both or neither (then the AWS default credential chain)');
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  if (!env.S3_BUCKET || !env.S3_CACHE_BUCKET) return undefined;
+  return {
+    bucket: env.S3_BUCKET,
+    cacheBucket: env.S3_CACHE_BUCKET,
+    endpoint: env.S3_ENDPOINT,
+    region: env.S3_REGION,
+    accessKeyId: env.S3_ACCESS_KEY_ID,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE,
   };
 }

@@ -10,7 +10,7 @@ import type { AclCache } from './modules/access/index.js';
 import type { JobQueue } from './modules/jobs/index.js';
 import type { LiveEvents } from './modules/events/index.js';
 import type { RepositoryCache } from './modules/repositories/index.js';
-import type { FileStore } from './storage/file-store.js';
+import type { ByteStore } from './storage/store.js';
 
 /** Long-lived parts every operation may use. */
 export interface Services {
@@ -19,8 +19,9 @@ export interface Services {
   orm: Orm;
   /** statements run beside a transaction, in its snapshot (a search's count beside its ranked page) */
   snapshotReaders: SnapshotReaders;
-  contentStore: FileStore;
-  cacheStore: FileStore;
+  /** content bytes (resources) and cache bytes (page images): the file system or S3 (DESIGN §14) */
+  contentStore: ByteStore;
+  cacheStore: ByteStore;
   /** the session cache, login limits and password hashing queue of this process */
   auth: AuthServices;
   /** background jobs (conversion, …): submitted from any process, run by the workers */

@@ -25,7 +25,8 @@ import { RepositoryCache } from './modules/repositories/index.js';
 import { AclCache } from './modules/access/index.js';
 import { transferRouter } from './http/transfer.js';
 import { maxUploadBodyBytes, sweepPendingUploads, uploadLifetimeMs } from './modules/entries/index.js';
-import { FileStore } from './storage/file-store.js';
+import { migrationUnderWay } from './storage/migrate.js';
+import { openStores } from './storage/stores.js';
 import { JobQueue } from './modules/jobs/index.js';
 import { LiveEvents } from './modules/events/index.js';
 import { addRepresentationDownload } from './http/representation-download.js';
@@ -83,9 +84,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
 }
 
 async function startOnDatabase(config: Config, logger: Logger, parts: ServiceParts, database: Database): Promise<RunningService> {
-  const contentStore = new FileStore(config.contentStoragePath);
-  const cacheStore = new FileStore(config.cacheStoragePath);
-  await Promise.all([contentStore.init(), cacheStore.init()]);
+  const { contentStore, cacheStore } = await openStores(config, () => migrationUnderWay(database.orm.em.fork(), config.storageBackend));
   const jobs = new JobQueue(config, database.orm, logger, database.url);
   const services: Services = {
     config,
@@ -102,8 +101,8 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
   };
   const em = database.orm.em.fork();
   // Uploads cut off by a crash: alone, this process owns every one of them; beside others (split
-  // mode) only old ones are surely abandoned.
-  const abandonedAfterMs = config.ROLE === 'all' ? 0 : uploadLifetimeMs;
+  // mode, or a bucket that processes on other machines use) only old ones are surely abandoned.
+  const abandonedAfterMs = config.ROLE === 'all' && config.storageBackend === 'fs' ? 0 : uploadLifetimeMs;
   await Promise.all([contentStore.sweepTemporary({ olderThanMs: abandonedAfterMs }), cacheStore.sweepTemporary({ olderThanMs: abandonedAfterMs })]);
   await sweepPendingUploads(em, services, abandonedAfterMs);
   const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? (parts.workers?.(services) ?? []) : [];

@@ -126,6 +126,27 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe('docker-compose.yml, profile s3', () => {
+  it('passes the S3 settings to every role and runs MinIO with its buckets only in the s3 profile', () => {
+    for (const role of roles) {
+      for (const name of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_CACHE_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'STORAGE_BACKEND']) {
+        expect(service(role).environment?.[name], `${role} ${name}`).toBe(`\${${name}:-}`);
+      }
+    }
+    const minio = service('minio') as ComposeService & { profiles?: string[]; entrypoint?: string[] };
+    const buckets = service('minio-buckets') as ComposeService & { profiles?: string[]; entrypoint?: string[] };
+    expect(minio.profiles).toEqual(['s3']);
+    expect(buckets.profiles).toEqual(['s3']);
+    expect(minio.image).toMatch(/^minio\/minio:RELEASE\./);
+    expect(buckets.image).toBe(minio.image);
+    // no published port, no default credentials
+    expect(minio.ports).toBeUndefined();
+    expect(minio.entrypoint?.join(' ')).toContain('set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
+    expect(buckets.entrypoint?.join(' ')).toContain('mc mb --ignore-existing');
+    expect(buckets.depends_on).toEqual({ minio: { condition: 'service_healthy' } });
+  });
+});
+
 describe('Dockerfile and .dockerignore', () => {
   const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
   const dockerignore = readFileSync(path.join(root, '.dockerignore'), 'utf8').split(/\r?\n/).map((l) => l.trim());

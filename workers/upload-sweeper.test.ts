@@ -54,14 +54,16 @@ describe('the unreferenced-file sweeper', () => {
     form.append('file', new Blob([Buffer.from('kept bytes')]), 'kept.txt');
     const kept = (await call(`${service.contentBase}/content?sessionId=${service.adminSession}`, { method: 'POST', body: form })).body.resource.resourceSource.path as string;
     const twoHoursAgo = new Date(Date.now() - 7_200_000);
+    // the file system store: its files are `<root>/<storage path>`
+    const fileOf = (store: typeof contentStore, relative: string) => path.join(store.location, relative);
     const place = async (store: typeof contentStore, id: string, old: boolean) => {
       const relative = store.pathFor(id);
-      await fs.mkdir(path.dirname(store.absolutePath(relative)), { recursive: true });
-      await fs.writeFile(store.absolutePath(relative), 'orphan');
-      if (old) await fs.utimes(store.absolutePath(relative), twoHoursAgo, twoHoursAgo);
+      await fs.mkdir(path.dirname(fileOf(store, relative)), { recursive: true });
+      await fs.writeFile(fileOf(store, relative), 'orphan');
+      if (old) await fs.utimes(fileOf(store, relative), twoHoursAgo, twoHoursAgo);
       return relative;
     };
-    await fs.utimes(contentStore.absolutePath(kept), twoHoursAgo, twoHoursAgo);
+    await fs.utimes(fileOf(contentStore, kept), twoHoursAgo, twoHoursAgo);
     const orphan = await place(contentStore, 'purged-resource-left-behind', true);
     const young = await place(contentStore, 'resource-of-a-transaction-under-way', false);
     const orphanPage = await place(cacheStore, 'purged-page-left-behind', true);

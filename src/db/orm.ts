@@ -32,6 +32,7 @@ import { Migration20261128020000EventNotifications } from './migrations/Migratio
 import { Migration20261128030000Webhooks } from './migrations/Migration20261128030000Webhooks.js';
 import { Migration20261128040000ExtractionNotes } from './migrations/Migration20261128040000ExtractionNotes.js';
 import { Migration20261128050000AuditIndexes } from './migrations/Migration20261128050000AuditIndexes.js';
+import { Migration20261128060000StorageMigration } from './migrations/Migration20261128060000StorageMigration.js';
 
 export type Orm = MikroORM;
 
@@ -67,6 +68,7 @@ export const migrationsList = [
   { name: 'Migration20261128030000Webhooks', class: Migration20261128030000Webhooks },
   { name: 'Migration20261128040000ExtractionNotes', class: Migration20261128040000ExtractionNotes },
   { name: 'Migration20261128050000AuditIndexes', class: Migration20261128050000AuditIndexes },
+  { name: 'Migration20261128060000StorageMigration', class: Migration20261128060000StorageMigration },
 ];
 
 export interface OrmOptions {

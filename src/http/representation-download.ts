@@ -5,7 +5,7 @@ import type { Services } from '../context.js';
 import { ServiceError } from '../errors.js';
 import { representationForDownload } from '../modules/conversion/index.js';
 import { contentDisposition } from '../storage/range.js';
-import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
+import { StoredFileUnavailableError } from '../storage/store.js';
 import { bool, parse } from './query.js';
 import { contentDomain } from './session.js';
 import { scopeOfHttpRequest, setSandboxHeaders } from './transfer.js';
@@ -18,7 +18,7 @@ export function addRepresentationDownload(router: Router, services: Services): R
   router.get(`${contentDomain}/representations/:id/download`, async (ctx: Context) => {
     const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
     const representation = await representationForDownload(scope, ctx.params.id!, { includeInactive: parse(representationQuery, ctx.query).includeInactive ?? false });
-    const file = await openStoredFile(services.cacheStore.absolutePath(representation.storagePath), representation.fileSize).catch((error: unknown) => {
+    const file = await services.cacheStore.open(representation.storagePath, representation.fileSize).catch((error: unknown) => {
       if (error instanceof StoredFileUnavailableError) throw new ServiceError('unavailable', `representation '${representation.id}' is not in the cache store as stored (${error.message})`);
       throw error;
     });
@@ -29,7 +29,7 @@ export function addRepresentationDownload(router: Router, services: Services): R
       setSandboxHeaders(ctx, 'private');
       ctx.respond = false;
       ctx.res.writeHead(200);
-      await sendFile(ctx.res, file, 0, representation.fileSize - 1);
+      await file.send(ctx.res, 0, representation.fileSize - 1);
     } finally {
       await file.close();
     }

@@ -8,7 +8,7 @@ import { entryScope } from '../modules/entries/index.js';
 import type { EntryScope } from '../modules/entries/index.js';
 import { discardUpload, refuseDeclaredMultipartLength, stageUpload } from '../modules/entries/index.js';
 import { contentDisposition, contentRange, notModified, parseRange, preconditionFailed } from '../storage/range.js';
-import { openStoredFile, sendFile, StoredFileUnavailableError } from '../storage/send-file.js';
+import { StoredFileUnavailableError } from '../storage/store.js';
 import type { RequestState } from './middleware/request-id.js';
 import { readMultipart, singleField } from './multipart.js';
 import { bool, parse } from './query.js';
@@ -113,7 +113,7 @@ export function transferRouter(services: Services): Router {
     const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
     const query = parse(downloadQuery, ctx.query);
     const { content, resource } = await contentForDownload(scope, ctx.params.id!, { includeInactive: query.includeInactive ?? false });
-    const file = await openStoredFile(services.contentStore.absolutePath(resource.storagePath), resource.fileSize).catch((error: unknown) => {
+    const file = await services.contentStore.open(resource.storagePath, resource.fileSize).catch((error: unknown) => {
       if (error instanceof StoredFileUnavailableError) {
         throw new ServiceError('unavailable', `the bytes of content '${content.id}' are not in the content store as stored (${error.message})`);
       }
@@ -148,7 +148,7 @@ export function transferRouter(services: Services): Router {
       // Koa set the headers on the response; it does not respond itself
       ctx.respond = false;
       ctx.res.writeHead(ctx.status);
-      const sent = await sendFile(ctx.res, file, range?.start ?? 0, range ? range.end : size - 1);
+      const sent = await file.send(ctx.res, range?.start ?? 0, range ? range.end : size - 1);
       if (!sent.complete) {
         (ctx.state as RequestState).log.debug({ reason: 'clientGone', sentBytes: sent.bytes, content: content.id }, 'the client hung up during the download');
       }

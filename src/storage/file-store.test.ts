@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileStore, HEAD_BYTES, InvalidStoragePathError, TooLargeError } from './file-store.js';
+import { FileStore } from './file-store.js';
+import { HEAD_BYTES, InvalidStoragePathError, StoredFileUnavailableError, TooLargeError } from './store.js';
 
 let dir: string;
 let store: FileStore;
@@ -360,7 +361,7 @@ describe('remove, exists, stat, copy', () => {
   });
 
   it('copy of a missing file rejects and leaves no temp file', async () => {
-    await expect(store.copy(store.pathFor('nope'), store.pathFor('dst'))).rejects.toThrow(/ENOENT/);
+    await expect(store.copy(store.pathFor('nope'), store.pathFor('dst'))).rejects.toThrow(StoredFileUnavailableError);
     expect(await tempEntries()).toEqual([]);
     expect(await store.exists(store.pathFor('dst'))).toBe(false);
   });

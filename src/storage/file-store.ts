@@ -12,7 +12,7 @@
  * so a crash never leaves a half-written file at a final path. The blocking sequences (a small
  * upload's write + fsync + close; rename + directory fsyncs) run in durable-io worker threads.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -20,11 +20,11 @@ import path from 'node:path';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { placeFile, warmUpDurableIo, writeAndPlaceFile, writeNewFile } from './durable-io.js';
-import { noteReceivedBytes } from './garbage-pacer.js';
-import { createMd5Job, warmUpMd5Workers, type Md5Job } from './md5-hasher.js';
+import { warmUpMd5Workers } from './md5-hasher.js';
+import { sendFile } from './send-file.js';
+import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
+import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
 
-/** Bytes kept from the start of an upload for content sniffing. */
-export const HEAD_BYTES = 4100;
 /**
  * Buffer of the upload sink: larger than the source's chunks so that reading continues while a
  * batch is written and hashed (with 1 MiB the source stalls on every batch: -30 % throughput).
@@ -33,61 +33,15 @@ const SINK_BUFFER_BYTES = 4 * 1024 * 1024;
 /** Uploads up to this size are held in memory and written, fsynced and closed in one worker call. */
 const WHOLE_WRITE_BYTES = 64 * 1024;
 const TEMP_DIR = '.tmp';
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
-const SEGMENT_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/; // no '.', '..', '.tmp'
 
-/** The upload exceeded `maxBytes`. Maps to HTTP 413 `tooLarge`. */
-export class TooLargeError extends Error {
-  readonly code = 'TOO_LARGE';
-  readonly limit: number;
-  constructor(limit: number) {
-    super(`The content exceeds the maximum size of ${limit} bytes`);
-    this.name = 'TooLargeError';
-    this.limit = limit;
-  }
-}
-
-/** An id or relative path that cannot name a stored file (a programming error, or tampering). */
-export class InvalidStoragePathError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidStoragePathError';
-  }
-}
-
-export interface ReceiveOptions {
-  /** Reject with TooLargeError once more than this many bytes arrived. */
-  maxBytes: number;
-  /** Aborts the transfer (the temp file is removed and the promise rejects with an AbortError). */
-  signal?: AbortSignal;
-  /**
-   * An upload that ends within WHOLE_WRITE_BYTES stays in memory until `commit`, which writes and
-   * places it in one worker call: for a caller that records the upload between the two (its row
-   * first), one worker round trip less per small upload. Its temp file exists only during `commit`.
-   */
-  holdSmall?: boolean;
-}
-
-export interface StagedFile {
+/** A staged file of this store: its bytes wait in a temporary file. */
+export interface StagedLocalFile extends StagedFile {
   /** Absolute path of the temporary file (inside `<root>/.tmp`). */
   readonly tempPath: string;
-  readonly size: number;
-  /** MD5 of the bytes, lowercase hex. */
-  readonly md5: string;
-  /** The first min(size, 4100) bytes, for sniffMimeType. */
-  readonly head: Buffer;
-  /** Renames the temp file to `relativePath` (parents created) and fsyncs the directory. */
-  commit(relativePath: string): Promise<void>;
-  /** Deletes the temp file. A no-op after commit or a previous discard. */
-  discard(): Promise<void>;
 }
 
-export interface WritableCheck {
-  ok: boolean;
-  message: string;
-}
-
-export class FileStore {
+export class FileStore implements ByteStore {
+  readonly kind = 'fs';
   readonly root: string;
   private readonly tempDir: string;
   /** directories this store made or found while placing files */
@@ -96,6 +50,10 @@ export class FileStore {
   constructor(root: string) {
     this.root = path.resolve(root);
     this.tempDir = path.join(this.root, TEMP_DIR);
+  }
+
+  get location(): string {
+    return this.root;
   }
 
   /** Creates the root and its temp directory. */
@@ -138,52 +96,17 @@ export class FileStore {
    * in batches of up to `batchSize`: for a sweep of files no row refers to (a crash between a
    * deletion's commit and its file removals leaves such). Not `.tmp`.
    */
-  async *committedFiles(olderThanMs: number, batchSize = 1000): AsyncGenerator<string[]> {
-    const cutoff = Date.now() - olderThanMs;
-    const names = async (dir: string) => (await fsp.readdir(path.join(this.root, dir)).catch(() => [] as string[])).filter((name) => name !== TEMP_DIR);
-    let batch: string[] = [];
-    for (const first of await names('')) {
-      for (const second of await names(first)) {
-        for (const file of await names(path.join(first, second))) {
-          const relative = `${first}/${second}/${file}`;
-          const st = await fsp.lstat(path.join(this.root, relative)).catch(() => undefined);
-          if (!st?.isFile() || st.mtimeMs > cutoff) continue;
-          batch.push(relative);
-          if (batch.length >= batchSize) {
-            yield batch;
-            batch = [];
-          }
-        }
-      }
-    }
-    if (batch.length > 0) yield batch;
+  committedFiles(olderThanMs: number, batchSize = 1000): AsyncGenerator<string[]> {
+    return inBatches(this.filesWrittenBefore(Date.now() - olderThanMs), batchSize);
   }
 
-  /**
-   * The storage path (relative to root) of the file for `id`: `xx/yy/<id>`, where xx/yy are the
-   * first hex digits of sha256(id) (an even fan-out whatever the id scheme). Derived from the id
-   * only. Throws InvalidStoragePathError unless the id matches [A-Za-z0-9_-]{1,200}.
-   */
   pathFor(id: string): string {
-    if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
-      throw new InvalidStoragePathError(`Invalid storage id: ${JSON.stringify(String(id).slice(0, 80))}`);
-    }
-    const hash = createHash('sha256').update(id).digest('hex');
-    return `${hash.slice(0, 2)}/${hash.slice(2, 4)}/${id}`;
+    return storagePathFor(id);
   }
 
-  /** Absolute path of a relative storage path (validated: no `..`, no `.tmp`, no absolute path). */
+  /** Absolute path of a storage path (validated: no `..`, no `.tmp`, no absolute path). */
   absolutePath(relativePath: string): string {
-    if (typeof relativePath !== 'string' || relativePath.length === 0 || relativePath.length > 1024) {
-      throw new InvalidStoragePathError('Invalid storage path');
-    }
-    const segments = relativePath.split('/');
-    for (const segment of segments) {
-      if (!SEGMENT_PATTERN.test(segment)) {
-        throw new InvalidStoragePathError(`Invalid storage path: ${JSON.stringify(relativePath.slice(0, 200))}`);
-      }
-    }
-    return path.join(this.root, ...segments);
+    return path.join(this.root, ...storagePathSegments(relativePath));
   }
 
   /**
@@ -192,12 +115,11 @@ export class FileStore {
    * disconnect); in both cases the temp file is removed. Note that on failure the source is
    * destroyed (stream.pipeline semantics).
    */
-  async receive(source: Readable, options: ReceiveOptions): Promise<StagedFile> {
-    const maxBytes = options.maxBytes;
-    if (!(maxBytes >= 0)) throw new RangeError('maxBytes must be a non-negative number');
+  async receive(source: Readable, options: ReceiveOptions): Promise<StagedLocalFile> {
+    const meter = new UploadMeter(options.maxBytes);
     const tempPath = this.tempName();
     let held: Buffer | undefined;
-    const sink = new HashingFileSink(maxBytes, {
+    const sink = new HashingFileSink(meter, {
       open: () => this.inTempDirectory(() => fsp.open(tempPath, 'wx')),
       // the worker makes `.tmp` again if it has to
       writeWhole: options.holdSmall
@@ -210,15 +132,15 @@ export class FileStore {
     try {
       await pipeline(source, sink, options.signal ? { signal: options.signal } : {});
       await sink.close();
-      md5 = await sink.digest();
+      md5 = await meter.digest();
     } catch (error) {
-      sink.abort();
+      meter.abort();
       await sink.settled();
       await sink.close().catch(() => undefined);
       await fsp.rm(tempPath, { force: true }).catch(() => undefined);
       throw error;
     }
-    return this.staged(tempPath, sink.size, md5, sink.head(), held);
+    return this.staged(tempPath, meter.size, md5, meter.head(), held);
   }
 
   /** Deletes a stored file; a missing file is not an error. */
@@ -263,8 +185,42 @@ export class FileStore {
       await this.place(tempPath, toRelativePath);
     } catch (error) {
       await fsp.rm(tempPath, { force: true }).catch(() => undefined);
+      throw isNotFound(error) ? new StoredFileUnavailableError('missing') : error;
+    }
+  }
+
+  /** Opens a stored file for sending, its size checked before any header goes out (a missing or truncated file can still be answered properly). */
+  async open(relativePath: string, expectedSize: number): Promise<StoredFile> {
+    let file: FileHandle;
+    try {
+      file = await fsp.open(this.absolutePath(relativePath), 'r');
+    } catch (error) {
+      if (isNotFound(error)) throw new StoredFileUnavailableError('missing');
       throw error;
     }
+    try {
+      const { size } = await file.stat();
+      if (size !== expectedSize) throw new StoredFileUnavailableError(`${size} bytes where ${expectedSize} were stored`);
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
+    return {
+      size: expectedSize,
+      send: (res, start, end) => sendFile(res, file, start, end),
+      stream: async () => file.createReadStream({ autoClose: false, start: 0 }),
+      close: () => file.close(),
+    };
+  }
+
+  async withLocalFile<T>(relativePath: string, use: (file: string) => Promise<T>): Promise<T> {
+    if (!(await this.exists(relativePath))) throw new StoredFileUnavailableError(`the stored file ${relativePath} is missing`);
+    return use(this.absolutePath(relativePath));
+  }
+
+  /** `.tmp`: on the store's file system, and swept with it. */
+  scratchDirectory(): string {
+    return this.tempDir;
   }
 
   async checkWritable(): Promise<WritableCheck> {
@@ -284,6 +240,19 @@ export class FileStore {
   }
 
   // --- internals ---
+
+  private async *filesWrittenBefore(cutoff: number): AsyncGenerator<string> {
+    const names = async (dir: string) => (await fsp.readdir(path.join(this.root, dir)).catch(() => [] as string[])).filter((name) => name !== TEMP_DIR);
+    for (const first of await names('')) {
+      for (const second of await names(first)) {
+        for (const file of await names(path.join(first, second))) {
+          const relative = `${first}/${second}/${file}`;
+          const st = await fsp.lstat(path.join(this.root, relative)).catch(() => undefined);
+          if (st?.isFile() && st.mtimeMs <= cutoff) yield relative;
+        }
+      }
+    }
+  }
 
   private tempName(): string {
     return path.join(this.tempDir, `${Date.now()}-${process.pid}-${randomBytes(8).toString('hex')}`);
@@ -313,33 +282,15 @@ export class FileStore {
     if (this.knownDirectories.size < 100_000) this.knownDirectories.add(parent);
   }
 
-  private staged(tempPath: string, size: number, md5: string, head: Buffer, held: Buffer | undefined): StagedFile {
-    let state: 'staged' | 'committing' | 'committed' | 'discarded' = 'staged';
-    const discard = async () => {
-      if (state !== 'staged') return;
-      state = 'discarded';
-      await fsp.rm(tempPath, { force: true });
-    };
-    return {
-      tempPath,
-      size,
-      md5,
-      head,
-      commit: async (relativePath: string) => {
-        if (state !== 'staged') throw new Error(`Cannot commit a staged file that is ${state}`);
-        state = 'committing';
-        try {
-          await this.place(tempPath, relativePath, held);
-          state = 'committed';
-        } catch (error) {
-          state = 'staged';
-          // held bytes that went to the worker are not here any more (moved, not copied): nothing to retry
-          if (held && held.byteLength !== size) await discard();
-          throw error;
-        }
-      },
-      discard,
-    };
+  private staged(tempPath: string, size: number, md5: string, head: Buffer, held: Buffer | undefined): StagedLocalFile {
+    const staged = stagedFile(
+      { size, md5, head },
+      (relativePath) => this.place(tempPath, relativePath, held),
+      () => fsp.rm(tempPath, { force: true }),
+      // held bytes that went to the worker are not here any more (moved, not copied): nothing to retry
+      () => held !== undefined && held.byteLength !== size,
+    );
+    return { ...staged, tempPath };
   }
 }
 
@@ -351,22 +302,18 @@ interface TempFileTarget {
 
 /**
  * Writable that writes to the temp file, hashes and counts in the same pass: the file write runs
- * in the libuv pool and MD5 in a worker thread (md5-hasher.ts), both overlapping the next read.
+ * in the libuv pool and MD5 in a worker thread (UploadMeter), both overlapping the next read.
  * A batch is acknowledged once it is written and the hasher's backlog is small (backpressure).
  * The first WHOLE_WRITE_BYTES are held: an upload that ends within them is written with one call.
  */
 class HashingFileSink extends Writable {
-  size = 0;
-  private readonly md5: Md5Job = createMd5Job();
-  private readonly headParts: Buffer[] = [];
-  private headLength = 0;
   private handle: FileHandle | undefined;
   /** the bytes so far while the upload is small; undefined once the file is open */
   private held: Buffer[] | undefined = [];
   private inFlight: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly maxBytes: number,
+    private readonly meter: UploadMeter,
     private readonly target: TempFileTarget,
   ) {
     super({ highWaterMark: SINK_BUFFER_BYTES });
@@ -404,51 +351,30 @@ class HashingFileSink extends Writable {
     await handle?.close();
   }
 
-  digest(): Promise<string> {
-    return this.md5.digest();
-  }
-
-  abort(): void {
-    this.md5.abort();
-  }
-
-  head(): Buffer {
-    return Buffer.concat(this.headParts, this.headLength);
-  }
-
   private writeBatch(buffers: Buffer[], callback: (error?: Error | null) => void): void {
-    let total = 0;
-    for (const b of buffers) total += b.length;
-    if (this.size + total > this.maxBytes) {
-      callback(new TooLargeError(this.maxBytes));
+    const position = this.meter.size;
+    let hashed: Promise<void> | undefined;
+    try {
+      hashed = this.meter.add(buffers);
+    } catch (error) {
+      callback(error as Error);
       return;
     }
-    const position = this.size;
-    this.size += total;
-    noteReceivedBytes(total);
     let write: Promise<void> | undefined;
-    if (this.held && this.size <= WHOLE_WRITE_BYTES) {
+    if (this.held && this.meter.size <= WHOLE_WRITE_BYTES) {
       for (const b of buffers) this.held.push(Buffer.from(b)); // copy: the source may reuse its buffers
     } else {
       write = this.writeToFile(buffers, position);
       this.inFlight = write;
     }
-    for (const b of buffers) {
-      this.md5.update(b);
-      if (this.headLength < HEAD_BYTES) {
-        const part = Buffer.from(b.subarray(0, HEAD_BYTES - this.headLength)); // copy: don't pin b
-        this.headParts.push(part);
-        this.headLength += part.length;
-      }
-    }
-    const waits = [write, this.md5.ready()].filter((wait) => wait !== undefined);
+    const waits = [write, hashed].filter((wait) => wait !== undefined);
     if (waits.length === 0) callback();
     else Promise.all(waits).then(() => callback(), callback);
   }
 
   /** The held bytes in a buffer of its own, so that it moves to the durable-io worker instead of being copied. */
   private wholeUpload(): Buffer {
-    const whole = Buffer.allocUnsafeSlow(this.size);
+    const whole = Buffer.allocUnsafeSlow(this.meter.size);
     let offset = 0;
     for (const part of this.held ?? []) offset += part.copy(whole, offset);
     return whole;
@@ -492,6 +418,3 @@ function isNotFound(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

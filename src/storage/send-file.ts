@@ -1,38 +1,9 @@
-import fsp, { type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
+import { StoredFileUnavailableError } from './store.js';
 
 /** Chunk size of downloads. */
 const CHUNK_BYTES = 1024 * 1024;
-
-export class StoredFileUnavailableError extends Error {
-  override name = 'StoredFileUnavailableError';
-}
-
-/**
- * Opens a stored file for sending, checking it has the size its record says — before any header goes
- * out, so that a missing or truncated file can still be answered properly.
- */
-export async function openStoredFile(absolutePath: string, expectedSize: number): Promise<FileHandle> {
-  let file: FileHandle;
-  try {
-    file = await fsp.open(absolutePath, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new StoredFileUnavailableError('missing');
-    throw error;
-  }
-  let size: number;
-  try {
-    ({ size } = await file.stat());
-  } catch (error) {
-    await file.close();
-    throw error;
-  }
-  if (size !== expectedSize) {
-    await file.close();
-    throw new StoredFileUnavailableError(`${size} bytes where ${expectedSize} were stored`);
-  }
-  return file;
-}
 
 /**
  * Sends bytes `start`..`end` (inclusive) of an open file to a response through two buffers used in

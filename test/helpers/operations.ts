@@ -15,7 +15,7 @@ import { stageUpload } from '../../src/modules/entries/index.js';
 import { ensureDefaultRepository } from '../../src/modules/repositories/index.js';
 import { RepositoryCache } from '../../src/modules/repositories/index.js';
 import { AclCache } from '../../src/modules/access/index.js';
-import { FileStore } from '../../src/storage/file-store.js';
+import { openStores } from '../../src/storage/stores.js';
 import { createTestDatabase } from './service.js';
 import { createAuthServices, groupsOfUser } from '../../src/modules/auth/index.js';
 import { JobQueue } from '../../src/modules/jobs/index.js';
@@ -37,9 +37,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ADMIN_PASSWORD: 'unused-here' });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const orm = await createOrm(databaseUrl, logger, { poolMax: 10, entities });
-  const contentStore = new FileStore(config.contentStoragePath);
-  const cacheStore = new FileStore(config.cacheStoragePath);
-  await Promise.all([contentStore.init(), cacheStore.init()]);
+  const { contentStore, cacheStore } = await openStores(config, async () => false);
   const services: Services = {
     config,
     logger,

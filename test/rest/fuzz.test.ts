@@ -318,9 +318,9 @@ describe(`schema-driven fuzzing of every REST path (${requests} requests)`, () =
     ).toEqual([]);
     // every stored resource has its bytes; an upload left pending is one a POST …/uploads answered or a deep check staged (a failed create drops its own)
     const resources = (await rows(`select storage_path, state from resource`)) as { storage_path: string; state: string }[];
-    for (const resource of resources) await expect(fs.stat(service.services.contentStore.absolutePath(resource.storage_path)), resource.storage_path).resolves.toBeDefined();
+    for (const resource of resources) expect(await service.services.contentStore.exists(resource.storage_path), resource.storage_path).toBe(true);
     expect(resources.filter((resource) => resource.state === 'pending').length).toBeLessThanOrEqual(pendingAllowed);
-    expect(await fs.readdir(path.join(service.services.contentStore.root, '.tmp')).catch(() => [])).toEqual([]);
+    expect(await fs.readdir(path.join(service.config.contentStoragePath, '.tmp')).catch(() => [])).toEqual([]);
     console.info(`fuzzing: ${sent} requests over ${operations.length} operations in ${Math.round((Date.now() - started) / 1000)} s`);
   }, Math.max(600_000, requests * 20));
 });

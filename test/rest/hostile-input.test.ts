@@ -130,9 +130,9 @@ describe('hostile input gets a 4xx with the error body', () => {
     const fs = await import('node:fs/promises');
     const truncated = await newContent(service, { name: 'truncated.bin', bytes: 'twelve bytes' });
     const missing = await newContent(service, { name: 'missing.bin', bytes: 'twelve bytes' });
-    const store = service.services.contentStore;
-    await fs.truncate(store.absolutePath(truncated.resource.resourceSource.path), 5);
-    await fs.rm(store.absolutePath(missing.resource.resourceSource.path));
+    const root = service.config.contentStoragePath;
+    await fs.truncate(`${root}/${truncated.resource.resourceSource.path}`, 5);
+    await fs.rm(`${root}/${missing.resource.resourceSource.path}`);
     for (const content of [truncated, missing]) {
       const answer = await call(contentUrl(service, `/content/${content.id}/download`));
       expectErrorBody(answer, 503);

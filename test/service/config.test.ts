@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { projectRoot } from '../../src/paths.js';
+import { createTestDatabase } from '../helpers/service.js';
 
 describe('configuration (DESIGN §2)', () => {
   it('has the documented defaults', () => {
@@ -42,6 +45,37 @@ describe('configuration (DESIGN §2)', () => {
     ]) {
       expect(() => loadConfig({ [name!]: value }), `${name}=${value}`).toThrow(new RegExp(name!));
     }
+  });
+
+  it('selects S3 storage with S3_BUCKET and S3_CACHE_BUCKET, and refuses a half-given or bad S3 configuration (DESIGN §14)', () => {
+    expect(loadConfig({})).toMatchObject({ storageBackend: 'fs', s3: undefined });
+    const s3 = loadConfig({ S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'page-images', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' });
+    expect(s3).toMatchObject({ storageBackend: 's3', s3: { bucket: 'contents', cacheBucket: 'page-images', endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, accessKeyId: 'id', secretAccessKey: 'secret' } });
+    // the file system stays the store during a migration back to it
+    expect(loadConfig({ S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'page-images', STORAGE_BACKEND: 'fs' }).storageBackend).toBe('fs');
+    for (const [env, named] of [
+      [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, /S3_BUCKET: required with S3_ENDPOINT/],
+      [{ S3_BUCKET: 'contents' }, /S3_CACHE_BUCKET: required/],
+      [{ S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'contents' }, /S3_CACHE_BUCKET: must differ/],
+      [{ S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'cache', S3_ACCESS_KEY_ID: 'id' }, /both or neither/],
+      [{ S3_BUCKET: 'Not_A_Bucket', S3_CACHE_BUCKET: 'cache' }, /S3_BUCKET: a bucket name/],
+      [{ S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'cache', S3_ENDPOINT: 'not a url' }, /S3_ENDPOINT/],
+      [{ S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'cache', S3_FORCE_PATH_STYLE: 'yes' }, /S3_FORCE_PATH_STYLE/],
+      [{ STORAGE_BACKEND: 's3' }, /STORAGE_BACKEND: s3 needs S3_BUCKET/],
+    ] as const) {
+      expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env), JSON.stringify(env)).toThrow(named);
+    }
+  });
+
+  it('stops the service at start with a message naming a bucket it cannot use', async () => {
+    const run = spawnSync(process.execPath, [path.join(projectRoot, 'dist/app/main.js')], {
+      env: { ...process.env, DATABASE_URL: await createTestDatabase(), DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'crs-config-')), PORT: '0', S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'cache', S3_ENDPOINT: 'http://127.0.0.1:9', S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("S3 bucket 'contents' cannot be used");
   });
 
   it('stops the service at start with a message naming the variable', () => {

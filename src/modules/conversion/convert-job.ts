@@ -226,72 +226,74 @@ async function convert(
   const source = sources[0]!;
   const resource = resources[0]!;
   const stored = request.resultAction === 'CONTENT_REPRESENTATION' ? await representationsOf(em, source.id, format) : [];
-  const inputPath = services.contentStore.absolutePath(resource.storagePath);
-  const kind = await kindOf(inputPath, resource.mimeType, resource.name);
-  const specification = parseSpecification(request.newContentSpecification);
-  const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
-  const outputDir = path.join(services.cacheStore.root, '.tmp', `render-${record.id}-${record.tries}`);
-  const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
-  const pagePixels = renderer.maxPagePixels;
-  // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
-  await saveLowlevelRequest(em, record.id, {
-    engine: kind === 'pdf' ? 'pdfjs-dist' : 'sharp',
-    inputResourceId: resource.id,
-    inputMimeType: resource.mimeType,
-    inputKind: kind,
-    targetFormat: format,
-    dpi,
-    maxPixels,
-    maxPagePixels: pagePixels,
-  });
-  let requeue: JobOutcome | undefined;
-  try {
-    await renderer.render(
-      { inputPath, fileName: resource.name, kind, format, dpi, maxPixels, maxPagePixels: pagePixels, outputDir },
-      {
-        opened: async (pages) => checkPdfPageCount(resource.name, pages, services.config),
-        inspected: async (pages, objects) => {
-          result.pages = pages;
-          // the limits are checked on every conversion, also when every page is stored already
-          const decision: PdfDecision = kind === 'pdf' ? decidePdf({ file: resource.name, objects }, limits, services.config, lowered) : { action: 'render', placeholders: [] };
-          if (decision.action === 'lowerPriority') {
-            requeue = { requeue: { priority: jobPriority.lowest, note: { lowered: true, reason: decision.reason } } };
-            return { type: 'stop' };
-          }
-          result.placeholders = decision.placeholders.map((p) => p.page);
-          if (request.resultAction === 'NEW_CONTENT') await checkNewContentNames(scope, specification, source.name, format, pages, result.contentIds ?? {}, previousTry.creatingPage);
-          const skip = reusablePages(stored, pages, result.placeholders);
-          if (request.resultAction === 'CONTENT_REPRESENTATION') result.representationIds = Array.from({ length: pages }, (_, index) => representationId(source.id, format, index + 1));
-          if (skip.length === pages) {
-            result.reused = true;
-            return { type: 'stop' };
-          }
-          await run.progress(5);
-          return { type: 'render', placeholders: decision.placeholders, skip };
-        },
-        page: async (page) => {
-          if (request.resultAction === 'CONTENT_REPRESENTATION') {
-            await storeRepresentation(run, services, source, format, page, result.pages);
-          } else {
-            result.contentIds ??= {};
-            if (!result.contentIds[page.page]) {
-              const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
-              const retried = previousTry.creatingPage === page.page;
-              await saveJobResult(em, record.id, { ...result, creatingPage: page.page });
-              result.contentIds[page.page] = await createResultContent(run, scope, { path: page.path, mimeType: mimeTypeOf(format) }, name, specification, retried);
-              await saveJobResult(em, record.id, { ...result });
+  // the renderer reads a local file: the stored bytes, or a scratch copy of them (S3)
+  return services.contentStore.withLocalFile(resource.storagePath, async (inputPath) => {
+    const kind = await kindOf(inputPath, resource.mimeType, resource.name);
+    const specification = parseSpecification(request.newContentSpecification);
+    const lowered = (record.serializedLowlevelRequest as { lowered?: boolean } | null)?.lowered === true;
+    const outputDir = path.join(services.cacheStore.scratchDirectory(), `render-${record.id}-${record.tries}`);
+    const { CONV_PDF_DPI: dpi, CONV_MAX_IMAGE_PIXELS: maxPixels } = services.config;
+    const pagePixels = renderer.maxPagePixels;
+    // the engine's request as a client may read it (the spec's serializedLowlevelRequest): no storage paths
+    await saveLowlevelRequest(em, record.id, {
+      engine: kind === 'pdf' ? 'pdfjs-dist' : 'sharp',
+      inputResourceId: resource.id,
+      inputMimeType: resource.mimeType,
+      inputKind: kind,
+      targetFormat: format,
+      dpi,
+      maxPixels,
+      maxPagePixels: pagePixels,
+    });
+    let requeue: JobOutcome | undefined;
+    try {
+      await renderer.render(
+        { inputPath, fileName: resource.name, kind, format, dpi, maxPixels, maxPagePixels: pagePixels, outputDir },
+        {
+          opened: async (pages) => checkPdfPageCount(resource.name, pages, services.config),
+          inspected: async (pages, objects) => {
+            result.pages = pages;
+            // the limits are checked on every conversion, also when every page is stored already
+            const decision: PdfDecision = kind === 'pdf' ? decidePdf({ file: resource.name, objects }, limits, services.config, lowered) : { action: 'render', placeholders: [] };
+            if (decision.action === 'lowerPriority') {
+              requeue = { requeue: { priority: jobPriority.lowest, note: { lowered: true, reason: decision.reason } } };
+              return { type: 'stop' };
             }
-          }
-          // a page the render process could not draw (malformed, an image over CONV_MAX_IMAGE_PIXELS) is a placeholder too
-          if (page.placeholder && !result.placeholders.includes(page.page)) result.placeholders = [...result.placeholders, page.page].sort((a, b) => a - b);
-          await rm(page.path, { force: true });
-          await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
+            result.placeholders = decision.placeholders.map((p) => p.page);
+            if (request.resultAction === 'NEW_CONTENT') await checkNewContentNames(scope, specification, source.name, format, pages, result.contentIds ?? {}, previousTry.creatingPage);
+            const skip = reusablePages(stored, pages, result.placeholders);
+            if (request.resultAction === 'CONTENT_REPRESENTATION') result.representationIds = Array.from({ length: pages }, (_, index) => representationId(source.id, format, index + 1));
+            if (skip.length === pages) {
+              result.reused = true;
+              return { type: 'stop' };
+            }
+            await run.progress(5);
+            return { type: 'render', placeholders: decision.placeholders, skip };
+          },
+          page: async (page) => {
+            if (request.resultAction === 'CONTENT_REPRESENTATION') {
+              await storeRepresentation(run, services, source, format, page, result.pages);
+            } else {
+              result.contentIds ??= {};
+              if (!result.contentIds[page.page]) {
+                const name = resultName(specification.name, source.name, format, { page: page.page, pages: result.pages });
+                const retried = previousTry.creatingPage === page.page;
+                await saveJobResult(em, record.id, { ...result, creatingPage: page.page });
+                result.contentIds[page.page] = await createResultContent(run, scope, { path: page.path, mimeType: mimeTypeOf(format) }, name, specification, retried);
+                await saveJobResult(em, record.id, { ...result });
+              }
+            }
+            // a page the render process could not draw (malformed, an image over CONV_MAX_IMAGE_PIXELS) is a placeholder too
+            if (page.placeholder && !result.placeholders.includes(page.page)) result.placeholders = [...result.placeholders, page.page].sort((a, b) => a - b);
+            await rm(page.path, { force: true });
+            await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
+          },
         },
-      },
-      run.signal,
-    );
-  } finally {
-    await rm(outputDir, { recursive: true, force: true });
-  }
-  return requeue ?? { result: { ...result } };
+        run.signal,
+      );
+    } finally {
+      await rm(outputDir, { recursive: true, force: true });
+    }
+    return requeue ?? { result: { ...result } };
+  });
 }

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Services } from '../../context.js';
 import { conflict } from '../../errors.js';
+import { withLocalFiles } from '../../storage/store.js';
 import { authorize } from '../access/policy.js';
 import { nameClash, nameTaken } from '../entries/chronicles.js';
 import { Entry, Resource } from '../entries/entry.entity.js';
@@ -66,34 +67,37 @@ async function merge(run: JobRun, services: Services, merger: PdfMerger): Promis
   const name = mergedName(specification.name, sources[0]!.name);
   const retried = previousTry?.creating === true;
   if (!retried && (await nameTaken(scope, specification.parentId ?? null, name))) throw conflict(nameClash(name));
-  const inputs: MergeInput[] = [];
-  for (const resource of resources) {
-    const inputPath = services.contentStore.absolutePath(resource!.storagePath);
-    inputs.push({ path: inputPath, fileName: resource!.name, kind: await kindOf(inputPath, resource!.mimeType, resource!.name, 'a PDF') });
-  }
-  await saveLowlevelRequest(em, record.id, {
-    engine: 'pdf-lib',
-    inputs: resources.map((resource, index) => ({ resourceId: resource!.id, mimeType: resource!.mimeType, kind: inputs[index]!.kind })),
-    imagePage: 'A4, fitted inside a 36 pt margin, never enlarged',
-    maxPixels: services.config.CONV_MAX_IMAGE_PIXELS,
+  // the merge process reads local files: the stored bytes, or scratch copies of them (S3)
+  return withLocalFiles(services.contentStore, resources.map((resource) => resource!.storagePath), async (inputPaths) => {
+    const inputs: MergeInput[] = [];
+    for (const [index, resource] of resources.entries()) {
+      const inputPath = inputPaths[index]!;
+      inputs.push({ path: inputPath, fileName: resource!.name, kind: await kindOf(inputPath, resource!.mimeType, resource!.name, 'a PDF') });
+    }
+    await saveLowlevelRequest(em, record.id, {
+      engine: 'pdf-lib',
+      inputs: resources.map((resource, index) => ({ resourceId: resource!.id, mimeType: resource!.mimeType, kind: inputs[index]!.kind })),
+      imagePage: 'A4, fitted inside a 36 pt margin, never enlarged',
+      maxPixels: services.config.CONV_MAX_IMAGE_PIXELS,
+    });
+    const outputPath = path.join(services.cacheStore.scratchDirectory(), `merge-${record.id}-${record.tries}.pdf`);
+    const result: MergeResult = { pages: 0, pagesPerInput: [] };
+    try {
+      await run.progress(5);
+      result.pages = await merger.merge(
+        { inputs, outputPath, maxPixels: services.config.CONV_MAX_IMAGE_PIXELS },
+        async (index, pages) => {
+          result.pagesPerInput[index] = pages;
+          await run.progress(5 + (85 * (index + 1)) / inputs.length);
+        },
+        run.signal,
+      );
+      await saveJobResult(em, record.id, { ...result, creating: true });
+      result.contentId = await createResultContent(run, scope, { path: outputPath, mimeType: 'application/pdf' }, name, specification, retried);
+      await saveJobResult(em, record.id, { ...result });
+    } finally {
+      await rm(outputPath, { force: true });
+    }
+    return { result: { ...result } };
   });
-  const outputPath = path.join(services.cacheStore.root, '.tmp', `merge-${record.id}-${record.tries}.pdf`);
-  const result: MergeResult = { pages: 0, pagesPerInput: [] };
-  try {
-    await run.progress(5);
-    result.pages = await merger.merge(
-      { inputs, outputPath, maxPixels: services.config.CONV_MAX_IMAGE_PIXELS },
-      async (index, pages) => {
-        result.pagesPerInput[index] = pages;
-        await run.progress(5 + (85 * (index + 1)) / inputs.length);
-      },
-      run.signal,
-    );
-    await saveJobResult(em, record.id, { ...result, creating: true });
-    result.contentId = await createResultContent(run, scope, { path: outputPath, mimeType: 'application/pdf' }, name, specification, retried);
-    await saveJobResult(em, record.id, { ...result });
-  } finally {
-    await rm(outputPath, { force: true });
-  }
-  return { result: { ...result } };
 }

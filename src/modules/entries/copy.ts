@@ -1,4 +1,5 @@
 import { conflict, notFound, ServiceError } from '../../errors.js';
+import { StoredFileUnavailableError } from '../../storage/store.js';
 import { checkTypeAllowed } from '../access/folder-policies.js';
 import { authorize } from '../access/policy.js';
 import { recordEntryEvent } from '../events/record.js';
@@ -53,7 +54,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
     try {
       await contentStore.copy(original.storagePath, resource.storagePath);
     } catch (error) {
-      if ((error as { code?: string }).code === 'ENOENT') {
+      if (error instanceof StoredFileUnavailableError) {
         throw new ServiceError('unavailable', `the bytes of content '${source.id}' are missing from the content store`);
       }
       throw error;

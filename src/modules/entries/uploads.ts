@@ -6,7 +6,7 @@ import { missingRows } from '../../db/missing-rows.js';
 import { executePrepared } from '../../db/prepared.js';
 import { notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
-import { TooLargeError } from '../../storage/file-store.js';
+import { TooLargeError } from '../../storage/store.js';
 import { Resource } from './entry.entity.js';
 import { optionalMediaType } from './media-types.js';
 import { asResourceName } from './names.js';
@@ -46,8 +46,7 @@ export function refuseDeclaredMultipartLength(config: Pick<Services['config'], '
  * insert, no unit of work). The row comes first: bytes in place without a row could never be found
  * again, while a pending row without bytes is swept like any abandoned upload.
  */
-export async function insertPendingResource(scope: EntryScope, fields: Pick<Resource, 'name' | 'mimeType' | 'fileSize' | 'md5'>): Promise<StagedUpload> {
-  const id = randomUUID();
+export async function insertPendingResource(scope: EntryScope, fields: Pick<Resource, 'name' | 'mimeType' | 'fileSize' | 'md5'>, id = randomUUID()): Promise<StagedUpload> {
   const resource: StagedUpload = {
     ...fields,
     id,
@@ -88,9 +87,11 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
   }
   if (declaredTooLarge(config, input.declaredLength, false)) throw refuse(tooLarge(maxBytes));
   let staged;
+  // the id comes first: a store that cannot rename (S3) writes the bytes where they stay
+  const id = randomUUID();
   try {
     // a small upload's bytes wait in memory for the row below: then written and placed in one worker call
-    staged = await contentStore.receive(input.source, { maxBytes, holdSmall: true });
+    staged = await contentStore.receive(input.source, { maxBytes, holdSmall: true, destination: contentStore.pathFor(id) });
   } catch (error) {
     throw error instanceof TooLargeError ? tooLarge(maxBytes) : error;
   }
@@ -100,7 +101,7 @@ export async function stageUpload(scope: EntryScope, input: UploadInput): Promis
       mimeType: mimeType ?? (await sniffMimeType(staged.head, input.fileName)),
       fileSize: staged.size,
       md5: staged.md5,
-    });
+    }, id);
     await staged.commit(resource.storagePath);
     return resource;
   } catch (error) {
@@ -168,7 +169,7 @@ export async function sweepUnreferencedFiles(em: EntityManager, services: Servic
   const sweep = async (store: Services['contentStore'], table: 'resource' | 'representation') => {
     let removed = 0;
     for await (const paths of store.committedFiles(olderThanMs)) {
-      // a file's name is its row's id (FileStore.pathFor)
+      // a file's name is its row's id (storagePathFor)
       const idOf = (file: string) => file.slice(file.lastIndexOf('/') + 1);
       const missing = await missingRows(em, table, paths.map(idOf));
       for (const unreferenced of paths.filter((file) => missing.has(idOf(file)))) {

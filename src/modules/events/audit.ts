@@ -57,7 +57,7 @@ interface EventRow {
 /**
  * A page of the audit trail, newest first, with `count` of all the events the filters and the caller's
  * visibility (access/policy.ts `visibleEvents`) let through. Each filter is served by an index of the
- * event table led by the repository (Migration20261128030000AuditIndexes), so a page and its count read
+ * event table led by the repository (Migration20261128050000AuditIndexes), so a page and its count read
  * only the matching index entries (and, for a caller who is not an administrator, their entries' ACLs).
  */
 export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: AuditEvent[] }> {

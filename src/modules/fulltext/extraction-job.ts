@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../../config.js';
 import type { Services } from '../../context.js';
 import { missingRows } from '../../db/missing-rows.js';
 import { isRefusedValue, isStatementTimeout } from '../../errors.js';
 import { JobFailure, statementTimedOut, type JobHandler } from '../jobs/queue.js';
 import { addJobContents, othersWaiting, saveJobResult } from '../jobs/records.js';
 import { currentRepository, repositoryNameOf } from '../repositories/operations.js';
+import { StoredFileUnavailableError } from '../../storage/store.js';
 import { readHead, textKindOf, type TextKind } from '../../text/extract.js';
 import {
   clearExtractionFailures,
@@ -63,17 +63,20 @@ type Extracted = ExtractedText | { skipped: string };
  * The text of one resource, within the bounds of the configuration (size read, characters kept, and
  * the extractor's memory and time); `signal` (the job's cancellation) stops the extractor.
  */
-async function extractText(config: Config, extractor: TextExtractor, file: string, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
+async function extractText(services: Services, extractor: TextExtractor, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
+  const { config } = services;
   if (resource.fileSize > config.FULLTEXT_MAX_INPUT_BYTES) return { skipped: `larger than FULLTEXT_MAX_INPUT_BYTES (${config.FULLTEXT_MAX_INPUT_BYTES} bytes)` };
-  // the first bytes tell a PDF whatever it is called; the text itself is read in the extraction process only
-  const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
-  if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
-  const ocr = config.OCR_ENABLED
-    ? { languages: config.OCR_LANGUAGES, pageTimeoutMs: config.OCR_PAGE_TIMEOUT_MS, dpi: config.OCR_DPI, stopBy: Date.now() + config.FULLTEXT_EXTRACT_TIMEOUT_MS * 0.9 }
-    : null;
-  if (kind === 'image' && !ocr) return { skipped: 'OCR_ENABLED is false: no text is read from images' };
-  const request = { inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS, ocr };
-  return (await extractor.extract(request, signal)) ?? { skipped: 'the extraction process sent no text' };
+  return services.contentStore.withLocalFile(resource.storagePath, async (file) => {
+    // the first bytes tell a PDF whatever it is called; the text itself is read in the extraction process only
+    const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
+    if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
+    const ocr = config.OCR_ENABLED
+      ? { languages: config.OCR_LANGUAGES, pageTimeoutMs: config.OCR_PAGE_TIMEOUT_MS, dpi: config.OCR_DPI, stopBy: Date.now() + config.FULLTEXT_EXTRACT_TIMEOUT_MS * 0.9 }
+      : null;
+    if (kind === 'image' && !ocr) return { skipped: 'OCR_ENABLED is false: no text is read from images' };
+    const request = { inputPath: file, fileName: resource.name, kind, maxChars: config.FULLTEXT_MAX_TEXT_CHARS, ocr };
+    return (await extractor.extract(request, signal)) ?? { skipped: 'the extraction process sent no text' };
+  });
 }
 
 /**
@@ -85,13 +88,13 @@ export type Outcome<R> = { resource: R; text: ResourceText } | { resource: R; fa
 /** Extracts one resource's text; a failure (bounds, unreadable file) is its own outcome, not the batch's; a cancellation is the job's. */
 async function extractOne<R extends ResourceToIndex>(services: Services, extractor: TextExtractor, resource: R, signal?: AbortSignal): Promise<Outcome<R>> {
   try {
-    const extracted = await extractText(services.config, extractor, services.contentStore.absolutePath(resource.storagePath), resource, signal);
+    const extracted = await extractText(services, extractor, resource, signal);
     // an empty text marks the resource as done (a reindex passes it over); its name is indexed anyway
     if ('skipped' in extracted) return { resource, text: { resourceId: resource.id, text: '', truncated: false, notes: [extracted.skipped] } };
     return { resource, text: { resourceId: resource.id, ...extracted } };
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    const fileMissing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    const fileMissing = error instanceof StoredFileUnavailableError || (error as NodeJS.ErrnoException).code === 'ENOENT';
     return { resource, failure: { reasonCode: error instanceof JobFailure ? error.reasonCode : 'internal', message: (error as Error).message, fileMissing } };
   }
 }

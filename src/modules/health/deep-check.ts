@@ -1,5 +1,4 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +22,7 @@ import { searchByText } from '../search/by-text.js';
 import { checkIn, checkOut } from '../versions/operations.js';
 import { saveDeepCheckReport, reportUrlOf } from './deep-check-reports.js';
 import { onePagePdf } from './sample-pdf.js';
+import { readStored } from '../../storage/store.js';
 
 export type ScenarioStatus = 'passed' | 'failed' | 'skipped';
 
@@ -264,7 +264,7 @@ const features: Feature[] = [
           const { count, entries } = await listRepresentations(scope, need(r.state.contentId, 'CREATE CONTENT'));
           r.state.representationPaths = entries.map((entry) => entry.storagePath);
           expect(count >= 1, 'the content has no page images');
-          const png = await readFile(scope.services.cacheStore.absolutePath(entries[0]!.storagePath));
+          const png = await readStored(scope.services.cacheStore, entries[0]!.storagePath, entries[0]!.fileSize);
           expect(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), 'the first page image is not a PNG');
         },
       },
@@ -329,7 +329,7 @@ const features: Feature[] = [
         run: async (r) => {
           const scope = r.scope();
           const { resource } = await contentForDownload(scope, need(r.state.contentId, 'CREATE CONTENT'));
-          const bytes = await readFile(scope.services.contentStore.absolutePath(resource.storagePath));
+          const bytes = await readStored(scope.services.contentStore, resource.storagePath, resource.fileSize);
           expect(createHash('md5').update(bytes).digest('hex') === r.state.md5, 'the downloaded bytes differ from the uploaded ones');
         },
       },

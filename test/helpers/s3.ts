@@ -1,0 +1,95 @@
+/**
+ * A real S3 protocol peer for the tests: s3rver on a free loopback port over a temporary folder, or —
+ * when S3_ENDPOINT is set in the tests' environment (README "Tests against another S3") — that S3
+ * (MinIO, AWS…) with the S3_* credentials. Either way each use gets buckets of its own, emptied and
+ * removed by `stop`.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { createS3Client, type S3Settings } from '../../src/storage/s3-store.js';
+
+/** What s3rver (CommonJS, no types) offers the tests. */
+interface S3rverInstance {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
+
+export interface TestS3 {
+  settings: S3Settings;
+  bucket: string;
+  cacheBucket: string;
+  /** the S3_* variables of a service using these buckets */
+  env: Record<string, string>;
+  client: S3Client;
+  /** the keys in a bucket */
+  keys(bucket: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export async function startTestS3(): Promise<TestS3> {
+  let settings: S3Settings;
+  let stopServer = async () => undefined as void;
+  if (process.env.S3_ENDPOINT) {
+    settings = {
+      endpoint: process.env.S3_ENDPOINT,
+      region: process.env.S3_REGION ?? 'us-east-1',
+      accessKeyId: process.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: process.env.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: process.env.S3_FORCE_PATH_STYLE === 'true',
+    };
+  } else {
+    const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass;
+    const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-s3rver-'));
+    const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, vhostBuckets: false });
+    const { port } = await server.run();
+    settings = { endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
+    stopServer = async () => {
+      await server.close();
+      await fs.rm(directory, { recursive: true, force: true });
+    };
+  }
+  const client = createS3Client(settings);
+  const suffix = randomBytes(4).toString('hex');
+  const bucket = `crs-test-content-${suffix}`;
+  const cacheBucket = `crs-test-cache-${suffix}`;
+  for (const name of [bucket, cacheBucket]) await client.send(new CreateBucketCommand({ Bucket: name }));
+  const keys = async (name: string) => {
+    const found: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: name, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) if (object.Key) found.push(object.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return found.sort();
+  };
+  return {
+    settings,
+    bucket,
+    cacheBucket,
+    env: {
+      S3_ENDPOINT: settings.endpoint!,
+      S3_REGION: settings.region,
+      S3_BUCKET: bucket,
+      S3_CACHE_BUCKET: cacheBucket,
+      S3_FORCE_PATH_STYLE: String(settings.forcePathStyle),
+      ...(settings.accessKeyId && settings.secretAccessKey ? { S3_ACCESS_KEY_ID: settings.accessKeyId, S3_SECRET_ACCESS_KEY: settings.secretAccessKey } : {}),
+    },
+    client,
+    keys,
+    stop: async () => {
+      for (const name of [bucket, cacheBucket]) {
+        for (const key of await keys(name)) await client.send(new DeleteObjectCommand({ Bucket: name, Key: key }));
+        await client.send(new DeleteBucketCommand({ Bucket: name }));
+      }
+      client.destroy();
+      await stopServer();
+    },
+  };
+}
