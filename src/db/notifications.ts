@@ -43,7 +43,8 @@ export async function listenForNotifications(databaseUrl: string, listeners: rea
     });
     try {
       await current.connect();
-      for (const channel of byChannel.keys()) await current.query(`listen ${current.escapeIdentifier(channel)}`);
+      // every channel in one statement: one round trip, and the connection shows what it listens to (pg_stat_activity.query)
+      await current.query([...byChannel.keys()].map((channel) => `listen ${current.escapeIdentifier(channel)}`).join('; '));
       if (reconnecting) for (const listener of listeners) listener.missedSome?.();
     } catch (error) {
       current.emit('error', error);

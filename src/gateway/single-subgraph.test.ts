@@ -19,7 +19,7 @@ describe('single-subgraph plans over the real supergraph', () => {
   const adminDocuments = new Set(
     ['Authenticate', 'Logout', 'CreateRepository', 'Repositories', 'RepositoryByName', 'UpdateRepositoryLimits', 'DeleteRepository', 'RepositoryStatistics',
       'CreateUser', 'Users', 'DeleteUser', 'CreateGroup', 'Groups', 'DeleteGroup', 'AddGroupMember', 'RemoveGroupMember', 'RepositoryAcl', 'SetRepositoryAcl', 'CreateDefaultTypePolicy', 'CreateInheritancePolicy', 'CreateTypeRestrictionPolicy', 'Policies', 'DeletePolicies',
-      'AssignPolicy', 'UnassignPolicy', 'ContentTypes', 'CreateContentType'].map((name) => `${name}Document`),
+      'AssignPolicy', 'UnassignPolicy', 'ContentTypes', 'CreateContentType', 'Webhooks', 'RegisterWebhook', 'DeleteWebhook', 'EnableWebhook'].map((name) => `${name}Document`),
   );
 
   it('runs every REST document on the one subgraph it needs, interface selections included', () => {

@@ -37,7 +37,9 @@ export function otherBackend(config: Config, backend: 'fs' | 's3'): 'fs' | 's3' 
  */
 export async function openStores(config: Config, migrating: () => Promise<boolean>): Promise<Stores> {
   const primary = storesOf(config, config.storageBackend);
-  await Promise.all([primary.contentStore.init(), primary.cacheStore.init()]);
+  // one after the other: a start that fails names the content bucket first, whatever answers faster
+  await primary.contentStore.init();
+  await primary.cacheStore.init();
   const other = otherBackend(config, config.storageBackend);
   if (!other) return primary;
   const secondary = storesOf(config, other);

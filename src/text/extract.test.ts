@@ -21,7 +21,9 @@ describe('text extraction', () => {
     expect(textKindOf('application/atom+xml', 'a', none)).toBe('xml');
     expect(textKindOf('application/octet-stream', 'notes.MD', none)).toBe('plain');
     expect(textKindOf('application/octet-stream', 'a.docx', none)).toBe('docx');
-    expect(textKindOf('image/png', 'a.png', none)).toBeUndefined();
+    expect(textKindOf('image/png', 'a.png', none)).toBe('image');
+    expect(textKindOf('application/octet-stream', 'scan.TIFF', none)).toBe('image');
+    expect(textKindOf('image/gif', 'a.gif', none)).toBeUndefined();
   });
 
   it('drops tags, comments, script and style; decodes entities (every named one of HTML), and bad code points become spaces', () => {
@@ -100,16 +102,22 @@ describe('text extraction', () => {
 
   it('storable text holds no NUL or other control characters but keeps tabs and newlines', () => {
     expect(storableText('a\u0000b\u0007c\td\ne')).toBe('a b c\td\ne');
-    // NFC, as searches are; what could not be decoded (U+FFFD) is no word
+    // NFKC (so NFC too), as searches are; what could not be decoded (U+FFFD) is no word
     expect(storableText('cafe\u0301 x\ufffdy')).toBe('caf\u00e9 x y');
   });
 
   it('storable text holds nothing Postgres parses in quadratic time: no `<`, and long runs of non-blank characters keep their words only', () => {
     expect(storableText('if 1 < 2 <!-- no comment --> <b>bold</b>')).toBe('if 1   2  !-- no comment -->  b>bold /b>');
-    // URLs, paths, addresses and names up to the limit stay whole: the parser still reads them as one token
+    // URLs, paths, addresses and names up to the limit stay whole (the parser still reads them as one
+    // token), followed by their words: found whole and by their parts (issue 29, text as a reader sees it)
     const url = `https://example.com/${'a'.repeat(longestTokenRun - 'https://example.com/'.length)}`;
     expect(url).toHaveLength(longestTokenRun);
-    for (const kept of [url, 'snake_case_name', 'user@example.org', '/usr/local/bin', 'v1.2.3', 'invoice-2024.pdf']) expect(storableText(`see ${kept} here`)).toBe(`see ${kept} here`);
+    const kept = { [url]: `https example com ${'a'.repeat(longestTokenRun - 20)}`, snake_case_name: 'snake case name', 'user@example.org': 'user example org', '/usr/local/bin': 'usr local bin', 'v1.2.3': 'v1 2 3', 'invoice-2024.pdf': 'invoice 2024 pdf', 'l\u2019impay\u00e9': 'l impay\u00e9' };
+    for (const [whole, parts] of Object.entries(kept)) expect(storableText(`see ${whole} here`)).toBe(`see ${whole} ${parts} here`);
+    // a hyphenated word is split by the parser itself, and ASCII it splits at joins nothing
+    for (const plain of ['well-known', 'a,b', 'x;y', '(word)']) expect(storableText(plain)).toBe(plain);
+    // compatibility forms as a keyboard types them (NFKC)
+    expect(storableText('di\ufb00erent \uff21\uff22')).toBe('different AB');
     // a longer run: its punctuation becomes spaces, its letters (any script, with their marks) and digits stay
     expect(storableText(`${url}x`)).toBe(`https example com ${'a'.repeat(longestTokenRun - 20)}x`);
     expect(storableText(`x ${'a_'.repeat(100)}é_日本_42 y`)).toBe(`x ${'a '.repeat(100)}é 日本 42 y`);

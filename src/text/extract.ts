@@ -138,11 +138,12 @@ export const storableText = (text: string) =>
     .replace(/[^ \t\n\r]+/g, (run) => (run.length <= longestTokenRun ? withAddressParts(run) : run.replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')));
 
 /**
- * A character that is neither letter, mark, digit, blank nor `-` (the parser splits hyphenated words
- * itself) between two letters or digits: a URL's, path's, e-mail address's or host name's dots and
- * slashes, an elision's apostrophe (`l’impayé`), a bullet between words (`인터뷰●홍인혜`).
+ * A character the parser keeps inside a token, between two letters or digits: a URL's, path's, e-mail
+ * address's or host name's dots, slashes and the like, or a character outside ASCII that is neither
+ * letter, mark, digit nor blank — an elision's apostrophe (`l’impayé`), a bullet between words
+ * (`인터뷰●홍인혜`). Not `-` (the parser splits hyphenated words itself) nor ASCII it splits at (`<`, `,`).
  */
-const addressJoint = /[\p{L}\p{N}][^\p{L}\p{M}\p{N}\s-][\p{L}\p{N}]/u;
+const addressJoint = /[\p{L}\p{N}]([./@:_~?=&#%+]|[^\p{L}\p{M}\p{N}\s\x00-\x7f])[\p{L}\p{N}]/u;
 
 /**
  * A URL, e-mail address, host name, path or other run of words joined by such characters, which

@@ -177,21 +177,22 @@ describe('the words of visible entries', () => {
     await sql(service, `insert into entry_visible_words select id, repository_id, entry_type, created_at, entry_words(name, resource_id) from entry where id = ?`, [made[1]!.id]);
   });
 
-  it('find a name by a word with . _ - / in it as typed, and a text by the word as its text says it', async () => {
+  it('find a name by a word with . _ - / in it as typed, and a text by the word as its text says it and by its parts', async () => {
     const folder = await newFolder(service, 'separated');
     for (const name of ['invoice-2024.txt', 'Q3-report.md', 'draft-v1.2.md', 'my_file.txt', 'reports-2024.csv']) {
       await indexed(name, 'unrelated words', folder.id);
     }
     await indexed('letter.txt', 'please pay invoice-2024.txt and the Q3-report soon', folder.id);
     expect(await everyPath('invoice-2024.txt')).toEqual(answered(2, ['invoice-2024.txt', 'letter.txt']));
-    expect(await everyPath('invoice-2024')).toEqual(answered(1, ['invoice-2024.txt']));
+    // the text's `invoice-2024.txt` is kept whole and followed by its words (storableText): its parts find it too
+    expect(await everyPath('invoice-2024')).toEqual(answered(2, ['invoice-2024.txt', 'letter.txt']));
     expect(await everyPath('Q3-report')).toEqual(answered(2, ['Q3-report.md', 'letter.txt']));
     expect(await everyPath('draft-v1.2')).toEqual(answered(1, ['draft-v1.2.md']));
     expect(await everyPath('"draft v1.2"')).toEqual(answered(1, ['draft-v1.2.md']));
     expect(await everyPath('my_file.txt')).toEqual(answered(1, ['my_file.txt']));
     expect(await everyPath('reports/2024')).toEqual(answered(1, ['reports-2024.csv']));
     // a prefix of such a word, and an `or` with nothing on one side
-    expect((await everyPath('invoice-20*')).map((answer) => answer.names)).toContainEqual(['invoice-2024.txt']);
+    expect((await everyPath('invoice-20*')).map((answer) => answer.names)).toContainEqual(['invoice-2024.txt', 'letter.txt']);
     expect(await everyPath('draft-v1*')).toEqual(answered(1, ['draft-v1.2.md']));
     expect(await everyPath('-draft-v1* unrelated')).toEqual(answered(4, ['invoice-2024.txt', 'Q3-report.md', 'my_file.txt', 'reports-2024.csv']));
     expect(await everyPath('Q3-report or')).toEqual(await everyPath('Q3-report'));
@@ -199,7 +200,7 @@ describe('the words of visible entries', () => {
     // the parts in another order are not the word
     expect(await everyPath('2024-invoice')).toEqual(answered(0, []));
     // excluded as typed, from the name and from the text
-    expect(await everyPath('2024')).toEqual(answered(2, ['invoice-2024.txt', 'reports-2024.csv']));
+    expect(await everyPath('2024')).toEqual(answered(3, ['invoice-2024.txt', 'reports-2024.csv', 'letter.txt']));
     expect(await everyPath('2024 -invoice-2024')).toEqual(answered(1, ['reports-2024.csv']));
     expect(await everyPath('soon -invoice-2024.txt')).toEqual(answered(0, []));
     expect(await everyPath('soon -Q3-report')).toEqual(answered(0, []));
