@@ -1,29 +1,15 @@
 import { Arg, Authorized, Ctx, Field, ID, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { JSONObject } from '../../graphql/scalars.js';
 import { entryScope } from '../entries/scope-of-request.js';
-import { auditEvents, type AuditEvent } from './audit.js';
+import { auditEvents } from './audit.js';
 import type { EventType } from './event-types.js';
-import { EventTypeEnum } from './events.resolver.js';
-
-@ObjectType('AuditEvent', { description: 'one change as the audit trail keeps it (DESIGN §11)' })
-class AuditEventNode implements AuditEvent {
-  @Field(() => ID, { description: 'the order of events: a later event has a greater id' }) id!: string;
-  @Field(() => Date, { description: 'when the change was committed' }) at!: Date;
-  @Field(() => String, { nullable: true, description: "the repository's name; null for changes outside any (users, groups, policies, logins)" }) repository!: string | null;
-  @Field(() => EventTypeEnum, { description: 'what happened' }) type!: EventType;
-  @Field(() => ID, { nullable: true, description: 'the entry changed (a version, a working copy or a folder)' }) entryId!: string | null;
-  @Field(() => ID, { nullable: true, description: 'the chronicle of the entry changed' }) chronicalId!: string | null;
-  @Field(() => String, { nullable: true, description: "who changed it: the caller's user name (for a login, the name it signed in with); null for the service's own work" })
-  actor!: string | null;
-  @Field(() => JSONObject, { description: 'what changed, by type (docs/events.md)' }) details!: Record<string, unknown>;
-}
+import { ContentEventNode, EventTypeEnum } from './events.resolver.js';
 
 @ObjectType('AuditEventsPage', { description: 'a page of the audit trail, newest first' })
 class AuditEventsPageNode {
   @Field(() => Int, { description: 'all matching events the caller may see, not the page size' }) count!: number;
   @Field(() => Int, { description: 'milliseconds the query took' }) duration!: number;
-  @Field(() => [AuditEventNode], { description: 'the events of this page' }) entries!: AuditEventNode[];
+  @Field(() => [ContentEventNode], { description: 'the events of this page' }) entries!: ContentEventNode[];
 }
 
 @Resolver()

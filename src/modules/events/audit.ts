@@ -4,19 +4,8 @@ import { readableAcls, visibleEvents, type AccessScope } from '../access/policy.
 import { parseInput } from '../auth/names.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
 import { defaultLimit, maxLimit } from '../search/entry-query.js';
-import { administrationEventTypes, eventTypes, type EventType } from './event-types.js';
-
-/** One event of the audit trail, as the outbox keeps it (DESIGN §11). */
-export interface AuditEvent {
-  id: string;
-  at: Date;
-  repository: string | null;
-  type: EventType;
-  entryId: string | null;
-  chronicalId: string | null;
-  actor: string | null;
-  details: Record<string, unknown>;
-}
+import { administrationEventTypes, eventTypes } from './event-types.js';
+import { outboxEventColumns, outboxEventOf, type OutboxEventRow, type OutboxEvent } from './outbox.js';
 
 const identifier = z.string().min(1, 'must not be empty').max(255, 'at most 255 characters');
 
@@ -43,24 +32,13 @@ export interface AuditScope extends Omit<AccessScope, 'repository'> {
   repository: RepositoryRecord | null;
 }
 
-interface EventRow {
-  id: string;
-  at: Date;
-  repository: string | null;
-  type: EventType;
-  entry_id: string | null;
-  chronical_id: string | null;
-  actor: string | null;
-  details: Record<string, unknown>;
-}
-
 /**
  * A page of the audit trail, newest first, with `count` of all the events the filters and the caller's
  * visibility (access/policy.ts `visibleEvents`) let through. Each filter is served by an index of the
  * event table led by the repository (Migration20261128050000AuditIndexes), so a page and its count read
  * only the matching index entries (and, for a caller who is not an administrator, their entries' ACLs).
  */
-export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: AuditEvent[] }> {
+export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: OutboxEvent[] }> {
   const query = parseInput(auditQuerySchema, input);
   const conditions: { sql: string; params: unknown[] }[] = [
     scope.repository
@@ -84,25 +62,13 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
   const params = conditions.flatMap((condition) => condition.params);
   const em: EntityManager = scope.em;
   const [rows, [counted]] = await Promise.all([
-    em.execute<EventRow[]>(
-      `select ev.id::text, ev.at, ev.repository, ev.type, ev.entry_id, ev.chronical_id, ev.actor, ev.details from event ev where ${where} order by ev.id desc limit ? offset ?`,
+    em.execute<OutboxEventRow[]>(
+      `select ${outboxEventColumns} from event ev where ${where} order by ev.id desc limit ? offset ?`,
       [...params, query.limit ?? defaultLimit, query.offset ?? 0],
     ),
     em.execute<{ count: number }[]>(`select count(*)::int as count from event ev where ${where}`, params),
   ]);
-  return {
-    count: counted!.count,
-    entries: rows.map((row) => ({
-      id: row.id,
-      at: new Date(row.at),
-      repository: row.repository,
-      type: row.type,
-      entryId: row.entry_id,
-      chronicalId: row.chronical_id,
-      actor: row.actor,
-      details: row.details,
-    })),
-  };
+  return { count: counted!.count, entries: rows.map(outboxEventOf) };
 }
 
 /** How many expired events one statement of the retention job removes: short transactions, no long lock on the table. */

@@ -14,7 +14,7 @@ export const EventTypeEnum = graphqlEnum(eventTypes, {
   valuesConfig: Object.fromEntries(eventTypes.map((type) => [type, { description: eventTypeDescriptions[type] }])) as Record<EventType, { description: string }>,
 });
 
-@ObjectType('ContentEvent', { description: 'a committed change, as the outbox recorded it (docs/events.md)' })
+@ObjectType('ContentEvent', { description: 'a committed change, as the outbox recorded it (docs/events.md): what contentEvents delivers and the audit trail lists' })
 export class ContentEventNode implements OutboxEvent {
   @Field(() => ID, { description: 'the event id, increasing with commits: for deduplication' }) id!: string;
   @Field(() => Date, { description: 'when the change was made' }) at!: Date;
