@@ -28,11 +28,15 @@ async function modelDirectory(languages: string[]): Promise<string> {
   return directory;
 }
 
+/** The model directory of each set of languages, made once per process (a recognizer ended over its time bound is made again from it). */
+const modelDirectories = new Map<string, Promise<string>>();
+
 function recognizer(languages: string[]): Promise<Worker> {
   const key = languages.join('+');
   if (current?.languages !== key) {
     void current?.worker.then((worker) => worker.terminate()).catch(() => undefined);
-    const worker = modelDirectory(languages).then((langPath) => createWorker(languages, OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' }));
+    if (!modelDirectories.has(key)) modelDirectories.set(key, modelDirectory(languages));
+    const worker = modelDirectories.get(key)!.then((langPath) => createWorker(languages, OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' }));
     current = { languages: key, worker };
   }
   return current.worker;
