@@ -181,7 +181,7 @@ describe('the merge job: limits and unreadable inputs', () => {
   it('fails on an encrypted, a broken or a non-PDF non-image input, naming it, and creates nothing', async () => {
     const good = await newContent(service, { name: 'good.pdf', bytes: textPdf(1) });
     const cases = [
-      { name: 'secret.pdf', bytes: buildPdf([objectsPage(3)], { encrypted: true }), reason: 'illegalArguments', message: /^input resource secret\.pdf is encrypted and cannot be merged$/ },
+      { name: 'secret.pdf', bytes: buildPdf([objectsPage(3)], { encrypted: true }), reason: 'illegalArguments', message: /^input resource secret\.pdf is encrypted and cannot be opened without its password$/ },
       { name: 'cut.pdf', bytes: textPdf(3).subarray(0, 200), reason: 'illegalArguments', message: /^input resource cut\.pdf is not a readable PDF/ },
       { name: 'broken.png', bytes: Buffer.from('\x89PNG\r\n\x1a\nnot really'), mimeType: 'image/png', reason: 'illegalArguments', message: /^input resource broken\.png is not a readable image/ },
       { name: 'notes.txt', bytes: 'plain text', mimeType: 'text/plain', reason: 'unsupportedMediaType', message: /^input resource notes\.txt \(text\/plain\) cannot be converted to a PDF/ },
