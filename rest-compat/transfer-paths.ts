@@ -42,4 +42,11 @@ export const transferOperations: OperationDeclaration[] = [
     request: { query: representationQuery },
     responses: { 200: bytes('image/png') },
   },
+  {
+    method: 'GET',
+    path: `${contentDomain}/content/:id/thumbnail`,
+    summary: "A content's first-page thumbnail (PNG, at most 256 px a side): ETag, If-None-Match; 404 until it is made, and for kinds that have none",
+    request: { query: representationQuery },
+    responses: { 200: bytes('image/png'), 304: null },
+  },
 ];

@@ -114,6 +114,8 @@ const environmentSchema = z.object({
   /** full text: memory bound and deadline of one extraction process (PDF, DOCX) */
   FULLTEXT_EXTRACT_MEMORY_MB: z.coerce.number().int().min(64).default(1024),
   FULLTEXT_EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(500).default(60_000),
+  /** previews (DESIGN §12): a first-page thumbnail of every new PDF or image version, made in the background */
+  PREVIEWS_ENABLED: flag,
   /** OCR (DESIGN §12): the text of images and of PDF pages without a text layer, read by tesseract.js in the extraction process */
   OCR_ENABLED: flag,
   /** languages OCR reads, joined by '+' (eng+deu): each needs its model package @tesseract.js-data/<language> installed (nothing is downloaded) */

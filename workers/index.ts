@@ -1,5 +1,5 @@
 import type { Services } from '../src/context.js';
-import { convertJobHandler, convertJobName, mergeJobHandler, mergeJobName } from '../src/modules/conversion/index.js';
+import { convertJobHandler, convertJobName, mergeJobHandler, mergeJobName, thumbnailJobHandler, thumbnailJobName } from '../src/modules/conversion/index.js';
 import { extractTextJobHandler, extractTextJobName, reindexJobHandler, reindexJobName, submitLostExtractions } from '../src/modules/fulltext/index.js';
 import { deliverDue } from '../src/modules/webhooks/index.js';
 import { deepCheckJobHandler, deepCheckJobName } from '../src/modules/health/index.js';
@@ -17,9 +17,12 @@ import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweep
  * child processes it needs. Call before the job queue starts.
  */
 export function startWorkers(services: Services): BackgroundJob[] {
-  // render processes stay warm between conversions, one for each job this process may run at once
-  const renderProcesses = renderPool(services.config.CONV_RENDER_MEMORY_MB, services.config.JOB_CONCURRENCY);
-  services.jobs.define(convertJobName, convertJobHandler(services, pageRenderer(renderProcesses, services.config)));
+  // render processes stay warm between conversions, one for each job this process may run at once (and its previews' slot)
+  const renderProcesses = renderPool(services.config.CONV_RENDER_MEMORY_MB, services.config.JOB_CONCURRENCY + 1);
+  const renderer = pageRenderer(renderProcesses, services.config);
+  services.jobs.define(convertJobName, convertJobHandler(services, renderer));
+  // previews in a slot of their own: a burst of uploads never holds the conversions' slots (docs/conversion.md)
+  services.jobs.define(thumbnailJobName, thumbnailJobHandler(services, renderer), { ownSlot: true });
   // merges are rarer: one merge process kept warm, under the render bound
   const mergeProcesses = mergePool(services.config.CONV_RENDER_MEMORY_MB, 1);
   services.jobs.define(mergeJobName, mergeJobHandler(services, pdfMerger(mergeProcesses, services.config)));
@@ -28,7 +31,7 @@ export function startWorkers(services: Services): BackgroundJob[] {
   const extractor = textExtractor(extractionProcesses, services.config.FULLTEXT_EXTRACT_TIMEOUT_MS);
   services.jobs.define(extractTextJobName, extractTextJobHandler(services, extractor));
   services.jobs.define(reindexJobName, reindexJobHandler(services, extractor));
-  services.jobs.define(deepCheckJobName, deepCheckJobHandler(services), { waitsForJobs: true });
+  services.jobs.define(deepCheckJobName, deepCheckJobHandler(services), { ownSlot: true });
   // a process that takes no jobs leaves the sweep to those that do
   const sweepers = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services), startJobSweeper(services), startWebhookDeliveries(services)] : [];
   return [

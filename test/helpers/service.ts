@@ -51,6 +51,9 @@ export async function startTestService(env: Record<string, string> = {}, options
     // OCR costs seconds of CPU per image: the many images other tests upload would load the suite's
     // two cores for nothing. Its tests (src/modules/fulltext/ocr.test.ts) turn it on.
     OCR_ENABLED: 'false',
+    // likewise a preview renders each PDF or image uploaded: the tests of previews turn them on
+    // (src/modules/conversion/thumbnails.test.ts)
+    PREVIEWS_ENABLED: 'false',
     ...env,
   });
   const running = await startWholeService(config, options.logger ?? createLogger(config.LOG_LEVEL));

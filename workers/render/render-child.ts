@@ -60,9 +60,12 @@ function encoder(format: TargetFormat, image: Image): Image {
   }
 }
 
-/** WebP holds at most 16383 pixels a side: a larger page or image is scaled to fit, as for the pixel limit. */
+/**
+ * The longest side of a result: what the request asks (a preview), and at most 16383 pixels for WebP;
+ * a larger page or image is scaled to fit, as for the pixel limit.
+ */
 const webpMaxSide = 16383;
-const maxSide = (format: TargetFormat) => (format === 'webp' ? webpMaxSide : Infinity);
+const maxSide = (start: StartMessage) => Math.min(start.format === 'webp' ? webpMaxSide : Infinity, start.maxSide ?? Infinity);
 
 const outputPath = (start: StartMessage, page: number) => path.join(start.outputDir, `page-${page}.${start.format}`);
 
@@ -132,7 +135,7 @@ async function convertImage(start: StartMessage) {
   if (decision.type === 'stop') return;
   const file = outputPath(start, 1);
   try {
-    const side = maxSide(start.format);
+    const side = maxSide(start);
     const image = sharp(start.inputPath, { limitInputPixels: start.maxPixels }).rotate();
     const info = await encoder(start.format, side < Infinity ? image.resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }) : image).toFile(file);
     await send({ type: 'page', page: 1, path: file, width: info.width, height: info.height, placeholder: false });
@@ -203,9 +206,11 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   const pages = document.numPages;
   if (pages < 1) throw new RenderFailure('illegalArguments', `input resource ${start.fileName} has no pages`);
   await send({ type: 'opened', pages });
+  // the pages counted and drawn
+  const last = start.firstPageOnly ? 1 : pages;
   const objects: number[] = [];
   const countStarted = performance.now();
-  for (let number = 1; number <= pages; number++) {
+  for (let number = 1; number <= last; number++) {
     try {
       const page = await document.getPage(number);
       const list = await page.getOperatorList();
@@ -226,7 +231,7 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
   // pages of one size are drawn on one canvas (its pixels are copied out for encoding): allocating a
   // page's surface cost more than drawing a text page (profiled on the conversion benchmark)
   let surface: Canvas | undefined;
-  for (let number = 1; number <= pages; number++) {
+  for (let number = 1; number <= last; number++) {
     if (skip.has(number)) continue;
     let page;
     let width = Math.round(8.5 * start.dpi);
@@ -237,7 +242,7 @@ async function renderDocument(start: StartMessage, document: PDFDocumentProxy) {
       page = await document.getPage(number);
       let viewport = page.getViewport({ scale });
       // a huge page is rendered at the resolution that fits the pixel limit (and the format's largest side)
-      const side = maxSide(start.format);
+      const side = maxSide(start);
       const fit = Math.min(Math.sqrt(start.maxPagePixels / (viewport.width * viewport.height)), side / viewport.width, side / viewport.height);
       if (fit < 1) viewport = page.getViewport({ scale: scale * fit });
       width = Math.max(1, Math.floor(viewport.width));

@@ -20,7 +20,7 @@ import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type Tar
 import type { InputKind, PageRenderer, RenderedPage } from './page-renderer.js';
 import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from './representations.js';
 
-const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
+export const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
 
 /** PDF or image, by the declared type and the first bytes (a PDF uploaded as octet-stream is still a PDF). */
 export async function kindOf(file: string, mimeType: string, name: string, into = 'an image'): Promise<InputKind> {
@@ -65,10 +65,17 @@ function reusablePages(stored: RepresentationRecord[], pages: number, placeholde
 }
 
 /**
- * Places a page image in the cache store and records it as the representation of that page of the
- * source version — both while the job runs (a cancelled job's page is not placed).
+ * Places a page image (or a thumbnail) in the cache store and records it as the representation of that
+ * page of the source version — both while the job runs (a cancelled job's page is not placed).
  */
-async function storeRepresentation(run: JobRun, services: Services, source: Entry, format: TargetFormat, page: RenderedPage, pageCount: number) {
+export async function storeRepresentation(
+  run: JobRun,
+  services: Services,
+  source: Entry,
+  { format, mimeType }: { format: string; mimeType: string },
+  page: RenderedPage,
+  pageCount: number,
+) {
   const id = representationId(source.id, format, page.page);
   const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
   const storagePath = services.cacheStore.pathFor(id);
@@ -83,7 +90,7 @@ async function storeRepresentation(run: JobRun, services: Services, source: Entr
         page: page.page,
         pageCount,
         status: page.placeholder ? 'PLACEHOLDER' : 'READY',
-        mimeType: mimeTypeOf(format),
+        mimeType,
         fileSize: staged.size,
         width: page.width,
         height: page.height,
@@ -196,7 +203,7 @@ export async function deletedSource(em: EntityManager, contentIds: string[]): Pr
  * found, but a page stored after that has no row (its insert failed) and its file would stay in the
  * cache store. The paths derive from (source, format, page).
  */
-async function removePageFiles(services: Services, sourceId: string, format: TargetFormat, pages: number) {
+export async function removePageFiles(services: Services, sourceId: string, format: string, pages: number) {
   for (let page = 1; page <= pages; page++) await services.cacheStore.remove(services.cacheStore.pathFor(representationId(sourceId, format, page)));
 }
 
@@ -272,7 +279,7 @@ async function convert(
           },
           page: async (page) => {
             if (request.resultAction === 'CONTENT_REPRESENTATION') {
-              await storeRepresentation(run, services, source, format, page, result.pages);
+              await storeRepresentation(run, services, source, { format, mimeType: mimeTypeOf(format) }, page, result.pages);
             } else {
               result.contentIds ??= {};
               if (!result.contentIds[page.page]) {

@@ -15,6 +15,10 @@ export interface RenderRequest {
   /** the largest raster of a PDF page, in pixels: a larger page is drawn at the resolution that fits (`PageRenderer.maxPagePixels`) */
   maxPagePixels: number;
   outputDir: string;
+  /** the first page only, neither counted nor rendered past it (a preview) */
+  firstPageOnly?: boolean;
+  /** the longest side of a result, in pixels: a larger page or image is scaled down to fit (a preview) */
+  maxSide?: number;
 }
 
 /**

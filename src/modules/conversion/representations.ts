@@ -70,7 +70,7 @@ export async function representationsOf(em: EntityManager, sourceEntryId: string
  * The content whose page images are asked for: they show its bytes, so the rules of its download apply
  * (a deactivated content's pages only to its owner and administrators, with includeInactive).
  */
-async function readableSource(scope: EntryScope, contentId: string, options: AuthorizeOptions): Promise<Entry> {
+export async function readableSource(scope: EntryScope, contentId: string, options: AuthorizeOptions): Promise<Entry> {
   const content = await requireEntry(scope, contentId, 'CONTENT');
   await authorize(scope, 'download', { entry: content }, options);
   return content;

@@ -14,6 +14,7 @@ import type { CreateFolderInput } from './folders.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
+import { requestThumbnail } from '../conversion/thumbnails.js';
 
 // zod's max counts UTF-16 units
 const tagSchema = z
@@ -202,7 +203,9 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   const { claimed, ...entry } = row;
   scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
   requestTextExtraction(scope);
-  return scope.em.map(Entry, entry);
+  const content = scope.em.map(Entry, entry);
+  requestThumbnail(scope, content);
+  return content;
 }
 
 export async function getContent(scope: EntryScope, id: string): Promise<Entry> {

@@ -11,6 +11,7 @@ import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
 import type { EntryScope } from './scope.js';
 import { claimUpload, discardUpload, insertPendingResource } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
+import { requestThumbnail } from '../conversion/thumbnails.js';
 
 /** Where a copy goes and what it is called. */
 export interface CopyContentInput {
@@ -83,5 +84,7 @@ export async function copyContent(scope: EntryScope, id: string, input: CopyCont
   }
   // the claim queued the copy's bytes for their text, as any new version's
   requestTextExtraction(scope);
-  return reloaded(scope, copyId);
+  const copy = await reloaded(scope, copyId);
+  requestThumbnail(scope, copy);
+  return copy;
 }

@@ -10,7 +10,8 @@ import { createFolder, getFolder } from './folders.js';
 import { CreateFolderInputNode } from './inputs.js';
 import { requireEntry } from './queries.js';
 import { entryScope, loadEntry, loadResource } from './scope-of-request.js';
-import { resourceView } from './views.js';
+import { contentPath, resourceView } from './views.js';
+import { hasThumbnail } from '../conversion/thumbnails.js';
 
 @Authorized()
 @Resolver(() => EntryNode)
@@ -41,6 +42,14 @@ export class ContentResolver {
   async resource(@Root() entry: Entry & Partial<PageEntry>, @Ctx() context: RequestContext) {
     const resource = entry.preloaded ? entry.preloaded.resource : entry.resourceId ? await loadResource(context, entry.resourceId) : null;
     return resource ? resourceView(resource, entry, context.services.config.BASE_PATH) : null;
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'where its first-page thumbnail is (PNG, at most 256 px a side; GET, as downloadUrl): null until it is made, and for kinds that have none (DESIGN §12)',
+  })
+  async thumbnailUrl(@Root() entry: Entry, @Ctx() context: RequestContext): Promise<string | null> {
+    return (await hasThumbnail(context.em, entry.id)) ? `${contentPath(context.services.config.BASE_PATH, entry.repositoryId, entry.id)}/thumbnail` : null;
   }
 }
 

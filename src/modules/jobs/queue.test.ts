@@ -185,7 +185,7 @@ describe('queue jobs, locks and cancellation (one job at a time, a lock lifetime
       return { result: { stored: true } };
     });
     // a kind in a slot of its own beside JOB_CONCURRENCY (as the deep check): the process may lock two queue jobs
-    queue.define('waits', async () => ({ result: {} }), { waitsForJobs: true });
+    queue.define('waits', async () => ({ result: {} }), { ownSlot: true });
     await queue.start();
   });
   afterAll(() => queue?.stop());

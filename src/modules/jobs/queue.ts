@@ -124,7 +124,7 @@ export class JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
   private readonly pool?: pg.Pool;
   private started = false;
-  /** slots of job kinds that wait for other jobs (define's `waitsForJobs`) */
+  /** slots of job kinds that run in a slot of their own (define's `ownSlot`) */
   private ownSlots = 0;
   /** per key of submitCoalesced: when the last submission went out, and the one waiting for the window's end */
   private readonly coalesced = new Map<string, { lastAt: number; waiting?: NodeJS.Timeout }>();
@@ -172,18 +172,20 @@ export class JobQueue {
 
   /**
    * Makes this process a worker for jobs named `name` (unless JOB_CONCURRENCY is 0). Call before start().
-   * `waitsForJobs`: its runs wait for jobs of other kinds (the asynchronous deep check waits for a
-   * conversion): one at a time, in a slot of its own beyond JOB_CONCURRENCY, so that it never holds the
-   * slots the jobs it waits for need.
+   * `ownSlot`: one run at a time, in a slot of its own beyond JOB_CONCURRENCY, so that its runs never
+   * hold the slots of the other kinds: for a kind whose runs wait for jobs of other kinds (the
+   * asynchronous deep check waits for a conversion), and for background work that a burst would
+   * otherwise queue ahead of every conversion (previews: Agenda orders its queue by time, so a lower
+   * priority alone would not let a conversion pass 1,000 queued thumbnails).
    */
-  define(name: string, handler: JobHandler, options: { waitsForJobs?: boolean } = {}): void {
+  define(name: string, handler: JobHandler, options: { ownSlot?: boolean } = {}): void {
     if (this.config.JOB_CONCURRENCY === 0) return;
     this.handlers.set(name, handler);
-    if (options.waitsForJobs) {
+    if (options.ownSlot) {
       this.ownSlots += 1;
       this.agenda.maxConcurrency(this.config.JOB_CONCURRENCY + this.ownSlots).lockLimit(this.config.JOB_CONCURRENCY + this.ownSlots);
     }
-    const concurrency = options.waitsForJobs ? 1 : this.config.JOB_CONCURRENCY;
+    const concurrency = options.ownSlot ? 1 : this.config.JOB_CONCURRENCY;
     // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
     this.agenda.define(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, name, handler)), {
       concurrency,

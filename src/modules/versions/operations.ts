@@ -14,6 +14,7 @@ import { discardWorkingCopy } from '../entries/deletion.js';
 import { claimUpload, removeRepresentationFiles, removeUnreferencedResources, takeRepresentations } from '../entries/uploads.js';
 import { runEntryQuery, type EntriesPage, type SearchOptions } from '../search/entry-query.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
+import { requestThumbnail } from '../conversion/thumbnails.js';
 
 /*
  * Versioning (DESIGN §5, CMIS-like). Every version is an `entry` row of one chronicle (`chronical_id`);
@@ -183,7 +184,10 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     return { result: workingCopy, released: replaced ? [previousResource] : [], pageImages };
   });
   // new bytes get their text; without them the version keeps the resource, and the resource its text
-  if (input.uploadId) requestTextExtraction(scope);
+  if (input.uploadId) {
+    requestTextExtraction(scope);
+    requestThumbnail(scope, checkedIn);
+  }
   return checkedIn;
 }
 
@@ -268,5 +272,6 @@ export async function replaceResource(scope: EntryScope, id: string, input: Repl
     return { result: next };
   });
   requestTextExtraction(scope);
+  requestThumbnail(scope, replaced);
   return replaced;
 }

@@ -1,0 +1,133 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Services } from '../../context.js';
+import { notFound } from '../../errors.js';
+import type { AuthorizeOptions } from '../access/policy.js';
+import { Entry, Resource } from '../entries/entry.entity.js';
+import type { EntryScope } from '../entries/scope.js';
+import { JobFailure, jobPriority, type JobHandler } from '../jobs/queue.js';
+import { partitionOf } from '../repositories/operations.js';
+import { deletedSource, imageTypes, kindOf, removePageFiles, storeRepresentation } from './convert-job.js';
+import type { PageRenderer } from './page-renderer.js';
+import { readableSource, representationsOf, type RepresentationRecord } from './representations.js';
+
+/**
+ * Previews (DESIGN §12): a first-page thumbnail of every new PDF or image version, made in the
+ * background by the render processes of conversions, and kept as a representation of the version in the
+ * cache store (format `thumbnail`, page 1): counted in the cache statistics, removed with the content
+ * and dropped by a check-in with new bytes, as page images are (docs/conversion.md, *Previews*).
+ */
+export const thumbnailJobName = 'thumbnail';
+/** the representation format of a thumbnail */
+export const thumbnailFormat = 'thumbnail';
+/** the longest side of a thumbnail, in pixels */
+export const thumbnailSide = 256;
+
+/** Who a thumbnail job runs for: the service (its owner is the uploader, whose jobs take turns with others'). */
+const thumbnailClient = '(service)';
+
+/**
+ * Asks for the thumbnail of a content version's new bytes (a new content, its copy, a check-in with
+ * new bytes, a replaced resource), without waiting: an upload never waits for its preview. PDFs and
+ * images only, unless PREVIEWS_ENABLED is false. A submission that fails is logged; the version has
+ * no preview then.
+ */
+export function requestThumbnail(scope: EntryScope, content: Entry): void {
+  const { services } = scope;
+  if (!services.config.PREVIEWS_ENABLED || !content.resourceId) return;
+  const submit = async () => {
+    const em = services.orm.em.fork() as EntityManager;
+    const resource = await em.findOne(Resource, { id: content.resourceId! });
+    if (!resource || (resource.mimeType !== 'application/pdf' && !imageTypes.has(resource.mimeType))) return;
+    await services.jobs.submit(em, {
+      repositoryId: scope.repository.id,
+      jobName: thumbnailJobName,
+      conversionType: 'THUMBNAIL',
+      clientUsername: thumbnailClient,
+      clientRoles: [],
+      owner: scope.principal.userName,
+      contentIds: [content.id],
+      inputFilenames: [resource.name],
+      priority: jobPriority.lowest,
+      partition: partitionOf(scope.repository.id),
+      serializedRequest: { resourceId: resource.id },
+      requestTypeShortName: 'ThumbnailRequest',
+    });
+  };
+  submit().catch((error: unknown) => scope.logger.warn({ err: error, contentId: content.id, reasonCode: 'thumbnailNotQueued' }, 'thumbnail not queued'));
+}
+
+/**
+ * The `thumbnail` job: the first page of the version's bytes (PDF) or the image, rendered as PNG at
+ * 72 dpi and scaled to fit `thumbnailSide`, by a bounded render process. A page that cannot be drawn,
+ * an unreadable or encrypted file fail the job (`panic` with a reason code, logged by the queue) and
+ * leave no thumbnail. A version whose bytes changed (a check-in) or that was deleted meanwhile is not
+ * previewed: the new bytes have a job of their own.
+ */
+export function thumbnailJobHandler(services: Services, renderer: PageRenderer): JobHandler {
+  return async (run) => {
+    const { record, em } = run;
+    const { resourceId } = record.serializedRequest as { resourceId: string };
+    const current = async () => (await em.findOne(Entry, { id: record.contentIds[0]! }, { refresh: true }))?.resourceId === resourceId;
+    const skipped = { result: { skipped: 'the content was deleted or has other bytes now' } };
+    if (!(await current())) return skipped;
+    const content = await em.findOneOrFail(Entry, { id: record.contentIds[0]! });
+    const resource = await em.findOneOrFail(Resource, { id: resourceId });
+    try {
+      return await services.contentStore.withLocalFile(resource.storagePath, async (inputPath) => {
+        const kind = await kindOf(inputPath, resource.mimeType, resource.name, 'a thumbnail');
+        const outputDir = path.join(services.cacheStore.scratchDirectory(), `thumbnail-${record.id}-${record.tries}`);
+        let size: { width: number; height: number } | undefined;
+        try {
+          await renderer.render(
+            {
+              inputPath,
+              fileName: resource.name,
+              kind,
+              format: 'png',
+              dpi: 72,
+              maxPixels: services.config.CONV_MAX_IMAGE_PIXELS,
+              maxPagePixels: renderer.maxPagePixels,
+              outputDir,
+              firstPageOnly: true,
+              maxSide: thumbnailSide,
+            },
+            {
+              inspected: async () => ({ type: 'render', placeholders: [], skip: [] }),
+              page: async (page) => {
+                if (page.placeholder) throw new JobFailure('illegalArguments', `the first page of ${resource.name} could not be rendered`);
+                // new bytes checked in meanwhile: this preview would show the old ones
+                if (!(await current())) return;
+                await storeRepresentation(run, services, content, { format: thumbnailFormat, mimeType: 'image/png' }, page, 1);
+                size = { width: page.width, height: page.height };
+              },
+            },
+            run.signal,
+          );
+        } finally {
+          await rm(outputDir, { recursive: true, force: true });
+        }
+        return size ? { result: size } : skipped;
+      });
+    } catch (error) {
+      // deleted meanwhile: a thumbnail file placed before its row failed to insert goes too
+      if (!(await deletedSource(em, record.contentIds))) throw error;
+      await removePageFiles(services, content.id, thumbnailFormat, 1);
+      return skipped;
+    }
+  };
+}
+
+/** GET C/content/{id}/thumbnail: the content's thumbnail, under the rules of its download; 404 until it is made, and for kinds that have none. */
+export async function thumbnailForDownload(scope: EntryScope, contentId: string, options: AuthorizeOptions = {}): Promise<RepresentationRecord> {
+  const content = await readableSource(scope, contentId, options);
+  const [thumbnail] = await representationsOf(scope.em, content.id, thumbnailFormat);
+  if (!thumbnail) throw notFound(`content '${contentId}' has no thumbnail (none is made for its kind, or it is not ready yet)`);
+  return thumbnail;
+}
+
+/** The thumbnail of a content, if it is made (Content.thumbnailUrl). */
+export async function hasThumbnail(em: EntityManager, contentId: string): Promise<boolean> {
+  return (await representationsOf(em, contentId, thumbnailFormat)).length > 0;
+}
