@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, finishedJob } from '../../../test/helpers/conversion.js';
 import { cachedFiles, contentUrl, fileForm, newContent, sql } from '../../../test/helpers/entries.js';
 import { buildPdf, objectsPage, textPdf } from '../../../test/helpers/pdf.js';
-import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
+import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
 // Previews (DESIGN §12, issue 29 item 3): a first-page thumbnail of every new PDF or image version,
 // made in the background (the test service turns previews off for the other tests).
@@ -51,7 +51,7 @@ describe('GET C/content/{id}/thumbnail', () => {
     const content = await newContent(service, { name: 'letter.pdf', bytes: textPdf(3) });
     const { metadata, etag } = await thumbnailImage(content.id);
     // a Letter page (612 × 792 pt) fitted into 256 px
-    expect([metadata.width, metadata.height]).toEqual([198, 256]);
+    expect([metadata.width, metadata.height]).toEqual([197, 256]);
     expect(etag).toMatch(/^".+"$/);
     const again = await thumbnail(content.id, service.adminSession, { 'if-none-match': etag });
     expect(again.status).toBe(304);
@@ -86,11 +86,19 @@ describe('GET C/content/{id}/thumbnail', () => {
     expect((await thumbnail('no-such-content')).status).toBe(404);
   });
 
-  it('follows the rules of the content download: a deactivated content is a 404 but to its owner and administrators asking with includeInactive', async () => {
+  it('follows the rules of the content download: a 404 for a caller the ACL leaves out; a deactivated content is a 404 but to its owner and administrators asking with includeInactive', async () => {
     const owner = await service.createUserSession('tina');
     const other = await service.createUserSession('theo');
     const content = await newContent(service, { name: 'private.pdf', bytes: textPdf(1), session: owner });
     await thumbnailImage(content.id);
+    expect((await thumbnail(content.id, other)).status).toBe(200);
+    // an ACL that leaves the other user out: the thumbnail is not there for him, as the content is not
+    const narrowed = await call(contentUrl(service, `/content/${content.id}/acl`, {}, owner), json('PUT', { inherit: false, entries: [] }));
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+    expect((await call(contentUrl(service, `/content/${content.id}/download`, {}, other))).status).toBe(404);
+    expect((await thumbnail(content.id, other)).status).toBe(404);
+    expect((await thumbnail(content.id, owner)).status).toBe(200);
+    expect((await call(contentUrl(service, `/content/${content.id}/acl`, {}, owner), json('PUT', { inherit: true, entries: [] }))).status).toBe(200);
     expect((await thumbnail(content.id, other)).status).toBe(200);
     expect((await call(contentUrl(service, `/content/${content.id}`, {}, owner), { method: 'DELETE' })).status).toBe(204);
     expect((await thumbnail(content.id, other)).status).toBe(404);
@@ -111,12 +119,12 @@ describe('GET C/content/{id}/thumbnail', () => {
       expect(job.error_message).toMatch(message);
       expect((await thumbnail(content.id)).status).toBe(404);
     }
-    expect(await sql(service, `select id from service_job where job_name = 'thumbnail' and state in ('pending', 'running') and content_ids && ?`, [[broken.id, locked.id]])).toEqual([]);
+    expect(await sql(service, `select id from service_job where job_name = 'thumbnail' and state in ('pending', 'running') and content_ids && array[?, ?]::text[]`, [broken.id, locked.id])).toEqual([]);
   });
 });
 
 describe('new versions and removal', () => {
-  it('a check-in with new bytes and a replaced resource get thumbnails of their own; the thumbnail goes with the content (purge) and is counted in the cache statistics', async () => {
+  it('a check-in with new bytes and a replaced resource get thumbnails of their own; the thumbnail goes with the content (purge) and is counted in the cache statistics', { timeout: 90_000 }, async () => {
     const content = await newContent(service, { name: 'versions.pdf', bytes: textPdf(1) });
     const first = await thumbnailImage(content.id);
     const statistics = async () => (await call(`${service.adminBase}/repository/statistics?${new URLSearchParams({ repositoryId: 'svc.repository.default', sessionId: service.adminSession })}`)).body.cacheStatistics;
@@ -128,30 +136,24 @@ describe('new versions and removal', () => {
     const landscape = buildPdf([{ width: 792, height: 612, ...objectsPage(5) }]);
     const checkedIn = await call(contentUrl(service, `/content/${content.id}/check-in`), { method: 'POST', body: fileForm(landscape, 'versions.pdf') });
     expect(checkedIn.status).toBe(200);
-    const until = Date.now() + 60_000;
-    let second;
-    for (;;) {
-      const jobs = await sql(service, `select state from service_job where job_name = 'thumbnail' and ? = any(content_ids) and state = 'Done'`, [content.id]);
-      if (jobs.length === 2) break;
-      expect(Date.now()).toBeLessThan(until);
-      await sleep(50);
-    }
-    second = await thumbnailImage(content.id);
+    // the new version (the working copy's id): a thumbnail of its own bytes; the older version keeps its own
+    const second = await thumbnailImage(checkedIn.body.id);
     expect(second.etag).not.toBe(first.etag);
-    expect(second.metadata).toMatchObject({ width: 256, height: 198 });
+    expect(second.metadata).toMatchObject({ width: 256, height: 197 });
+    expect((await thumbnailImage(content.id)).etag).toBe(first.etag);
 
-    const replaced = await call(contentUrl(service, `/content/${content.id}/resource`), { method: 'PUT', body: fileForm(textPdf(1), 'versions.pdf') });
+    const replaced = await call(contentUrl(service, `/content/${checkedIn.body.id}/resource`), { method: 'PUT', body: fileForm(textPdf(1), 'versions.pdf') });
     expect(replaced.status).toBe(200);
-    expect(replaced.body.id).not.toBe(content.id);
-    expect((await thumbnailImage(replaced.body.id)).metadata).toMatchObject({ width: 198, height: 256 });
-    expect((await statistics()).numberOfRepresentations).toBe(counted + 1);
+    expect((await thumbnailImage(replaced.body.id)).metadata).toMatchObject({ width: 197, height: 256 });
+    expect((await statistics()).numberOfRepresentations).toBe(counted + 2);
 
-    const files = (await sql<{ storage_path: string }>(service, `select storage_path from representation where format = 'thumbnail' and source_entry_id in (?, ?)`, [content.id, replaced.body.id])).map(
+    const versions = [content.id, checkedIn.body.id, replaced.body.id];
+    const files = (await sql<{ storage_path: string }>(service, `select storage_path from representation where format = 'thumbnail' and source_entry_id in (?, ?, ?)`, versions)).map(
       (row) => row.storage_path,
     );
-    expect(files).toHaveLength(2);
+    expect(files).toHaveLength(3);
     expect((await call(contentUrl(service, `/content/${replaced.body.id}`, { permanent: 'true' }), { method: 'DELETE' })).status).toBe(204);
-    expect(await sql(service, `select id from representation where source_entry_id in (?, ?)`, [content.id, replaced.body.id])).toEqual([]);
+    expect(await sql(service, `select id from representation where source_entry_id in (?, ?, ?)`, versions)).toEqual([]);
     const left = await cachedFiles(service);
     for (const file of files) expect(left.some((path) => file.endsWith(path))).toBe(false);
     expect((await statistics()).numberOfRepresentations).toBe(counted - 1);
