@@ -65,6 +65,11 @@ describe('a PDF that needs a user password', () => {
     expect(job.serviceRequestJob).toMatchObject({ reasonCode: 'illegalArguments', errorMessage: 'input resource locked.pdf is encrypted and cannot be opened without its password' });
   });
 
+  it('is refused also when its owner password is empty (pdf.js authenticates no empty owner password; poppler does)', async () => {
+    const { job } = await convertBytes(service, await fixture('empty-owner-password.pdf'), 'empty-owner.pdf');
+    expect(job.serviceRequestJob).toMatchObject({ state: 'panic', reasonCode: 'illegalArguments', errorMessage: 'input resource empty-owner.pdf is encrypted and cannot be opened without its password' });
+  });
+
   it('is refused by MERGE, naming it, and nothing is created', async () => {
     const locked = await newContent(service, { name: 'locked-merge.pdf', bytes: await fixture('user-password.pdf') });
     const open = await newContent(service, { name: 'open-merge.pdf', bytes: await fixture('owner-only-aes256.pdf') });
