@@ -5,7 +5,7 @@ import type { Services } from '../context.js';
 import { ServiceError } from '../errors.js';
 import { representationForDownload, thumbnailForDownload } from '../modules/conversion/index.js';
 import type { RepresentationRecord } from '../modules/conversion/representations.js';
-import { contentDisposition } from '../storage/range.js';
+import { contentDisposition, notModified } from '../storage/range.js';
 import { StoredFileUnavailableError } from '../storage/store.js';
 import { bool, parse } from './query.js';
 import { contentDomain } from './session.js';
@@ -36,7 +36,7 @@ async function sendRepresentation(ctx: Context, services: Services, representati
 /**
  * GET C/representations/{id}/download: the bytes of a page image from the cache store (DESIGN §4).
  * GET C/content/{id}/thumbnail: the content's thumbnail (DESIGN §12), with an ETag (the thumbnail's id
- * and when it was made: a check-in's new bytes make a new one under the same id) and If-None-Match.
+ * and when it was made) with If-None-Match and If-Modified-Since, as the content's download.
  */
 export function addRepresentationDownload(router: Router, services: Services): Router {
   router.get(`${contentDomain}/representations/:id/download`, async (ctx: Context) => {
@@ -49,7 +49,8 @@ export function addRepresentationDownload(router: Router, services: Services): R
     const thumbnail = await thumbnailForDownload(scope, ctx.params.id!, { includeInactive: parse(representationQuery, ctx.query).includeInactive ?? false });
     const etag = `"${thumbnail.id}-${thumbnail.createdAt.getTime()}"`;
     ctx.set('etag', etag);
-    if (ctx.get('if-none-match').split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+    ctx.set('last-modified', thumbnail.createdAt.toUTCString());
+    if (notModified(ctx.get('if-none-match') || undefined, ctx.get('if-modified-since') || undefined, etag, thumbnail.createdAt)) {
       setSandboxHeaders(ctx, 'private');
       ctx.status = 304;
       return;

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, finishedJob } from '../../../test/helpers/conversion.js';
-import { cachedFiles, contentUrl, fileForm, newContent, sql } from '../../../test/helpers/entries.js';
+import { cachedFiles, contentUrl, fileForm, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
 import { buildPdf, objectsPage, textPdf } from '../../../test/helpers/pdf.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
 
@@ -62,11 +62,16 @@ describe('GET C/content/{id}/thumbnail', () => {
     expect((await thumbnailJob(content.id)).priority).toBe(-20);
   });
 
-  it('serves an image scaled down (a small image is not enlarged)', async () => {
+  it('serves an image scaled down (a small image is not enlarged), and a copy its own', async () => {
     const wide = await newContent(service, { name: 'wide.png', bytes: await sharp({ create: { width: 1200, height: 600, channels: 3, background: '#cc3366' } }).png().toBuffer(), mimeType: 'image/png' });
     expect((await thumbnailImage(wide.id)).metadata).toMatchObject({ width: 256, height: 128 });
     const small = await newContent(service, { name: 'small.jpg', bytes: await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3366cc' } }).jpeg().toBuffer(), mimeType: 'image/jpeg' });
     expect((await thumbnailImage(small.id)).metadata).toMatchObject({ width: 40, height: 30 });
+    // a copy is a new content: a thumbnail of its own
+    const folder = await newFolder(service, 'copies');
+    const copy = await call(contentUrl(service, `/content/${wide.id}/copy`), json('POST', { parentId: folder.id }));
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    expect((await thumbnailImage(copy.body.id)).metadata).toMatchObject({ width: 256, height: 128 });
   });
 
   it('is a 404 for kinds without one (no job is made) and until it is made', async () => {
@@ -124,7 +129,7 @@ describe('GET C/content/{id}/thumbnail', () => {
 });
 
 describe('new versions and removal', () => {
-  it('a check-in with new bytes and a replaced resource get thumbnails of their own; the thumbnail goes with the content (purge) and is counted in the cache statistics', { timeout: 90_000 }, async () => {
+  it('a check-in (with new bytes or without) and a replaced resource get thumbnails of their own; the thumbnail goes with the content (purge) and is counted in the cache statistics', { timeout: 90_000 }, async () => {
     const content = await newContent(service, { name: 'versions.pdf', bytes: textPdf(1) });
     const first = await thumbnailImage(content.id);
     const statistics = async () => (await call(`${service.adminBase}/repository/statistics?${new URLSearchParams({ repositoryId: 'svc.repository.default', sessionId: service.adminSession })}`)).body.cacheStatistics;
@@ -145,15 +150,20 @@ describe('new versions and removal', () => {
     const replaced = await call(contentUrl(service, `/content/${checkedIn.body.id}/resource`), { method: 'PUT', body: fileForm(textPdf(1), 'versions.pdf') });
     expect(replaced.status).toBe(200);
     expect((await thumbnailImage(replaced.body.id)).metadata).toMatchObject({ width: 197, height: 256 });
-    expect((await statistics()).numberOfRepresentations).toBe(counted + 2);
+    // a check-in without new bytes: the new version (the working copy) gets its own too
+    expect((await call(contentUrl(service, `/content/${replaced.body.id}/check-out`), { method: 'POST' })).status).toBe(200);
+    const unchanged = await call(contentUrl(service, `/content/${replaced.body.id}/check-in`), { method: 'POST' });
+    expect(unchanged.status).toBe(200);
+    expect((await thumbnailImage(unchanged.body.id)).metadata).toMatchObject({ width: 197, height: 256 });
+    expect((await statistics()).numberOfRepresentations).toBe(counted + 3);
 
-    const versions = [content.id, checkedIn.body.id, replaced.body.id];
-    const files = (await sql<{ storage_path: string }>(service, `select storage_path from representation where format = 'thumbnail' and source_entry_id in (?, ?, ?)`, versions)).map(
+    const versions = [content.id, checkedIn.body.id, replaced.body.id, unchanged.body.id];
+    const files = (await sql<{ storage_path: string }>(service, `select storage_path from representation where format = 'thumbnail' and source_entry_id in (?, ?, ?, ?)`, versions)).map(
       (row) => row.storage_path,
     );
-    expect(files).toHaveLength(3);
-    expect((await call(contentUrl(service, `/content/${replaced.body.id}`, { permanent: 'true' }), { method: 'DELETE' })).status).toBe(204);
-    expect(await sql(service, `select id from representation where source_entry_id in (?, ?, ?)`, versions)).toEqual([]);
+    expect(files).toHaveLength(4);
+    expect((await call(contentUrl(service, `/content/${unchanged.body.id}`, { permanent: 'true' }), { method: 'DELETE' })).status).toBe(204);
+    expect(await sql(service, `select id from representation where source_entry_id in (?, ?, ?, ?)`, versions)).toEqual([]);
     const left = await cachedFiles(service);
     for (const file of files) expect(left.some((path) => file.endsWith(path))).toBe(false);
     expect((await statistics()).numberOfRepresentations).toBe(counted - 1);

@@ -184,10 +184,9 @@ export async function checkIn(scope: EntryScope, id: string, input: CheckInInput
     return { result: workingCopy, released: replaced ? [previousResource] : [], pageImages };
   });
   // new bytes get their text; without them the version keeps the resource, and the resource its text
-  if (input.uploadId) {
-    requestTextExtraction(scope);
-    requestThumbnail(scope, checkedIn);
-  }
+  if (input.uploadId) requestTextExtraction(scope);
+  // the new version is the working copy, which had no preview: with or without new bytes it gets one
+  requestThumbnail(scope, checkedIn);
   return checkedIn;
 }
 
