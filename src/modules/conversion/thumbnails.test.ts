@@ -70,7 +70,7 @@ describe('GET C/content/{id}/thumbnail', () => {
     // a copy is a new content: a thumbnail of its own
     const folder = await newFolder(service, 'copies');
     const copy = await call(contentUrl(service, `/content/${wide.id}/copy`), json('POST', { parentId: folder.id }));
-    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    expect(copy.status, JSON.stringify(copy.body)).toBe(201);
     expect((await thumbnailImage(copy.body.id)).metadata).toMatchObject({ width: 256, height: 128 });
   });
 
