@@ -218,18 +218,21 @@ function pathsFor(config: ReturnType<typeof loadConfig>): CorpusPath[] {
   ];
 }
 
-/** Runs `drive` over the items with at most `inFlight` at once; the outcomes in the items' order. */
-async function driveAll(context: Context, corpusPath: CorpusPath, items: Item[]): Promise<Outcome[]> {
+/** Runs `drive` over the items with at most `inFlight` at once; the outcomes in the items' order, and how long each took (ms). */
+async function driveAll(context: Context, corpusPath: CorpusPath, items: Item[]): Promise<{ outcomes: Outcome[]; took: number[] }> {
   const outcomes: Outcome[] = new Array(items.length);
+  const took: number[] = new Array(items.length);
   let next = 0;
   const lane = async () => {
     while (next < items.length) {
       const index = next++;
+      const started = performance.now();
       outcomes[index] = await corpusPath.drive(context, items[index]!, corpusPath.boundMs).catch((error: Error): Outcome => ({ state: 'failed', final: 'bench error', message: error.message }));
+      took[index] = performance.now() - started;
     }
   };
   await Promise.all(Array.from({ length: Math.min(corpusPath.inFlight, items.length) }, lane));
-  return outcomes;
+  return { outcomes, took };
 }
 
 /** The bounded child processes of the service (by their script) and their memory bound in bytes. */
@@ -321,10 +324,10 @@ await runBench(
     const results = await Promise.all(
       paths.map(async (corpusPath) => {
         const started = performance.now();
-        const outcomes = await driveAll(context, corpusPath, items);
+        const { outcomes, took } = await driveAll(context, corpusPath, items);
         const seconds = (performance.now() - started) / 1000;
         console.log(`  ${corpusPath.name} finished in ${fmt(seconds, 0)} s`);
-        return { corpusPath, outcomes, seconds };
+        return { corpusPath, outcomes, took, seconds };
       }),
     );
     const alive = service.child.exitCode === null && service.child.signalCode === null;
@@ -333,7 +336,7 @@ await runBench(
     let stuck = 0;
     let withoutReason = 0;
     const figures: string[] = [];
-    for (const { corpusPath, outcomes, seconds } of results) {
+    for (const { corpusPath, outcomes, took, seconds } of results) {
       const done = outcomes.filter((o) => o.state === 'done').length;
       const failed = outcomes.filter((o) => o.state === 'failed').length;
       const stuckHere = outcomes.filter((o) => o.state === 'stuck').length;
@@ -354,6 +357,8 @@ await runBench(
       for (const [reason, group] of [...groups].sort((a, b) => b[1].length - a[1].length)) {
         console.log(`  ${String(group.length).padStart(3)} × ${reason}\n        ${group.slice(0, 8).join(', ')}${group.length > 8 ? `, … (${group.length - 8} more)` : ''}`);
       }
+      const slowest = took.map((ms, index) => ({ ms, file: items[index]!.file })).sort((a, b) => b.ms - a.ms).slice(0, 3);
+      console.log(`  longest until final (queue included): ${slowest.map(({ ms, file }) => `${file} ${fmt(ms / 1000, 1)} s`).join(', ')}`);
       if (notes.length > 0) console.log(`  done with notes (${notes.length}): ${notes.slice(0, 12).join(', ')}${notes.length > 12 ? ', …' : ''}`);
       figures.push(`${corpusPath.name} ${done}/${failed}${stuckHere > 0 ? `/${stuckHere} stuck` : ''}`);
     }
