@@ -183,7 +183,8 @@ async function mergePath(context: Context, item: Item, boundMs: number): Promise
 /**
  * The text its upload queued: the newest extraction job that took the content, once final; failed when
  * the job lists it among its failures or ended in panic (each of its contents failed then: the job's
- * reason is the first failure's).
+ * reason is the first failure's). GET C/jobs lists the newest first. (A job lists at most 100 failures:
+ * past them a failure would show as done here; the 185 PDFs fail 5 times.)
  */
 async function extractPath(context: Context, item: Item, boundMs: number): Promise<Outcome> {
   const since = Date.now();
