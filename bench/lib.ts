@@ -198,8 +198,8 @@ function runUnderProjectNode(): void {
   process.exit(run.status ?? 1);
 }
 
-/** Runs `main`, always runs the cleanups (reverse order), exits 1 on failure. */
-export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) => void) => Promise<void>): Promise<void> {
+/** Runs `main`, always runs the cleanups (reverse order), exits 1 on failure or past `limitMinutes` (15). */
+export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) => void) => Promise<void>, { limitMinutes = 15 } = {}): Promise<void> {
   runUnderProjectNode();
   const cleanups: (() => Promise<void> | void)[] = [];
   let failed = false;
@@ -220,10 +220,10 @@ export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) 
   process.once('SIGTERM', onSignal);
   // the whole benchmark is bounded: a hang ends it
   const watchdog = setTimeout(() => {
-    console.error('benchmark took more than 15 minutes: giving up');
+    console.error(`benchmark took more than ${limitMinutes} minutes: giving up`);
     failed = true;
     void runCleanups().then(() => process.exit(1));
-  }, 15 * 60_000);
+  }, limitMinutes * 60_000);
   watchdog.unref();
   try {
     await main((fn) => cleanups.push(fn));

@@ -78,9 +78,7 @@ async function addPdf(output: PDFDocument, input: MergeInput): Promise<number> {
     source = await PDFDocument.load(await decrypted(bytes, input.fileName), { updateMetadata: false });
     blankPages = 1;
   }
-  const pages = await output.copyPages(source, source.getPageIndices().slice(0, source.getPageCount() - blankPages)).catch((error: Error) => {
-    throw new MergeFailure('illegalArguments', `input resource ${input.fileName} could not be merged (${error.message})`);
-  });
+  const pages = await output.copyPages(source, source.getPageIndices().slice(0, source.getPageCount() - blankPages));
   if (pages.length === 0) throw new MergeFailure('illegalArguments', `input resource ${input.fileName} has no pages`);
   for (const page of pages) output.addPage(page);
   return pages.length;
@@ -112,7 +110,10 @@ async function merge(start: StartMessage) {
     // no creation date or producer: the same inputs make the same bytes (a retried job finds its own result by its md5)
     const output = await PDFDocument.create({ updateMetadata: false });
     for (const [index, input] of start.inputs.entries()) {
-      const pages = input.kind === 'pdf' ? await addPdf(output, input) : await addImage(output, input, start.maxPixels);
+      // what pdf-lib throws past its parser (a document without a page tree: "Cannot read properties of undefined") is the input's failure too
+      const pages = await (input.kind === 'pdf' ? addPdf(output, input) : addImage(output, input, start.maxPixels)).catch((error: Error) => {
+        throw error instanceof MergeFailure ? error : new MergeFailure('illegalArguments', `input resource ${input.fileName} could not be merged (${error.message})`);
+      });
       await send({ type: 'merged', index, pages });
     }
     await writeFile(start.outputPath, await output.save());
