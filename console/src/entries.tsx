@@ -29,6 +29,15 @@ export function Highlighted({ text, words }: { text: string; words: string[] }) 
   return <>{parts.map((part, index) => (index % 2 === 1 ? <mark>{part}</mark> : part))}</>;
 }
 
+/** A folder or a page, drawn (no icon font, no emoji font needed); the row's text says which. */
+function EntryIcon({ folder }: { folder: boolean }) {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+      {folder ? <path d="M1 3h5l1.5 1.5H15V13H1z" class="icon-folder" /> : <path d="M3 1h7l3 3v11H3z M10 1v3h3" class="icon-file" />}
+    </svg>
+  );
+}
+
 interface TableProps {
   repository: string;
   entries: EntryRow[];
@@ -66,9 +75,7 @@ export function EntryTable({ repository, entries, caption, highlight = [], onOpe
             {entries.map((entry) => (
               <tr key={entry.id} class={entry.id === selected ? 'selected' : undefined}>
                 <td>
-                  <span aria-hidden="true" class="icon">
-                    {entry.entryType === 'FOLDER' ? '📁' : '📄'}
-                  </span>
+                  <EntryIcon folder={entry.entryType === 'FOLDER'} />
                   {entry.entryType === 'FOLDER' && onOpenFolder ? (
                     <button type="button" class="link" onClick={() => onOpenFolder(entry)}>
                       <Highlighted text={entry.name} words={highlight} />

@@ -18,8 +18,16 @@ let nextId = 1;
 
 export function NotificationsProvider({ children }: { children: ComponentChildren }) {
   const [notices, setNotices] = useState<Notice[]>([]);
-  const notify = useCallback((notice: Omit<Notice, 'id'>) => setNotices((list) => [...list, { ...notice, id: nextId++ }]), []);
   const dismiss = useCallback((id: number) => setNotices((list) => list.filter((notice) => notice.id !== id)), []);
+  // information goes by itself after a while; an error stays until dismissed
+  const notify = useCallback(
+    (notice: Omit<Notice, 'id'>) => {
+      const id = nextId++;
+      setNotices((list) => [...list, { ...notice, id }]);
+      if (notice.kind === 'info') setTimeout(() => dismiss(id), 10_000);
+    },
+    [dismiss],
+  );
   return <NotifyContext.Provider value={{ notices, notify, dismiss }}>{children}</NotifyContext.Provider>;
 }
 

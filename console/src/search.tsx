@@ -41,7 +41,7 @@ export function SearchView({ repository }: { repository: string }) {
           `query ByProperties($repository: String!, $filter: PropertyFilter, $options: SearchOptions) { searchByProperties(repository: $repository, filter: $filter, options: $options) { count entries { ${entryFields} } } }`,
           { repository, filter, options },
         );
-        setResults({ ...searchByProperties, words: name ? [name.replace(/\*/g, '')] : [] });
+        setResults({ ...searchByProperties, words: name ? [name] : [] });
       } else if (mode === 'condition') {
         const { searchByCondition } = await gql<{ searchByCondition: Results }>(
           `query ByCondition($repository: String!, $condition: String!, $options: SearchOptions) { searchByCondition(repository: $repository, condition: $condition, options: $options) { count entries { ${entryFields} } } }`,
@@ -78,7 +78,7 @@ export function SearchView({ repository }: { repository: string }) {
         {mode === 'properties' && (
           <div class="inline">
             <label>
-              Name (* any characters)
+              Name (exact)
               <input value={name} onInput={(event) => setName(event.currentTarget.value)} />
             </label>
             <label>
@@ -98,7 +98,7 @@ export function SearchView({ repository }: { repository: string }) {
         {mode === 'condition' && (
           <div>
             <label>
-              Condition
+              Condition expression
               <input
                 class="wide-input"
                 value={condition}
