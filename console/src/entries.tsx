@@ -141,11 +141,11 @@ function EntryActions({ repository, entry, onChanged }: { repository: string; en
   const [format, setFormat] = useState('png');
   const [message, setMessage] = useState<string>();
   const folder = entry.entryType === 'FOLDER';
-  const run = (what: string, action: () => Promise<unknown>) => async (event?: Event) => {
+  const run = (what: string, action: () => Promise<unknown>, outcome = 'done') => async (event?: Event) => {
     event?.preventDefault();
     try {
       await action();
-      setMessage(`${what}: done`);
+      setMessage(`${what}: ${outcome}`);
       onChanged();
     } catch (failure) {
       notify({ kind: 'error', title: `${what} failed`, text: (failure as Error).message });
@@ -174,7 +174,7 @@ function EntryActions({ repository, entry, onChanged }: { repository: string; en
     );
     watch(convertToImage.jobId);
     notify({ kind: 'info', title: 'Conversion started', text: `${entry.name}: job ${convertToImage.jobId} (see Jobs)` });
-  });
+  }, 'started');
   return (
     <div class="actions">
       <form onSubmit={rename} class="inline">

@@ -103,7 +103,7 @@ export function JobsView({ repository }: { repository: string }) {
                   <td>{job.displayFilename ?? job.inputFilenames.join(', ')}</td>
                   <td>{job.conversionType}</td>
                   <td class={`state ${job.state}`}>{job.state}</td>
-                  <td>
+                  <td class="progress">
                     <progress max={100} value={job.percentage} aria-label={`Progress of job ${job.id}`}>
                       {job.percentage} %
                     </progress>{' '}
