@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from './api.js';
+import { TableHead } from './parts.js';
 import type { EntryRow } from './entries.js';
 import { useNotify } from './notifications.js';
 
@@ -93,13 +94,7 @@ export function AclEditor({ repository, entry }: { repository: string; entry: En
       )}
       <h4>Effective</h4>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Principal</th>
-            <th scope="col">Permission</th>
-            <th scope="col">From</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Principal', 'Permission', 'From']} />
         <tbody>
           {acl.effective.map((row) => (
             <tr>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { gql } from './api.js';
 import { formatSize } from './entries.js';
 import { useNotify } from './notifications.js';
+import { NameForm } from './parts.js';
 
 /** Administration: the service's checks, a repository's statistics, users and groups. */
 export function Administration({ repository }: { repository: string }) {
@@ -218,18 +219,24 @@ function Statistics({ repository }: { repository: string }) {
   );
 }
 
+/** A list a query answers as `list`, loaded at once; the second value loads it again. */
+function useList<T>(query: string, onError: (message: string) => void): [T[], () => Promise<void>] {
+  const [list, setList] = useState<T[]>([]);
+  const load = useCallback(async () => {
+    const answer = await run(() => gql<{ list: T[] }>(query), onError);
+    if (answer) setList(answer.list);
+  }, [query]);
+  useEffect(() => void load(), [load]);
+  return [list, load];
+}
+
 function Users() {
   const notify = useNotify();
-  const [users, setUsers] = useState<{ userName: string; roles: string[] }[]>([]);
   const [userName, setUserName] = useState('');
   const [password, setPassword] = useState('');
   const [administrator, setAdministrator] = useState(false);
   const fail = (title: string) => (message: string) => notify({ kind: 'error', title, text: message });
-  const load = useCallback(async () => {
-    const answer = await run(() => gql<{ users: { userName: string; roles: string[] }[] }>('query Users { users { userName roles } }'), fail('Users unavailable'));
-    if (answer) setUsers(answer.users);
-  }, []);
-  useEffect(() => void load(), [load]);
+  const [users, load] = useList<{ userName: string; roles: string[] }>('query Users { list: users { userName roles } }', fail('Users unavailable'));
   const create = async (event: Event) => {
     event.preventDefault();
     const done = await run(
@@ -279,21 +286,13 @@ function Users() {
 
 function Groups() {
   const notify = useNotify();
-  const [groups, setGroups] = useState<{ name: string; members: string[] }[]>([]);
-  const [name, setName] = useState('');
   const [member, setMember] = useState({ group: '', userName: '' });
   const fail = (title: string) => (message: string) => notify({ kind: 'error', title, text: message });
-  const load = useCallback(async () => {
-    const answer = await run(() => gql<{ groups: { name: string; members: string[] }[] }>('query Groups { groups { name members } }'), fail('Groups unavailable'));
-    if (answer) setGroups(answer.groups);
-  }, []);
-  useEffect(() => void load(), [load]);
-  const create = async (event: Event) => {
-    event.preventDefault();
-    if (await run(() => gql('mutation CreateGroup($name: String!) { createGroup(name: $name) { name } }', { name }), fail('New group failed'))) {
-      setName('');
-      void load();
-    }
+  const [groups, load] = useList<{ name: string; members: string[] }>('query Groups { list: groups { name members } }', fail('Groups unavailable'));
+  const create = async (name: string) => {
+    const done = await run(() => gql('mutation CreateGroup($name: String!) { createGroup(name: $name) { name } }', { name }), fail('New group failed'));
+    if (done) void load();
+    return done !== undefined;
   };
   const add = async (event: Event) => {
     event.preventDefault();
@@ -312,13 +311,7 @@ function Groups() {
           </li>
         ))}
       </ul>
-      <form class="inline" onSubmit={create}>
-        <label>
-          Group name
-          <input value={name} required onInput={(event) => setName(event.currentTarget.value)} />
-        </label>
-        <button type="submit">Create group</button>
-      </form>
+      <NameForm label="Group name" action="Create group" onName={create} />
       <form class="inline" onSubmit={add}>
         <label>
           Group

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { gql } from './api.js';
+import { TableHead } from './parts.js';
 
 interface AuditEvent {
   id: string;
@@ -27,14 +28,7 @@ export function AuditTrail({ repository, entryId }: { repository: string; entryI
     <div class="scroll">
       <table>
         <caption class="meta">{events.count} events</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">What</th>
-            <th scope="col">Who</th>
-            <th scope="col" class="wide">Details</th>
-          </tr>
-        </thead>
+        <TableHead columns={['When', 'What', 'Who', { name: 'Details', wide: true }]} />
         <tbody>
           {events.entries.map((event) => (
             <tr key={event.id}>

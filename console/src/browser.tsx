@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { gql, upload } from './api.js';
 import { entryFields, EntryTable, formatSize, type EntryRow } from './entries.js';
 import { useNotify } from './notifications.js';
+import { NameForm } from './parts.js';
 
 interface Crumb {
   id?: string;
@@ -124,26 +125,17 @@ export function Browser({ repository, onRepository, admin }: { repository: strin
 
 function NewFolder({ repository, parentId, onCreated }: { repository: string; parentId?: string; onCreated: () => void }) {
   const notify = useNotify();
-  const [name, setName] = useState('');
-  const create = async (event: Event) => {
-    event.preventDefault();
+  const create = async (name: string) => {
     try {
       await gql('mutation CreateFolder($repository: String!, $input: CreateFolderInput!) { createFolder(repository: $repository, input: $input) { id } }', { repository, input: { name, parentId } });
-      setName('');
       onCreated();
+      return true;
     } catch (failure) {
       notify({ kind: 'error', title: 'New folder failed', text: (failure as Error).message });
+      return false;
     }
   };
-  return (
-    <form class="inline" onSubmit={create}>
-      <label>
-        New folder
-        <input value={name} required onInput={(event) => setName(event.currentTarget.value)} />
-      </label>
-      <button type="submit">Create folder</button>
-    </form>
-  );
+  return <NameForm label="New folder" action="Create folder" onName={create} />;
 }
 
 interface Transfer {

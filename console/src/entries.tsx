@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { download, gql } from './api.js';
+import { TableHead } from './parts.js';
 import { AclEditor } from './acl.js';
 import { AuditTrail } from './audit.js';
 import { useJobs } from './jobs.js';
@@ -56,16 +57,7 @@ export function EntryTable({ repository, entries, caption, highlight = [], onOpe
       <div class="scroll">
         <table class="entries">
           <caption class="visually-hidden">{caption}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" class="wide">Modified</th>
-              <th scope="col">Size</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Name', { name: 'Modified', wide: true }, 'Size', { name: 'Actions', hidden: true }]} />
           <tbody>
             {entries.length === 0 && (
               <tr>

@@ -1,6 +1,7 @@
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { gql, subscribe } from './api.js';
+import { TableHead } from './parts.js';
 import { useNotify } from './notifications.js';
 
 export interface Job {
@@ -87,16 +88,7 @@ export function JobsView({ repository }: { repository: string }) {
       ) : (
         <div class="scroll">
           <table class="jobs">
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Type</th>
-                <th scope="col">State</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Tries</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
+            <TableHead columns={['File', 'Type', 'State', 'Progress', 'Tries', 'Reason']} />
             <tbody>
               {jobs.map((job) => (
                 <tr key={job.id} data-job={job.id}>
