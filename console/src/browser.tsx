@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { gql, upload } from './api.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { gql, subscribe, upload } from './api.js';
 import { entryFields, EntryTable, formatSize, type EntryRow } from './entries.js';
 import { useNotify } from './notifications.js';
 import { NameForm } from './parts.js';
@@ -43,6 +43,29 @@ export function Browser({ repository, onRepository, admin }: { repository: strin
     }
   }, [repository, folderId, offset, orderBy, direction]);
   useEffect(() => void load(), [load]);
+
+  // others' changes show as they commit: the folder's events (at the root, the repository's) reload
+  // the page shown, at most every half second
+  const latestLoad = useRef(load);
+  latestLoad.current = load;
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stop = subscribe(
+      'subscription FolderEvents($repository: String!, $folderId: ID) { contentEvents(repository: $repository, folderId: $folderId) { id } }',
+      { repository, folderId },
+      () => {
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          void latestLoad.current();
+        }, 500);
+      },
+      () => {},
+    );
+    return () => {
+      clearTimeout(timer);
+      stop();
+    };
+  }, [repository, folderId]);
 
   const goTo = (crumbs: Crumb[]) => {
     setPath(crumbs);

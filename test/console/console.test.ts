@@ -144,6 +144,15 @@ describe('web console', () => {
     });
     await page.getByRole('button', { name: 'Details of broken.pdf' }).waitFor();
     expect(await page.getByRole('status').filter({ hasText: 'of 2' }).count()).toBe(1);
+    // a change made elsewhere shows without a reload: the folder's contentEvents subscription
+    const reports = await folderId('Reports');
+    const form = new FormData();
+    form.append('file', new Blob(['made elsewhere']), 'elsewhere.txt');
+    form.append('name', 'elsewhere.txt');
+    form.append('parentId', reports);
+    expect((await fetch(`${service.contentBase}/content?sessionId=${service.adminSession}`, { method: 'POST', body: form })).status).toBe(201);
+    await page.getByRole('button', { name: 'Details of elsewhere.txt' }).waitFor({ timeout: 10_000 });
+    expect(await page.getByRole('status').filter({ hasText: 'of 3' }).count()).toBe(1);
     expect(await seriousViolations()).toEqual([]);
     await shot('2-uploaded');
   });
