@@ -5,9 +5,12 @@ import { AclEditor } from './acl.js';
 import { AuditTrail } from './audit.js';
 import { useJobs } from './jobs.js';
 import { useNotify } from './notifications.js';
+import { VersionHistory } from './versions.js';
 
 export interface EntryRow {
   id: string;
+  /** the same for every version of a content: a row stays selected across a check-in */
+  chronicalId: string;
   name: string;
   entryType: 'FOLDER' | 'CONTENT';
   lastModifiedAt: string;
@@ -17,7 +20,7 @@ export interface EntryRow {
   resource?: { fileSize: number; mimeType: string; downloadUrl: string } | null;
 }
 
-export const entryFields = 'id name entryType lastModifiedAt lastModifiedBy tags ... on Content { version resource { fileSize mimeType downloadUrl } }';
+export const entryFields = 'id chronicalId name entryType lastModifiedAt lastModifiedBy tags ... on Content { version resource { fileSize mimeType downloadUrl } }';
 
 export const formatSize = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : bytes < 1024 ** 3 ? `${(bytes / 1024 ** 2).toFixed(1)} MB` : `${(bytes / 1024 ** 3).toFixed(1)} GB`;
@@ -51,7 +54,7 @@ interface TableProps {
 /** Entries as a table; each row opens its folder or its details (access, audit trail, conversion). */
 export function EntryTable({ repository, entries, caption, highlight = [], onOpenFolder, onChanged }: TableProps) {
   const [selected, setSelected] = useState<string>();
-  const chosen = entries.find((entry) => entry.id === selected);
+  const chosen = entries.find((entry) => entry.chronicalId === selected);
   return (
     <>
       <div class="scroll">
@@ -65,7 +68,7 @@ export function EntryTable({ repository, entries, caption, highlight = [], onOpe
               </tr>
             )}
             {entries.map((entry) => (
-              <tr key={entry.id} class={entry.id === selected ? 'selected' : undefined}>
+              <tr key={entry.id} class={entry.chronicalId === selected ? 'selected' : undefined}>
                 <td>
                   <EntryIcon folder={entry.entryType === 'FOLDER'} />
                   {entry.entryType === 'FOLDER' && onOpenFolder ? (
@@ -80,7 +83,7 @@ export function EntryTable({ repository, entries, caption, highlight = [], onOpe
                 <td class="wide">{new Date(entry.lastModifiedAt).toLocaleString()}</td>
                 <td>{entry.resource ? formatSize(entry.resource.fileSize) : ''}</td>
                 <td>
-                  <button type="button" aria-expanded={entry.id === selected} aria-label={`Details of ${entry.name}`} onClick={() => setSelected(entry.id === selected ? undefined : entry.id)}>
+                  <button type="button" aria-expanded={entry.chronicalId === selected} aria-label={`Details of ${entry.name}`} onClick={() => setSelected(entry.chronicalId === selected ? undefined : entry.chronicalId)}>
                     Details
                   </button>
                 </td>
@@ -89,12 +92,12 @@ export function EntryTable({ repository, entries, caption, highlight = [], onOpe
           </tbody>
         </table>
       </div>
-      {chosen && <EntryDetails key={chosen.id} repository={repository} entry={chosen} onChanged={onChanged} onClose={() => setSelected(undefined)} />}
+      {chosen && <EntryDetails key={chosen.chronicalId} repository={repository} entry={chosen} onChanged={onChanged} onClose={() => setSelected(undefined)} />}
     </>
   );
 }
 
-const tabs = { actions: 'Actions', access: 'Access', audit: 'Audit trail' } as const;
+const tabs = { actions: 'Actions', versions: 'Versions', access: 'Access', audit: 'Audit trail' } as const;
 type Tab = keyof typeof tabs;
 
 function EntryDetails({ repository, entry, onChanged, onClose }: { repository: string; entry: EntryRow; onChanged: () => void; onClose: () => void }) {
@@ -111,7 +114,9 @@ function EntryDetails({ repository, entry, onChanged, onClose }: { repository: s
         {entry.entryType === 'FOLDER' ? 'Folder' : `Content ${entry.version ?? ''} · ${entry.resource?.mimeType ?? ''}`} · last changed by {entry.lastModifiedBy}
       </p>
       <div role="tablist" aria-label="Entry details" class="tabs">
-        {(Object.keys(tabs) as Tab[]).map((name) => (
+        {(Object.keys(tabs) as Tab[])
+          .filter((name) => name !== 'versions' || entry.entryType === 'CONTENT')
+          .map((name) => (
           <button type="button" role="tab" id={`tab-${name}`} aria-selected={tab === name} aria-controls={`panel-${name}`} onClick={() => setTab(name)}>
             {tabs[name]}
           </button>
@@ -119,6 +124,7 @@ function EntryDetails({ repository, entry, onChanged, onClose }: { repository: s
       </div>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'actions' && <EntryActions repository={repository} entry={entry} onChanged={onChanged} />}
+        {tab === 'versions' && <VersionHistory repository={repository} contentId={entry.id} onChanged={onChanged} />}
         {tab === 'access' && <AclEditor repository={repository} entry={entry} />}
         {tab === 'audit' && <AuditTrail repository={repository} entryId={entry.id} />}
       </div>

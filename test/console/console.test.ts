@@ -167,6 +167,20 @@ describe('web console', () => {
     await page.getByRole('button', { name: 'Details of zebra-report-2026.pdf' }).waitFor();
   });
 
+  it('checks a content out and in with new bytes: the version history shows 2.0 over 1.0', async () => {
+    await detailsOf('elsewhere.txt');
+    await page.getByRole('tab', { name: 'Versions' }).click();
+    await page.getByRole('button', { name: 'Check out' }).click();
+    await page.getByLabel('New bytes (optional)').setInputFiles({ name: 'elsewhere.txt', mimeType: 'text/plain', buffer: Buffer.from('changed in the console') });
+    await page.getByLabel('Comment').fill('second thoughts');
+    await page.getByRole('button', { name: 'Check in' }).click();
+    await page.getByRole('cell', { name: 'second thoughts' }).waitFor();
+    expect(await page.locator('.details tbody tr td:first-child').allTextContents()).toEqual(['2.0', '1.0']);
+    expect(await page.getByRole('button', { name: 'Check out' }).count()).toBe(1);
+    expect(await seriousViolations()).toEqual([]);
+    await shot('3-versions');
+  });
+
   it('searches by properties, by condition (a bad one shows where it went wrong), and by full text with the matches marked', { timeout: 60_000 }, async () => {
     await page.getByRole('link', { name: 'Search' }).click();
     await page.getByLabel('Name (exact)').fill('zebra-report-2026.pdf');
