@@ -121,8 +121,12 @@ describe('web console', () => {
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/./);
-    await page.getByLabel('Password').fill(adminPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // by the keyboard alone: the fields in tab order, Enter submits
+    await page.getByLabel('User name').focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type(adminPassword);
+    await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie])).toEqual([0, 0, '']);
     await shot('1-signed-in');
@@ -240,8 +244,9 @@ describe('web console', () => {
     expect(await failure.textContent()).toMatch(/broken\.pdf: \w+ — ./);
     expect(await seriousViolations()).toEqual([]);
     await shot('7-conversion-failed');
+    const brokenJob = /job (\S+)/.exec((await page.getByRole('status').filter({ hasText: 'broken.pdf: job' }).textContent())!)![1]!;
     await page.getByRole('link', { name: 'Jobs' }).click();
-    await expect.poll(() => page.locator('table.jobs tr', { hasText: 'broken.pdf' }).locator('.state').textContent()).toBe('panic');
+    await expect.poll(() => page.locator(`table.jobs tr[data-job="${brokenJob}"] .state`).textContent()).toBe('panic');
     expect(await seriousViolations()).toEqual([]);
   });
 
