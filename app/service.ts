@@ -3,6 +3,7 @@ import type { Logger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/service.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { consoleRouter } from '../src/http/console.js';
 import { referencePageRouter } from '../rest-compat/reference-page.js';
 import { restRouter } from '../rest-compat/router.js';
 import { graphqlRoutes } from '../rest-compat/routes/index.js';
@@ -20,6 +21,7 @@ export function startWholeService(config: Config, logger: Logger): Promise<Runni
     gatewayRouters: ({ gateway, services, schemas }) => [
       restRouter({ gateway, services, schemas, routes: graphqlRoutes, prefix: `${config.BASE_PATH}/api/v1`, otherOperations: transferOperations, version }),
       referencePageRouter(config.BASE_PATH),
+      consoleRouter(config.BASE_PATH),
     ],
     workers: startWorkers,
   });

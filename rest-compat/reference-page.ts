@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import { bundledAsset as asset, sendBundledAsset, type BundledAsset } from '../src/http/bundled-assets.js';
 
 /*
  * The API reference page (DESIGN §13): Swagger UI from the swagger-ui-dist package, served by this
@@ -41,19 +40,8 @@ const starter = `window.ui = SwaggerUIBundle({
 });
 `;
 
-interface Asset {
-  type: string;
-  plain: Buffer;
-  gzipped: Buffer;
-}
-
-const asset = (type: string, content: string | Buffer): Asset => {
-  const plain = Buffer.from(content);
-  return { type, plain, gzipped: gzipSync(plain, { level: 9 }) };
-};
-
 /** The page and its assets, read and compressed once. */
-export function referenceAssets(): Record<string, Asset> {
+export function referenceAssets(): Record<string, BundledAsset> {
   const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   return {
     '': asset('text/html; charset=utf-8', page),
@@ -63,25 +51,11 @@ export function referenceAssets(): Record<string, Asset> {
   };
 }
 
-function send(ctx: Context, { type, plain, gzipped }: Asset): void {
-  ctx.set('content-security-policy', referencePageCsp);
-  ctx.set('x-content-type-options', 'nosniff');
-  ctx.set('cache-control', 'no-cache');
-  ctx.vary('accept-encoding');
-  ctx.type = type;
-  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    ctx.set('content-encoding', 'gzip');
-    ctx.body = gzipped;
-  } else {
-    ctx.body = plain;
-  }
-}
-
 /** `{base_url}/api/docs` and its assets under `{base_url}/api/docs/`. */
 export function referencePageRouter(basePath: string): Router {
   const assets = referenceAssets();
   const router = new Router({ prefix: `${basePath}/api` });
-  router.get('/docs', (ctx) => send(ctx, assets['']!));
-  for (const name of Object.keys(assets).filter((name) => name !== '')) router.get(`/docs${name}`, (ctx) => send(ctx, assets[name]!));
+  router.get('/docs', (ctx) => sendBundledAsset(ctx, assets['']!, { csp: referencePageCsp, cacheControl: 'no-cache' }));
+  for (const name of Object.keys(assets).filter((name) => name !== '')) router.get(`/docs${name}`, (ctx) => sendBundledAsset(ctx, assets[name]!, { csp: referencePageCsp, cacheControl: 'no-cache' }));
   return router;
 }
