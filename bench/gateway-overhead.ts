@@ -3,7 +3,10 @@
  *   (a) straight to the content subgraph over HTTP (startSubgraphServer: Apollo Server + Koa),
  *   (b) through the Hive Gateway at {base}/graphql (the service as it runs, subgraphs in process),
  *   (c) through the REST compatibility layer, GET C/folder/{id}?sessionId=… (get-folder document).
- * (b)/(a) and (c)/(a) are printed against the target ≥ 0.5.
+ *   (d) a bare peer (issue 27 item 1): `node:http` + `pg`, the same session lookup (the hashed token's
+ *       row joined with its user, expiry checked) and the same row read on the same Postgres, answering
+ *       the folder's fields as JSON — what any service must at least do for this read.
+ * (b)/(a) and (c)/(a) are printed against the target ≥ 0.5, and (c)/(d) against ≥ 0.8.
  * The gateway's two custom paths are measured in the same run with their switch off (b′, b″, c″: the
  * same service, started again on the same database with GATEWAY_HTTP_FAST_PATH=false or
  * GATEWAY_SINGLE_SUBGRAPH_SHORTCUT=false), and each path's gain printed (issue 12: ≥ 15 % or removed).
@@ -17,6 +20,10 @@
  *   knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2)
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { fileURLToPath } from 'node:url';
 import { autocannon, type AutocannonOptions, type AutocannonResult as Result } from './autocannon.js';
 import {
@@ -42,6 +49,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const TARGET = 0.5;
+const BARE_TARGET = 0.8;
 
 const QUERY = 'query Folder($repository: String!, $id: ID!) { folder(repository: $repository, id: $id) { id name owner createdAt } }';
 
@@ -52,6 +60,58 @@ interface Urls {
   noFastPath: string;
   /** the same service with GATEWAY_SINGLE_SUBGRAPH_SHORTCUT=false */
   noShortcut: string;
+  /** the bare peer: GET /folder/{id}?sessionId=… */
+  bare: string;
+}
+
+/**
+ * The bare peer (d): per request one statement for the session (by the SHA-256 of its token, as the
+ * service stores it, with the user's row) and one for the folder, over a `pg` pool of the service's size.
+ */
+async function startBareReadServer(databaseUrl: string, repositoryId: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const server = http.createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url!, 'http://bare');
+      const token = url.searchParams.get('sessionId') ?? '';
+      const sessions = await pool.query<{ user_name: string; expires_at: Date; last_seen_at: Date }>(
+        'select s.user_name, u.roles, s.expires_at, s.last_seen_at from user_session s join app_user u on u.user_name = s.user_name where s.token_hash = $1',
+        [createHash('sha256').update(token).digest('base64url')],
+      );
+      const session = sessions.rows[0];
+      if (!session || session.expires_at.getTime() <= Date.now()) return response.writeHead(401).end();
+      const folders = await pool.query(
+        `select id, name, parent_id, owner, created_by, created_at, last_modified_by, last_modified_at, active
+           from entry where id = $1 and repository_id = $2 and entry_type = 'FOLDER'`,
+        [url.pathname.split('/').pop(), repositoryId],
+      );
+      const folder = folders.rows[0];
+      if (!folder) return response.writeHead(404).end();
+      const date = (value: Date) => `${value.toISOString().slice(0, 23)}+0000`;
+      response.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          _type: 'svc.model.content.Folder',
+          id: folder.id,
+          name: folder.name,
+          parentId: folder.parent_id,
+          owner: folder.owner,
+          createdBy: folder.created_by,
+          createdAt: date(folder.created_at),
+          lastModifiedBy: folder.last_modified_by,
+          lastModifiedAt: date(folder.last_modified_at),
+          active: folder.active,
+        }),
+      );
+    })().catch((error: unknown) => response.writeHead(500).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await pool.end();
+    },
+  };
 }
 
 async function serve(dataDir: string): Promise<void> {
@@ -79,11 +139,13 @@ async function serve(dataDir: string): Promise<void> {
     host: '127.0.0.1',
     port: 0,
   });
+  const bare = await startBareReadServer(databaseUrl, `svc.repository.${REPOSITORY}`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     void (async () => {
+      await bare.stop();
       await subgraph.stop();
       await noFastPath.stop();
       await noShortcut.stop();
@@ -94,11 +156,11 @@ async function serve(dataDir: string): Promise<void> {
   process.on('message', (message) => message === 'stop' && stop());
   // the parent is gone (killed): stop too, so that no Postgres is left behind
   process.on('disconnect', stop);
-  process.send!({ base: running.baseUrl, subgraph: subgraph.url, noFastPath: noFastPath.baseUrl, noShortcut: noShortcut.baseUrl } satisfies Urls);
+  process.send!({ base: running.baseUrl, subgraph: subgraph.url, noFastPath: noFastPath.baseUrl, noShortcut: noShortcut.baseUrl, bare: bare.url } satisfies Urls);
 }
 
 interface Case {
-  key: 'a' | 'b' | 'c' | 'bNoFastPath' | 'bNoShortcut' | 'cNoShortcut';
+  key: 'a' | 'b' | 'c' | 'd' | 'bNoFastPath' | 'bNoShortcut' | 'cNoShortcut';
   label: string;
   options: AutocannonOptions;
 }
@@ -135,6 +197,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     { key: 'a', label: '(a) content subgraph direct', options: { url: urls.subgraph, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
     { key: 'b', label: '(b) gateway /graphql', options: { url: `${urls.base}/graphql`, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
     { key: 'c', label: '(c) REST GET C/folder/{id}', options: { url: restUrl, method: 'GET', verifyBody: okRest } },
+    { key: 'd', label: '(d) bare node:http + pg', options: { url: `${urls.bare}/folder/${folderId}?sessionId=${session}`, method: 'GET', verifyBody: okRest } },
     { key: 'bNoFastPath', label: "(b') gateway, fast path off", options: { url: `${urls.noFastPath}/graphql`, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
     { key: 'bNoShortcut', label: '(b") gateway, shortcut off', options: { url: `${urls.noShortcut}/graphql`, method: 'POST', headers: graphqlHeaders, body: graphqlBody, verifyBody: okGraphql } },
     { key: 'cNoShortcut', label: '(c") REST, shortcut off', options: { url: `${urls.noShortcut}${restPath}`, method: 'GET', verifyBody: okRest } },
@@ -148,7 +211,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   }
   console.log(`server child pid ${child.pid}; ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per case, ${ROUNDS} round(s)`);
 
-  const series = (): Record<Case['key'], number[]> => ({ a: [], b: [], c: [], bNoFastPath: [], bNoShortcut: [], cNoShortcut: [] });
+  const series = (): Record<Case['key'], number[]> => ({ a: [], b: [], c: [], d: [], bNoFastPath: [], bNoShortcut: [], cNoShortcut: [] });
   const rps = series();
   const nodeCpu = series();
   const pgCpu = series();
@@ -180,16 +243,17 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     }
   }
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const [a, b, c] = [mean(rps.a), mean(rps.b), mean(rps.c)];
-  const [na, nb, nc] = [mean(nodeCpu.a), mean(nodeCpu.b), mean(nodeCpu.c)];
+  const [a, b, c, d] = [mean(rps.a), mean(rps.b), mean(rps.c), mean(rps.d)];
+  const [na, nb, nc, nd] = [mean(nodeCpu.a), mean(nodeCpu.b), mean(nodeCpu.c), mean(nodeCpu.d)];
   console.log('');
-  console.log(`mean req/s: (a) subgraph direct ${fmt(a, 0)}, (b) gateway ${fmt(b, 0)}, (c) REST ${fmt(c, 0)}`);
+  console.log(`mean req/s: (a) subgraph direct ${fmt(a, 0)}, (b) gateway ${fmt(b, 0)}, (c) REST ${fmt(c, 0)}, (d) bare ${fmt(d, 0)}`);
   console.log(
-    `mean server CPU per request (node + postgres): (a) ${fmt(na, 0)} + ${fmt(mean(pgCpu.a), 0)} µs, (b) ${fmt(nb, 0)} + ${fmt(mean(pgCpu.b), 0)} µs, (c) ${fmt(nc, 0)} + ${fmt(mean(pgCpu.c), 0)} µs`,
+    `mean server CPU per request (node + postgres): (a) ${fmt(na, 0)} + ${fmt(mean(pgCpu.a), 0)} µs, (b) ${fmt(nb, 0)} + ${fmt(mean(pgCpu.b), 0)} µs, (c) ${fmt(nc, 0)} + ${fmt(mean(pgCpu.c), 0)} µs, (d) ${fmt(nd, 0)} + ${fmt(mean(pgCpu.d), 0)} µs`,
   );
   console.log(`ratio (b)/(a) gateway/direct = ${fmt(ratio(b, a), 2)} (target >= ${TARGET}: ${verdict(ratio(b, a) >= TARGET)})`);
   console.log(`ratio (c)/(a) REST/direct    = ${fmt(ratio(c, a), 2)} (target >= ${TARGET}: ${verdict(ratio(c, a) >= TARGET)})`);
-  console.log(`(for a busy machine: the node CPU-per-request ratio, direct/gateway ${fmt(ratio(na, nb), 2)}, direct/REST ${fmt(ratio(na, nc), 2)})`);
+  console.log(`ratio (c)/(d) REST/bare      = ${fmt(ratio(c, d), 2)} (target >= ${BARE_TARGET}: ${verdict(ratio(c, d) >= BARE_TARGET)})`);
+  console.log(`(for a busy machine: the node CPU-per-request ratio, direct/gateway ${fmt(ratio(na, nb), 2)}, direct/REST ${fmt(ratio(na, nc), 2)}, bare/REST ${fmt(ratio(nd, nc), 2)})`);
   // each switch's gain: req/s on ÷ off, and node CPU per request off ÷ on (the steadier figure on a loaded machine)
   const gain = (label: string, on: Case['key'], off: Case['key']) =>
     console.log(
@@ -198,8 +262,12 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   gain('the HTTP fast path on (b)', 'b', 'bNoFastPath');
   gain('the single-subgraph shortcut on (b)', 'b', 'bNoShortcut');
   gain('the single-subgraph shortcut on (c)', 'c', 'cNoShortcut');
-  const missed = [...(ratio(b, a) >= TARGET ? [] : ['gateway/direct']), ...(ratio(c, a) >= TARGET ? [] : ['REST/direct'])];
-  console.log(targetsLine('gateway-overhead', `gateway/direct ${fmt(ratio(b, a), 2)}, REST/direct ${fmt(ratio(c, a), 2)}`, missed));
+  const missed = [
+    ...(ratio(b, a) >= TARGET ? [] : ['gateway/direct']),
+    ...(ratio(c, a) >= TARGET ? [] : ['REST/direct']),
+    ...(ratio(c, d) >= BARE_TARGET ? [] : [`REST/bare >= ${BARE_TARGET}`]),
+  ];
+  console.log(targetsLine('gateway-overhead', `gateway/direct ${fmt(ratio(b, a), 2)}, REST/direct ${fmt(ratio(c, a), 2)}, REST/bare ${fmt(ratio(c, d), 2)}`, missed));
 }
 
 if (process.argv[2] === 'serve') {

@@ -33,6 +33,7 @@ import { Migration20261128030000Webhooks } from './migrations/Migration202611280
 import { Migration20261128040000ExtractionNotes } from './migrations/Migration20261128040000ExtractionNotes.js';
 import { Migration20261128050000AuditIndexes } from './migrations/Migration20261128050000AuditIndexes.js';
 import { Migration20261128060000StorageMigration } from './migrations/Migration20261128060000StorageMigration.js';
+import { Migration20261128080000StatisticsTallies } from './migrations/Migration20261128080000StatisticsTallies.js';
 
 export type Orm = MikroORM;
 
@@ -69,6 +70,7 @@ export const migrationsList = [
   { name: 'Migration20261128040000ExtractionNotes', class: Migration20261128040000ExtractionNotes },
   { name: 'Migration20261128050000AuditIndexes', class: Migration20261128050000AuditIndexes },
   { name: 'Migration20261128060000StorageMigration', class: Migration20261128060000StorageMigration },
+  { name: 'Migration20261128080000StatisticsTallies', class: Migration20261128080000StatisticsTallies },
 ];
 
 export interface OrmOptions {

@@ -3,53 +3,43 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { convertJobName } from '../conversion/operations.js';
 import { partitionOf, type RepositoryRecord } from './operations.js';
 
-const MiB = 1024 * 1024;
+type Range = { min: string | null; max: string | null };
 
 /**
- * Spec "Repository statistics", computed by aggregate SQL over the latest version of each chronicle
- * (a working copy is not one more content; never by walking files). `residuals` counts contents without a resource or with an unknown size;
- * sizes of 1 GiB and more count in `size_1GB_10GB` (the spec has no larger bucket).
+ * Spec "Repository statistics" over the latest version of each chronicle (a working copy is not one
+ * more content; never by walking files), read from tallies that every change keeps in its own
+ * transaction (Migration20261128080000StatisticsTallies): the cost is the same at any repository size.
+ * Minima and maxima are one index probe each. `residuals` counts contents without a resource or with an
+ * unknown size; sizes of 1 GiB and more count in `size_1GB_10GB` (the spec has no larger bucket).
  */
 export async function repositoryStatistics(em: EntityManager, repository: RepositoryRecord) {
   const started = performance.now();
   const connection = em.getConnection();
-  const [[content], [last], [cache], statuses, [noticed]] = await Promise.all([
+  const [[content], [contentRange], [last], cache, [representationRange], [sourceRange], [noticed]] = await Promise.all([
     connection.execute<Record<string, string | null>[]>(
-      // sizes from the entry's own copy of its resource's size (kept by triggers, Migration20261122270000):
-      // no join with resource, which cost a hash join of every latest entry (p95 1.9 s at 1,000,000)
-      `select count(*) filter (where e.entry_type = 'CONTENT') as contents,
-              count(*) filter (where e.entry_type = 'FOLDER') as folders,
-              count(*) filter (where e.entry_type = 'CONTENT' and e.active) as active_contents,
-              count(*) filter (where e.entry_type = 'FOLDER' and e.active) as active_folders,
-              coalesce(sum(e.size), 0) as size, min(e.size) as min_size, max(e.size) as max_size, avg(e.size) as average_size,
-              count(*) filter (where e.entry_type = 'CONTENT' and e.size is null) as residuals,
-              count(*) filter (where e.size < ${MiB}) as b0,
-              count(*) filter (where e.size >= ${MiB} and e.size < ${10 * MiB}) as b1,
-              count(*) filter (where e.size >= ${10 * MiB} and e.size < ${100 * MiB}) as b2,
-              count(*) filter (where e.size >= ${100 * MiB} and e.size < ${1024 * MiB}) as b3,
-              count(*) filter (where e.size >= ${1024 * MiB}) as b4
-         from (select entry_type, active, case when entry_type = 'CONTENT' then resource_file_size end as size
-                 from entry where repository_id = ? and is_latest and version_status is distinct from 'WORKING_COPY') e`,
+      `select ${['contents', 'folders', 'active_contents', 'active_folders', 'sized', 'size', 'residuals', 'b0', 'b1', 'b2', 'b3', 'b4']
+        .map((column) => `coalesce(sum(${column}), 0) as ${column}`)
+        .join(', ')} from entry_tally where repository_id = ?`,
+      [repository.id],
+    ),
+    connection.execute<Range[]>(
+      `select min(resource_file_size) as min, max(resource_file_size) as max from entry
+        where repository_id = ? and is_latest and version_status is distinct from 'WORKING_COPY' and entry_type = 'CONTENT'`,
       [repository.id],
     ),
     connection.execute<{ last_modified_at: Date | null; last_modified_by: string | null }[]>(
       `select last_modified_at, last_modified_by from entry where repository_id = ? and is_latest order by last_modified_at desc limit 1`,
       [repository.id],
     ),
-    connection.execute<Record<string, string | null>[]>(
-      // one join of the sources with their entries for all five source figures (not one join per figure)
-      `with sources as (select distinct source_entry_id from representation where repository_id = ?),
-       representations as (
-         select count(*) as representations, coalesce(sum(file_size), 0) as size, min(file_size) as min_size, max(file_size) as max_size, avg(file_size) as average_size
-           from representation where repository_id = ?),
-       source_sizes as (
-         select count(*) as source_count, coalesce(sum(e.resource_file_size), 0) as source_size, min(e.resource_file_size) as source_min,
-                max(e.resource_file_size) as source_max, avg(e.resource_file_size) as source_average
-           from sources s join entry e on e.id = s.source_entry_id)
-       select (select count(*) from sources) as documents, r.*, ss.* from representations r, source_sizes ss`,
-      [repository.id, repository.id],
+    // one row per representation status, and the sources' row (status null)
+    connection.execute<{ status: string | null; representations: string; size: string; sources: string; source_sized: string; source_size: string }[]>(
+      `select status, sum(representations) as representations, sum(size) as size, sum(sources) as sources, sum(source_sized) as source_sized,
+              sum(source_size) as source_size
+         from representation_tally where repository_id = ? group by status`,
+      [repository.id],
     ),
-    connection.execute<{ status: string; count: string }[]>('select status, count(*) as count from representation where repository_id = ? group by status', [repository.id]),
+    connection.execute<Range[]>('select min(file_size) as min, max(file_size) as max from representation where repository_id = ?', [repository.id]),
+    connection.execute<Range[]>('select min(size) as min, max(size) as max from representation_source where repository_id = ?', [repository.id]),
     // what the notifications below count besides the residuals: failed conversions, texts waiting for extraction
     connection.execute<{ failed: string; waiting_for_text: string }[]>(
       `select count(*) as failed, (select count(*) from text_extraction_queue where repository_id = ?) as waiting_for_text
@@ -58,6 +48,11 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
     ),
   ]);
   const n = (value: string | null | undefined) => (value === null || value === undefined ? 0 : Number(value));
+  const average = (total: number, count: number) => (count > 0 ? total / count : 0);
+  const statuses = cache.filter((row) => row.status !== null && n(row.representations) > 0);
+  const representations = statuses.reduce((total, row) => total + n(row.representations), 0);
+  const representationsSize = statuses.reduce((total, row) => total + n(row.size), 0);
+  const sources = cache.find((row) => row.status === null);
   const residuals = n(content!.residuals);
   const failed = n(noticed!.failed);
   const waitingForText = n(noticed!.waiting_for_text);
@@ -86,9 +81,9 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
       numberOfDeactivatedContents: n(content!.contents) - n(content!.active_contents),
       numberOfDeactivatedFolders: n(content!.folders) - n(content!.active_folders),
       size: n(content!.size),
-      minSize: n(content!.min_size),
-      maxSize: n(content!.max_size),
-      averageSize: n(content!.average_size),
+      minSize: n(contentRange!.min),
+      maxSize: n(contentRange!.max),
+      averageSize: average(n(content!.size), n(content!.sized)),
       lastModifiedAt: last?.last_modified_at ? new Date(last.last_modified_at) : null,
       lastModifiedBy: last?.last_modified_by ?? null,
       sizeDistribution: {
@@ -101,19 +96,19 @@ export async function repositoryStatistics(em: EntityManager, repository: Reposi
       },
     },
     cacheStatistics: {
-      numberOfDocuments: n(cache!.documents),
-      numberOfPages: n(cache!.representations),
-      numberOfRepresentations: n(cache!.representations),
-      numberOfSourceRepresentations: n(cache!.source_count),
-      representationsSize: n(cache!.size),
-      representationsMinSize: n(cache!.min_size),
-      representationsMaxSize: n(cache!.max_size),
-      representationsAverageSize: n(cache!.average_size),
-      sourceRepresentationsSize: n(cache!.source_size),
-      sourceRepresentationsMinSize: n(cache!.source_min),
-      sourceRepresentationsMaxSize: n(cache!.source_max),
-      sourceRepresentationsAverageSize: n(cache!.source_average),
-      representationsStatus: Object.fromEntries(statuses.map((row) => [row.status, Number(row.count)])),
+      numberOfDocuments: n(sources?.sources),
+      numberOfPages: representations,
+      numberOfRepresentations: representations,
+      numberOfSourceRepresentations: n(sources?.sources),
+      representationsSize,
+      representationsMinSize: n(representationRange!.min),
+      representationsMaxSize: n(representationRange!.max),
+      representationsAverageSize: average(representationsSize, representations),
+      sourceRepresentationsSize: n(sources?.source_size),
+      sourceRepresentationsMinSize: n(sourceRange!.min),
+      sourceRepresentationsMaxSize: n(sourceRange!.max),
+      sourceRepresentationsAverageSize: average(n(sources?.source_size), n(sources?.source_sized)),
+      representationsStatus: Object.fromEntries(statuses.map((row) => [row.status, n(row.representations)])),
     },
   };
 }
