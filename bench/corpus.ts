@@ -10,8 +10,10 @@
  *            GET C/jobs: the extraction job that took it, and whether it is listed among its failures
  *
  * A path is one entry of `paths` with its own driver: `drive(context, item)` answers what became of one
- * PDF (done, failed with a reason, or stuck past the path's bound). Another path (the thumbnail of
- * issue 29 item 3, `GET C/content/{id}/thumbnail`) is one more entry.
+ * PDF (done, failed with a reason, or stuck past the path's bound). The thumbnail of issue 29 item 3 is
+ * one more:
+ *   thumbnail  the preview its upload asked for: its thumbnail job, once final, and then
+ *              GET C/content/{id}/thumbnail answering a PNG of at most 256 px on its long side
  *
  * Per path: the shares done and failed, the failures grouped by reason. Targets: no 5xx on any call,
  * no stuck job (each reaches a final state within its path's bound), every failure a `panic` with a
@@ -78,7 +80,7 @@ class Context {
   calls = 0;
   mergeFolderId = '';
   smallPdfId = '';
-  private extractionJobs: { at: number; jobs: Promise<Record<string, any>[]> } | undefined;
+  private backgroundJobs: { at: number; jobs: Promise<Record<string, any>[]> } | undefined;
 
   constructor(
     baseUrl: string,
@@ -118,21 +120,24 @@ class Context {
     }
   }
 
-  /** The repository's text extraction jobs (GET C/jobs as the administrator), read again at most every 2 s by all who ask. */
-  extractionJobsNow(): Promise<Record<string, any>[]> {
-    if (!this.extractionJobs || Date.now() - this.extractionJobs.at > 2000) {
+  /**
+   * The repository's background jobs of one request type (GET C/jobs as the administrator:
+   * `ExtractTextRequest`, `ThumbnailRequest`), all read again at most every 2 s by all who ask.
+   */
+  async backgroundJobsNow(requestType: string): Promise<Record<string, any>[]> {
+    if (!this.backgroundJobs || Date.now() - this.backgroundJobs.at > 2000) {
       const read = async () => {
         const jobs: Record<string, any>[] = [];
         for (let offset = 0; ; offset += 1000) {
           const { status, body } = await this.rest('GET', '/jobs', { limit: '1000', offset: String(offset) });
           if (status !== 200) throw new Error(`GET C/jobs: ${status} ${JSON.stringify(body)}`);
-          jobs.push(...body.entries.filter((job: Record<string, any>) => job.requestTypeShortName === 'ExtractTextRequest'));
+          jobs.push(...body.entries);
           if (body.entries.length < 1000) return jobs;
         }
       };
-      this.extractionJobs = { at: Date.now(), jobs: read() };
+      this.backgroundJobs = { at: Date.now(), jobs: read() };
     }
-    return this.extractionJobs.jobs;
+    return (await this.backgroundJobs.jobs).filter((job) => job.requestTypeShortName === requestType);
   }
 }
 
@@ -189,7 +194,7 @@ async function mergePath(context: Context, item: Item, boundMs: number): Promise
 async function extractPath(context: Context, item: Item, boundMs: number): Promise<Outcome> {
   const since = Date.now();
   for (;;) {
-    const job = (await context.extractionJobsNow()).find((candidate) => candidate.contentIds?.includes(item.contentId));
+    const job = (await context.backgroundJobsNow('ExtractTextRequest')).find((candidate) => candidate.contentIds?.includes(item.contentId));
     if (job && ['Done', 'panic', 'cancelled'].includes(job.state)) {
       return outcomeOf(job, (record) => {
         const failure = (JSON.parse(record.serializedResult ?? '{}').failed ?? []).find((failed: { contentIds: string[] }) => failed.contentIds.includes(item.contentId));
@@ -197,6 +202,30 @@ async function extractPath(context: Context, item: Item, boundMs: number): Promi
       });
     }
     if (Date.now() - since > boundMs) return { state: 'stuck', last: job ? `${job.state} (job ${job.id})` : 'no extraction job took it' };
+    await sleep(1000);
+  }
+}
+
+/**
+ * The preview its upload asked for (issue 29 item 3): the thumbnail job of the content, once final;
+ * done when `GET C/content/{id}/thumbnail` then answers a PNG of at most 256 px on its long side.
+ */
+async function thumbnailPath(context: Context, item: Item, boundMs: number): Promise<Outcome> {
+  const since = Date.now();
+  for (;;) {
+    const job = (await context.backgroundJobsNow('ThumbnailRequest')).find((candidate) => candidate.contentIds?.includes(item.contentId));
+    if (job && ['Done', 'panic', 'cancelled'].includes(job.state)) {
+      return outcomeOf(job, async () => {
+        const response = await fetch(`${context.base}/content/${item.contentId}/thumbnail?${new URLSearchParams({ sessionId: context.session })}`);
+        context.calls++;
+        const png = Buffer.from(await response.arrayBuffer());
+        if (response.status !== 200 || response.headers.get('content-type') !== 'image/png') return { state: 'failed', final: `thumbnail HTTP ${response.status}`, message: png.toString().slice(0, 200) };
+        // the PNG header's width and height (IHDR)
+        const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+        return Math.max(width, height) <= 256 ? { state: 'done' } : { state: 'failed', final: 'thumbnail too large', message: `${width}×${height}` };
+      });
+    }
+    if (Date.now() - since > boundMs) return { state: 'stuck', last: job ? `${job.state} (job ${job.id})` : 'no thumbnail job took it' };
     await sleep(1000);
   }
 }
@@ -215,7 +244,8 @@ function pathsFor(config: ReturnType<typeof loadConfig>): CorpusPath[] {
     { name: 'image', inFlight, boundMs: jobBoundMs, drive: imagePath },
     { name: 'merge', inFlight, boundMs: jobBoundMs, drive: mergePath },
     { name: 'extract', inFlight: Infinity, boundMs: Number(process.env.CORPUS_EXTRACT_BOUND_MS ?? 30 * 60_000), drive: extractPath },
-    // thumbnail (issue 29 item 3): { name: 'thumbnail', inFlight: Infinity, boundMs: …, drive: thumbnailPath }
+    // thumbnails run one at a time in their own slot: the whole corpus's within the extraction's bound
+    { name: 'thumbnail', inFlight: Infinity, boundMs: Number(process.env.CORPUS_EXTRACT_BOUND_MS ?? 30 * 60_000), drive: thumbnailPath },
   ];
 }
 
