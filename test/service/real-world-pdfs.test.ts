@@ -25,9 +25,13 @@ const sample = [
   'bitmap-mmr.pdf',
   'three_pages_with_number.pdf',
 ];
-/** the shared corpus when it is there, else the copies committed for CI (test/fixtures/corpus/README.md) */
-const shared = path.resolve(projectRoot, '../shared/corpus');
-const folder = sample.every((file) => existsSync(path.join(shared, file))) ? shared : path.join(projectRoot, 'test/fixtures/corpus');
+/**
+ * Read from the shared corpus, never copied into the project (its README asks so); on a machine
+ * without it the file is skipped, and says so, as the MongoDB contract tests are without MongoDB.
+ */
+const folder = path.resolve(projectRoot, '../shared/corpus');
+const corpusHere = sample.every((file) => existsSync(path.join(folder, file)));
+if (!corpusHere) console.warn(`real-world PDFs skipped: the corpus is not at ${folder}`);
 const boundMs = 150_000;
 
 let service: TestService;
@@ -35,6 +39,7 @@ const contents = new Map<string, string>();
 let valid: Record<string, any>;
 
 beforeAll(async () => {
+  if (!corpusHere) return;
   service = await startTestService({ OCR_ENABLED: 'true' });
   for (const file of sample) contents.set(file, (await newContent(service, { name: file, bytes: await fs.readFile(path.join(folder, file)) })).id);
   valid = await newContent(service, { name: 'valid.pdf', bytes: textPdf(1, 5) });
@@ -50,7 +55,7 @@ function endedWell(file: string, job: { state: string; reasonCode?: string; erro
   }
 }
 
-describe('real-world PDFs through every conversion path', () => {
+describe.skipIf(!corpusHere)('real-world PDFs through every conversion path', () => {
   it('to page images (every page, CONTENT_REPRESENTATION): each Done with its pages stored, or panic with a reason', async () => {
     const jobs = await Promise.all(
       sample.map(async (file) => {
