@@ -464,7 +464,10 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
     await fs.rm(target);
     const row = { up: mibps(up.seconds), down: mibps(down.seconds), sdkUp: mibps(sdkUp.seconds), sdkDown: mibps(sdkDown.seconds), rss: Math.max(upRss, downRss) / MiB };
     rows.push(row);
-    console.log(`round ${round}: upload ${fmt(row.up)} MiB/s vs SDK ${fmt(row.sdkUp)} MiB/s; download ${fmt(row.down)} MiB/s vs SDK ${fmt(row.sdkDown)} MiB/s; service RSS peak +${fmt(row.rss)} MiB; md5 ok`);
+    console.log(
+      `round ${round}: upload ${fmt(row.up)} MiB/s vs SDK ${fmt(row.sdkUp)} MiB/s; download ${fmt(row.down)} MiB/s vs SDK ${fmt(row.sdkDown)} MiB/s; ` +
+        `service RSS peak +${fmt(upRss / MiB)} MiB during upload, +${fmt(downRss / MiB)} MiB during download; md5 ok`,
+    );
   }
   const mean = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((sum, r) => sum + pick(r), 0) / rows.length;
   const upRatio = ratio(mean((r) => r.up), mean((r) => r.sdkUp));

@@ -31,6 +31,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { ConfigError } from '../config.js';
+import { noteSentParts } from './garbage-pacer.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
 import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
@@ -40,7 +41,7 @@ import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck }
  * with the one being filled). Measured with `npm run bench -- transfer` (docs/benchmarks.md): 8 MiB parts
  * grew the service's RSS by 69 MiB over a large upload, over the 64 MiB target.
  */
-export const MULTIPART_UPLOAD = { partSize: 5 * 1024 * 1024, queueSize: 4 } as const;
+export const MULTIPART_UPLOAD = { partSize: 5 * 1024 * 1024, queueSize: 2 } as const;
 /** The largest object one CopyObject copies; larger ones are streamed through this process. */
 const MAX_COPY_OBJECT_BYTES = 5 * 1024 ** 3;
 const TEMP_PREFIX = '.tmp/';
@@ -136,6 +137,12 @@ export class S3Store implements ByteStore {
       params: { Bucket: this.bucket, Key: key, Body: metered },
       ...MULTIPART_UPLOAD,
       leavePartsOnError: false,
+    });
+    let partsSent = 0;
+    upload.on('httpUploadProgress', ({ loaded }) => {
+      if (loaded === undefined || loaded <= partsSent) return;
+      noteSentParts(loaded - partsSent);
+      partsSent = loaded;
     });
     // a failed upload stops the reading too (nobody would take the bytes any more)
     const uploaded = upload.done().catch((error: unknown) => {
