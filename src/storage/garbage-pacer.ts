@@ -19,7 +19,7 @@ const collect = (globalThis as { gc?: CollectGarbage }).gc;
 let sinceLastCollection = 0;
 let sentSinceLastCollection = 0;
 
-/** Counts bytes received into the store; every PACE_BYTES, one young-generation collection. */
+/** Counts bytes received into the store (or from S3 for a download); every PACE_BYTES, one young-generation collection. */
 export function noteReceivedBytes(bytes: number): void {
   sinceLastCollection += bytes;
   if (sinceLastCollection < PACE_BYTES) return;

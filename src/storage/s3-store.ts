@@ -31,7 +31,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { ConfigError } from '../config.js';
-import { noteSentParts } from './garbage-pacer.js';
+import { noteReceivedBytes, noteSentParts } from './garbage-pacer.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
 import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
@@ -285,6 +285,8 @@ export class S3Store implements ByteStore {
         const body = await this.body(key, `bytes=${start}-${end}`);
         body.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
+          // each chunk from S3 is a fresh buffer, garbage once written: collected early, as an upload's
+          noteReceivedBytes(chunk.length);
         });
         await pipeline(body, res);
         if (bytes !== end - start + 1) throw new StoredFileUnavailableError(`ended at byte ${start + bytes}, before ${end + 1}`);
