@@ -35,14 +35,14 @@ async function startRole(name: string, role: string, env: Record<string, string>
 
 const graphqlUrl = (name: string) => `${processes.get(name)!.baseUrl}/graphql`;
 
-const authenticate = (gateway: TestService, user: string, password: string) =>
+const authenticate = (gateway: Pick<TestService, 'baseUrl'>, user: string, password: string) =>
   fetch(`${gateway.baseUrl}/api/v1/authenticate?user=${encodeURIComponent(user)}&password=${encodeURIComponent(password)}`, { method: 'POST' });
 
-/** What the test helpers need of a service, for a gateway process: its URLs and an administrator's session. */
+/** What the test helpers used here read of a service (its URLs and an administrator's session), for a gateway process. */
 async function gatewayOf(gateway: ServiceProcess): Promise<TestService> {
   const base = gateway.baseUrl;
   const login = async (user: string, password: string) => {
-    const response = await fetch(`${base}/api/v1/authenticate?user=${encodeURIComponent(user)}&password=${encodeURIComponent(password)}`, { method: 'POST' });
+    const response = await authenticate({ baseUrl: base }, user, password);
     if (response.status !== 200) throw new Error(`login of ${user} failed: ${response.status} ${await response.text()}`);
     return (await response.json()) as string;
   };
