@@ -35,7 +35,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { createS3Client } from '../src/storage/s3-store.js';
+import { createS3Client, MULTIPART_UPLOAD } from '../src/storage/s3-store.js';
 import { startTestS3 } from '../test/helpers/s3.js';
 import {
   contentBase,
@@ -398,8 +398,14 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     ...(ratio(down, read) >= RATIO_TARGET ? [] : ['download ratio']),
     ...(rssGrowth < RSS_TARGET_MIB ? [] : ['RSS growth']),
   ];
-  console.log(targetsLine('transfer', `upload ${fmt(ratio(up, copy), 2)}× write peer, download ${fmt(ratio(down, read), 2)}× read peer, RSS +${fmt(rssGrowth)} MiB`, missed));
-  if (process.env.TRANSFER_S3 !== 'false') await s3Case(tmp, work, source, sourceMd5, cleanup);
+  let figures = `upload ${fmt(ratio(up, copy), 2)}× write peer, download ${fmt(ratio(down, read), 2)}× read peer, RSS +${fmt(rssGrowth)} MiB`;
+  if (process.env.TRANSFER_S3 !== 'false') {
+    const s3 = await s3Case(tmp, work, source, sourceMd5, cleanup);
+    figures += `; S3: ${s3.figures}`;
+    missed.push(...s3.missed.map((target) => `S3 ${target}`));
+  }
+  // one last line for both cases (bench/run-all.ts reads it)
+  console.log(targetsLine('transfer', figures, missed));
 }
 
 /** The S3 peer (this file with argument `s3`): buckets of its own on s3rver (or S3_ENDPOINT); sends their S3_* settings; ends with its parent. */
@@ -410,7 +416,7 @@ async function s3Server(): Promise<void> {
 }
 
 /** The same file through a service on S3, against the AWS SDK moving it to the same S3 directly. */
-async function s3Case(tmp: string, work: string, source: string, sourceMd5: string, cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
+async function s3Case(tmp: string, work: string, source: string, sourceMd5: string, cleanup: (fn: () => Promise<void> | void) => void): Promise<{ figures: string; missed: string[] }> {
   header(`transfer, S3: ${SIZE_MIB} MiB through REST into S3 vs the AWS SDK to the same S3`);
   const peer = fork(fileURLToPath(import.meta.url), ['s3'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   cleanup(() => {
@@ -439,8 +445,8 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
   const rows: { up: number; down: number; sdkUp: number; sdkDown: number; rss: number }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const key = `peer/${round}.bin`;
-    // the service's own settings: 8 MiB parts, four in flight (src/storage/s3-store.ts)
-    const sdkUp = await timed(() => new Upload({ client, params: { Bucket: env.S3_BUCKET!, Key: key, Body: createReadStream(source, { highWaterMark: CHUNK }) }, partSize: 8 * MiB, queueSize: 4 }).done());
+    // the service's own part size and queue (src/storage/s3-store.ts)
+    const sdkUp = await timed(() => new Upload({ client, params: { Bucket: env.S3_BUCKET!, Key: key, Body: createReadStream(source, { highWaterMark: CHUNK }) }, ...MULTIPART_UPLOAD }).done());
     const sdkDown = await timed(async () => pipeline((await client.send(new GetObjectCommand({ Bucket: env.S3_BUCKET!, Key: key }))).Body as Readable, discard()));
 
     sampler.reset();
@@ -458,7 +464,10 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
     await fs.rm(target);
     const row = { up: mibps(up.seconds), down: mibps(down.seconds), sdkUp: mibps(sdkUp.seconds), sdkDown: mibps(sdkDown.seconds), rss: Math.max(upRss, downRss) / MiB };
     rows.push(row);
-    console.log(`round ${round}: upload ${fmt(row.up)} MiB/s vs SDK ${fmt(row.sdkUp)} MiB/s; download ${fmt(row.down)} MiB/s vs SDK ${fmt(row.sdkDown)} MiB/s; service RSS peak +${fmt(row.rss)} MiB; md5 ok`);
+    console.log(
+      `round ${round}: upload ${fmt(row.up)} MiB/s vs SDK ${fmt(row.sdkUp)} MiB/s; download ${fmt(row.down)} MiB/s vs SDK ${fmt(row.sdkDown)} MiB/s; ` +
+        `service RSS peak +${fmt(upRss / MiB)} MiB during upload, +${fmt(downRss / MiB)} MiB during download; md5 ok`,
+    );
   }
   const mean = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((sum, r) => sum + pick(r), 0) / rows.length;
   const upRatio = ratio(mean((r) => r.up), mean((r) => r.sdkUp));
@@ -468,7 +477,7 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
   console.log(`  download ${fmt(mean((r) => r.down))} MiB/s   SDK ${fmt(mean((r) => r.sdkDown))} MiB/s   ratio ${fmt(downRatio, 2)} (target >= ${RATIO_TARGET}: ${verdict(downRatio >= RATIO_TARGET)})`);
   console.log(`  service RSS growth, largest: ${fmt(rssGrowth)} MiB (target < ${RSS_TARGET_MIB} MiB: ${verdict(rssGrowth < RSS_TARGET_MIB)})`);
   const missed = [...(upRatio >= RATIO_TARGET ? [] : ['upload ratio']), ...(downRatio >= RATIO_TARGET ? [] : ['download ratio']), ...(rssGrowth < RSS_TARGET_MIB ? [] : ['RSS growth'])];
-  console.log(targetsLine('transfer (S3)', `upload ${fmt(upRatio, 2)}× SDK, download ${fmt(downRatio, 2)}× SDK, RSS +${fmt(rssGrowth)} MiB`, missed));
+  return { figures: `upload ${fmt(upRatio, 2)}× SDK, download ${fmt(downRatio, 2)}× SDK, RSS +${fmt(rssGrowth)} MiB`, missed };
 }
 
 if (process.argv[2] === 'plain-http') {

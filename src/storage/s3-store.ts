@@ -3,7 +3,7 @@
  *
  * Keys are the storage paths (`xx/yy/<id>`, store.ts), derived from ids only. An upload streams
  * through an UploadMeter (size, md5, head on the way) into a lib-storage Upload: one PutObject when
- * small, a multipart upload of PART_BYTES parts otherwise — at most QUEUE_PARTS parts in memory, and
+ * small, a multipart upload of MULTIPART_UPLOAD parts otherwise — at most queueSize parts in memory, and
  * aborted on failure (leavePartsOnError false), so a failed upload leaves no parts and no object.
  * Uploads whose key is not known yet (a page image that may replace another) go to `.tmp/<name>`
  * and are copied into place at commit; an object is durable once S3 answered its upload.
@@ -31,14 +31,17 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { ConfigError } from '../config.js';
+import { noteReceivedBytes, noteSentParts } from './garbage-pacer.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
 import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
 
-/** Multipart part size: S3's minimum is 5 MiB; larger parts mean fewer requests. */
-const PART_BYTES = 8 * 1024 * 1024;
-/** Parts uploaded at once (and held in memory at most, with the one being filled). */
-const QUEUE_PARTS = 4;
+/**
+ * Multipart uploads: parts of S3's minimum size (5 MiB), four uploaded at once (and held in memory at most,
+ * with the one being filled). Measured with `npm run bench -- transfer` (docs/benchmarks.md): 8 MiB parts
+ * grew the service's RSS by 69 MiB over a large upload, over the 64 MiB target.
+ */
+export const MULTIPART_UPLOAD = { partSize: 5 * 1024 * 1024, queueSize: 2 } as const;
 /** The largest object one CopyObject copies; larger ones are streamed through this process. */
 const MAX_COPY_OBJECT_BYTES = 5 * 1024 ** 3;
 const TEMP_PREFIX = '.tmp/';
@@ -132,9 +135,14 @@ export class S3Store implements ByteStore {
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: key, Body: metered },
-      partSize: PART_BYTES,
-      queueSize: QUEUE_PARTS,
+      ...MULTIPART_UPLOAD,
       leavePartsOnError: false,
+    });
+    let partsSent = 0;
+    upload.on('httpUploadProgress', ({ loaded }) => {
+      if (loaded === undefined || loaded <= partsSent) return;
+      noteSentParts(loaded - partsSent);
+      partsSent = loaded;
     });
     // a failed upload stops the reading too (nobody would take the bytes any more)
     const uploaded = upload.done().catch((error: unknown) => {
@@ -180,7 +188,7 @@ export class S3Store implements ByteStore {
       await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: copySource(this.bucket, from) }));
       return;
     }
-    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: to, Body: await this.body(from) }, partSize: PART_BYTES, queueSize: QUEUE_PARTS, leavePartsOnError: false });
+    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: to, Body: await this.body(from) }, ...MULTIPART_UPLOAD, leavePartsOnError: false });
     await upload.done();
   }
 
@@ -277,6 +285,8 @@ export class S3Store implements ByteStore {
         const body = await this.body(key, `bytes=${start}-${end}`);
         body.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
+          // each chunk from S3 is a fresh buffer, garbage once written: collected early, as an upload's
+          noteReceivedBytes(chunk.length);
         });
         await pipeline(body, res);
         if (bytes !== end - start + 1) throw new StoredFileUnavailableError(`ended at byte ${start + bytes}, before ${end + 1}`);
