@@ -58,7 +58,7 @@ const detailsOf = async (name: string) => {
 
 describe('web console', () => {
   beforeAll(async () => {
-    service = await startTestService({ BASE_PATH: '/content-repo' });
+    service = await startTestService({ BASE_PATH: '/content-repo', PREVIEWS_ENABLED: 'true' });
     await mkdir(screenshots, { recursive: true });
     userDataDir = await mkdtemp(path.join(os.tmpdir(), 'crs-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -235,8 +235,33 @@ describe('web console', () => {
     expect(await row.getByRole('progressbar').getAttribute('value')).toBe('100');
     await shot('6-job-done');
 
+    // the page viewer: the conversion's page images, turned by the keyboard; the thumbnail beside the name
     await page.getByRole('link', { name: 'Repository' }).click();
     await page.getByRole('button', { name: 'Reports', exact: true }).click();
+    const zebraRow = page.locator('table.entries tr', { hasText: 'zebra-report-2026.pdf' });
+    await expect.poll(async () => {
+      if ((await zebraRow.locator('img.thumb').count()) === 0) {
+        // the preview job sends no content event: look again
+        await page.getByRole('navigation', { name: 'Folder path' }).getByRole('button', { name: 'default', exact: true }).click();
+        await page.getByRole('button', { name: 'Reports', exact: true }).click();
+        await page.locator('[aria-current="location"]', { hasText: 'Reports' }).waitFor();
+      }
+      return zebraRow.locator('img.thumb').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0 && image.src.startsWith('blob:')).catch(() => false);
+    }, { timeout: 30_000 }).toBe(true);
+    await detailsOf('zebra-report-2026.pdf');
+    await page.getByRole('tab', { name: 'Pages' }).click();
+    const viewer = page.getByRole('group', { name: /Pages of zebra-report-2026\.pdf/ });
+    const pageImage = viewer.getByRole('img', { name: 'zebra-report-2026.pdf, page 1' });
+    await expect.poll(() => pageImage.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+    expect(await viewer.getByRole('status').textContent()).toMatch(/^Page 1 of 1 \(png\)$/);
+    await viewer.focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await viewer.getByRole('status').textContent()).toMatch(/^Page 1 of 1 \(png\)$/);
+    expect(await viewer.getByRole('button', { name: 'Page forward' }).isDisabled()).toBe(true);
+    expect(await seriousViolations()).toEqual([]);
+    await shot('6b-pages');
+
+    // still in Reports
     await detailsOf('broken.pdf');
     await page.getByRole('button', { name: 'Convert to images' }).click();
     const failure = page.getByRole('alert').filter({ hasText: 'Conversion Failed' });
