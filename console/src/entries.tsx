@@ -177,8 +177,28 @@ function EntryActions({ repository, entry, onChanged }: { repository: string; en
     watch(convertToImage.jobId);
     notify({ kind: 'info', title: 'Conversion started', text: `${entry.name}: job ${convertToImage.jobId} (see Jobs)` });
   }, 'started');
+  const [tag, setTag] = useState('');
+  const changeTags = (mutation: 'addTags' | 'removeTags', tags: string[]) =>
+    run(mutation === 'addTags' ? 'Add tag' : 'Remove tag', async () => {
+      await gql(`mutation Tags($repository: String!, $id: ID!, $tags: [String!]!) { ${mutation}(repository: $repository, id: $id, tags: $tags) { id } }`, { repository, id: entry.id, tags });
+      setTag('');
+    });
   return (
     <div class="actions">
+      {!folder && (
+        <form onSubmit={changeTags('addTags', [tag])} class="inline">
+          <label>
+            New tag
+            <input value={tag} required onInput={(event) => setTag(event.currentTarget.value)} />
+          </label>
+          <button type="submit">Add tag</button>
+          {entry.tags.map((each) => (
+            <button type="button" aria-label={`Remove tag ${each}`} onClick={changeTags('removeTags', [each])}>
+              {each} ×
+            </button>
+          ))}
+        </form>
+      )}
       <form onSubmit={rename} class="inline">
         <label>
           New name

@@ -169,6 +169,14 @@ describe('web console', () => {
     await page.getByLabel('New name').fill('zebra-report-2026.pdf');
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByRole('button', { name: 'Details of zebra-report-2026.pdf' }).waitFor();
+    // tags: added and removed on the entry, shown beside its name
+    await page.getByRole('heading', { name: 'zebra-report-2026.pdf', exact: true }).waitFor(); // the details stay open across the rename
+    await page.getByLabel('New tag').fill('quarterly');
+    await page.getByRole('button', { name: 'Add tag' }).click();
+    const zebraRow = page.locator('table.entries tr', { hasText: 'zebra-report-2026.pdf' });
+    await expect.poll(() => zebraRow.locator('.tags').textContent().catch(() => '')).toBe('quarterly');
+    await page.getByRole('button', { name: 'Remove tag quarterly' }).click();
+    await expect.poll(() => zebraRow.locator('.tags').count()).toBe(0);
   });
 
   it('checks a content out and in with new bytes: the version history shows 2.0 over 1.0', async () => {
