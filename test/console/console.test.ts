@@ -175,6 +175,8 @@ describe('web console', () => {
     await page.getByRole('button', { name: 'Add tag' }).click();
     const zebraRow = page.locator('table.entries tr', { hasText: 'zebra-report-2026.pdf' });
     await expect.poll(() => zebraRow.locator('.tags').textContent().catch(() => '')).toBe('quarterly');
+    expect(await seriousViolations()).toEqual([]);
+    await shot('3b-tags');
     await page.getByRole('button', { name: 'Remove tag quarterly' }).click();
     await expect.poll(() => zebraRow.locator('.tags').count()).toBe(0);
   });
