@@ -130,19 +130,29 @@ export function upload(repository: string, file: File, onProgress: (fraction: nu
   });
 }
 
-/** Fetches a download with the session in its header and hands it to the browser as a file. */
-export async function download(downloadUrl: string, name: string): Promise<void> {
-  const response = await fetch(new URL(downloadUrl, location.href), { headers: { authorization: `Bearer ${current?.id ?? ''}` } });
+/** The bytes at a transfer endpoint, fetched with the session in its header (never in the URL). */
+async function fetchBlob(url: string, what: string): Promise<Blob> {
+  const response = await fetch(new URL(url, location.href), { headers: { authorization: `Bearer ${current?.id ?? ''}` } });
   if (!response.ok) {
     const body = (await response.json().catch(() => ({}))) as { message?: string; reasonCode?: string };
-    throw new ApiError(body.message ?? `the download failed (${response.status})`, body.reasonCode, response.status);
+    throw new ApiError(body.message ?? `the ${what} failed (${response.status})`, body.reasonCode, response.status);
   }
-  const url = URL.createObjectURL(await response.blob());
+  return response.blob();
+}
+
+/** Fetches a download with the session in its header and hands it to the browser as a file. */
+export async function download(downloadUrl: string, name: string): Promise<void> {
+  const url = URL.createObjectURL(await fetchBlob(downloadUrl, 'download'));
   const link = document.createElement('a');
   link.href = url;
   link.download = name;
   link.click();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** An image (thumbnail, page) fetched with the session, as an object URL the caller revokes. */
+export async function imageUrl(url: string): Promise<string> {
+  return URL.createObjectURL(await fetchBlob(url, 'image'));
 }
 
 /** The deep-check report (an HTML page), fetched with the session and shown from a blob. */

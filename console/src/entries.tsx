@@ -5,6 +5,7 @@ import { AclEditor } from './acl.js';
 import { AuditTrail } from './audit.js';
 import { useJobs } from './jobs.js';
 import { useNotify } from './notifications.js';
+import { PageViewer, SessionImage } from './pages.js';
 import { VersionHistory } from './versions.js';
 
 export interface EntryRow {
@@ -17,10 +18,12 @@ export interface EntryRow {
   lastModifiedBy: string;
   tags: string[];
   version?: string;
+  /** null until the preview job made it */
+  thumbnailUrl?: string | null;
   resource?: { fileSize: number; mimeType: string; downloadUrl: string } | null;
 }
 
-export const entryFields = 'id chronicalId name entryType lastModifiedAt lastModifiedBy tags ... on Content { version resource { fileSize mimeType downloadUrl } }';
+export const entryFields = 'id chronicalId name entryType lastModifiedAt lastModifiedBy tags ... on Content { version thumbnailUrl resource { fileSize mimeType downloadUrl } }';
 
 export const formatSize = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : bytes < 1024 ** 3 ? `${(bytes / 1024 ** 2).toFixed(1)} MB` : `${(bytes / 1024 ** 3).toFixed(1)} GB`;
@@ -70,7 +73,7 @@ export function EntryTable({ repository, entries, caption, highlight = [], onOpe
             {entries.map((entry) => (
               <tr key={entry.id} class={entry.chronicalId === selected ? 'selected' : undefined}>
                 <td>
-                  <EntryIcon folder={entry.entryType === 'FOLDER'} />
+                  {entry.thumbnailUrl ? <SessionImage url={entry.thumbnailUrl} alt="" class="thumb" /> : <EntryIcon folder={entry.entryType === 'FOLDER'} />}
                   {entry.entryType === 'FOLDER' && onOpenFolder ? (
                     <button type="button" class="link" onClick={() => onOpenFolder(entry)}>
                       <Highlighted text={entry.name} words={highlight} />
@@ -97,7 +100,7 @@ export function EntryTable({ repository, entries, caption, highlight = [], onOpe
   );
 }
 
-const tabs = { actions: 'Actions', versions: 'Versions', access: 'Access', audit: 'Audit trail' } as const;
+const tabs = { actions: 'Actions', versions: 'Versions', pages: 'Pages', access: 'Access', audit: 'Audit trail' } as const;
 type Tab = keyof typeof tabs;
 
 function EntryDetails({ repository, entry, onChanged, onClose }: { repository: string; entry: EntryRow; onChanged: () => void; onClose: () => void }) {
@@ -115,7 +118,7 @@ function EntryDetails({ repository, entry, onChanged, onClose }: { repository: s
       </p>
       <div role="tablist" aria-label="Entry details" class="tabs">
         {(Object.keys(tabs) as Tab[])
-          .filter((name) => name !== 'versions' || entry.entryType === 'CONTENT')
+          .filter((name) => (name !== 'versions' && name !== 'pages') || entry.entryType === 'CONTENT')
           .map((name) => (
           <button type="button" role="tab" id={`tab-${name}`} aria-selected={tab === name} aria-controls={`panel-${name}`} onClick={() => setTab(name)}>
             {tabs[name]}
@@ -125,6 +128,7 @@ function EntryDetails({ repository, entry, onChanged, onClose }: { repository: s
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'actions' && <EntryActions repository={repository} entry={entry} onChanged={onChanged} />}
         {tab === 'versions' && <VersionHistory repository={repository} contentId={entry.id} onChanged={onChanged} />}
+        {tab === 'pages' && <PageViewer repository={repository} contentId={entry.id} name={entry.name} />}
         {tab === 'access' && <AclEditor repository={repository} entry={entry} />}
         {tab === 'audit' && <AuditTrail repository={repository} entryId={entry.id} />}
       </div>
@@ -173,8 +177,28 @@ function EntryActions({ repository, entry, onChanged }: { repository: string; en
     watch(convertToImage.jobId);
     notify({ kind: 'info', title: 'Conversion started', text: `${entry.name}: job ${convertToImage.jobId} (see Jobs)` });
   }, 'started');
+  const [tag, setTag] = useState('');
+  const changeTags = (mutation: 'addTags' | 'removeTags', tags: string[]) =>
+    run(mutation === 'addTags' ? 'Add tag' : 'Remove tag', async () => {
+      await gql(`mutation Tags($repository: String!, $id: ID!, $tags: [String!]!) { ${mutation}(repository: $repository, id: $id, tags: $tags) { id } }`, { repository, id: entry.id, tags });
+      setTag('');
+    });
   return (
     <div class="actions">
+      {!folder && (
+        <form onSubmit={changeTags('addTags', [tag])} class="inline">
+          <label>
+            New tag
+            <input value={tag} required onInput={(event) => setTag(event.currentTarget.value)} />
+          </label>
+          <button type="submit">Add tag</button>
+          {entry.tags.map((each) => (
+            <button type="button" aria-label={`Remove tag ${each}`} onClick={changeTags('removeTags', [each])}>
+              {each} ×
+            </button>
+          ))}
+        </form>
+      )}
       <form onSubmit={rename} class="inline">
         <label>
           New name

@@ -58,7 +58,7 @@ const detailsOf = async (name: string) => {
 
 describe('web console', () => {
   beforeAll(async () => {
-    service = await startTestService({ BASE_PATH: '/content-repo' });
+    service = await startTestService({ BASE_PATH: '/content-repo', PREVIEWS_ENABLED: 'true' });
     await mkdir(screenshots, { recursive: true });
     userDataDir = await mkdtemp(path.join(os.tmpdir(), 'crs-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -169,6 +169,16 @@ describe('web console', () => {
     await page.getByLabel('New name').fill('zebra-report-2026.pdf');
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByRole('button', { name: 'Details of zebra-report-2026.pdf' }).waitFor();
+    // tags: added and removed on the entry, shown beside its name
+    await page.getByRole('heading', { name: 'zebra-report-2026.pdf', exact: true }).waitFor(); // the details stay open across the rename
+    await page.getByLabel('New tag').fill('quarterly');
+    await page.getByRole('button', { name: 'Add tag' }).click();
+    const zebraRow = page.locator('table.entries tr', { hasText: 'zebra-report-2026.pdf' });
+    await expect.poll(() => zebraRow.locator('.tags').textContent().catch(() => '')).toBe('quarterly');
+    expect(await seriousViolations()).toEqual([]);
+    await shot('3b-tags');
+    await page.getByRole('button', { name: 'Remove tag quarterly' }).click();
+    await expect.poll(() => zebraRow.locator('.tags').count()).toBe(0);
   });
 
   it('checks a content out and in with new bytes: the version history shows 2.0 over 1.0', async () => {
@@ -235,8 +245,33 @@ describe('web console', () => {
     expect(await row.getByRole('progressbar').getAttribute('value')).toBe('100');
     await shot('6-job-done');
 
+    // the page viewer: the conversion's page images, turned by the keyboard; the thumbnail beside the name
     await page.getByRole('link', { name: 'Repository' }).click();
     await page.getByRole('button', { name: 'Reports', exact: true }).click();
+    const zebraRow = page.locator('table.entries tr', { hasText: 'zebra-report-2026.pdf' });
+    await expect.poll(async () => {
+      if ((await zebraRow.locator('img.thumb').count()) === 0) {
+        // the preview job sends no content event: look again
+        await page.getByRole('navigation', { name: 'Folder path' }).getByRole('button', { name: 'default', exact: true }).click();
+        await page.getByRole('button', { name: 'Reports', exact: true }).click();
+        await page.locator('[aria-current="location"]', { hasText: 'Reports' }).waitFor();
+      }
+      return zebraRow.locator('img.thumb').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0 && image.src.startsWith('blob:')).catch(() => false);
+    }, { timeout: 30_000 }).toBe(true);
+    await detailsOf('zebra-report-2026.pdf');
+    await page.getByRole('tab', { name: 'Pages' }).click();
+    const viewer = page.getByRole('group', { name: /Pages of zebra-report-2026\.pdf/ });
+    const pageImage = viewer.getByRole('img', { name: 'zebra-report-2026.pdf, page 1' });
+    await expect.poll(() => pageImage.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth > 0)).toBe(true);
+    expect(await viewer.getByRole('status').textContent()).toMatch(/^Page 1 of 1 \(png\)$/);
+    await viewer.focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await viewer.getByRole('status').textContent()).toMatch(/^Page 1 of 1 \(png\)$/);
+    expect(await viewer.getByRole('button', { name: 'Page forward' }).isDisabled()).toBe(true);
+    expect(await seriousViolations()).toEqual([]);
+    await shot('6b-pages');
+
+    // still in Reports
     await detailsOf('broken.pdf');
     await page.getByRole('button', { name: 'Convert to images' }).click();
     const failure = page.getByRole('alert').filter({ hasText: 'Conversion Failed' });
