@@ -66,8 +66,12 @@ function textAndNameForms(searchText: string): { text: string; names: string } {
  * Language-neutral: the 'simple' configuration (no stemming, no stop words).
  */
 export function textQuery(text: string): Sql {
-  // as extracted texts are stored (`storableText`, NFKC): `é` typed as `e` + accent finds `é`, `ff` finds `ﬀ`
-  const searchText = text.normalize('NFKC');
+  // as extracted texts are stored (`storableText`, NFKC): `é` typed as `e` + accent finds `é`, `ff` finds `ﬀ`;
+  // control characters (NUL, which Postgres refuses in any text) and lone surrogates are no part of a word
+  const searchText = text
+    .toWellFormed()
+    .normalize('NFKC')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ');
   if (searchText.trim() === '') throw illegalArguments('search text: must not be empty');
   if (longerThan(searchText, maxSearchTextLength)) throw illegalArguments(`search text is longer than ${maxSearchTextLength} characters`);
   const prefixes: { word: string; excluded: boolean }[] = [];

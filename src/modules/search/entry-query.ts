@@ -292,6 +292,17 @@ export type RunBeside = <Row>(statement: Statement) => Promise<Row[]> | undefine
  * `unavailable`), and shapes its answer. The SQL runs with bound parameters (Kysely's raw query through
  * MikroORM's connection), never with values written into it.
  */
+/**
+ * Postgres keeps no NUL in a text and refuses one in a parameter: a search value holding one (a
+ * condition's literal, a property filter) could match nothing stored, and is a 400 rather than the
+ * database's error. (Full-text queries read it as a space, as stored texts do: `textQuery`.)
+ */
+function refuseNul(params: readonly unknown[]): void {
+  if (params.some((param) => typeof param === 'string' && param.includes('\u0000'))) {
+    throw illegalArguments('a search value must not contain a NUL character (U+0000)');
+  }
+}
+
 export async function runSearchStatements(
   scope: EntryScope,
   statements: (run: RunStatement, beside: RunBeside) => Promise<{ rows: Record<string, unknown>[]; count: number }>,
@@ -307,8 +318,10 @@ export async function runSearchStatements(
       .setAccessMode('read only')
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const run: RunStatement = async <Row>({ sql, params }: Statement) =>
-          (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+        const run: RunStatement = async <Row>({ sql, params }: Statement) => {
+          refuseNul(params);
+          return (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
+        };
         await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
         let snapshot: Promise<string> | undefined;
         const besides: Promise<unknown>[] = [];
@@ -320,6 +333,7 @@ export async function runSearchStatements(
             // observed here too: a reader that failed before it awaited the id (no connection) leaves it to nobody
             snapshot.catch(() => undefined);
           }
+          refuseNul(statement.params);
           const result = readers.run<Row>(snapshot, timeoutMs, statement);
           besides.push(result.catch(() => undefined));
           return result;

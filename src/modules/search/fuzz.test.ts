@@ -143,6 +143,18 @@ describe('hostile search input', () => {
     expect(await tablesDigest()).toEqual(before);
   }, 120_000);
 
+  it('a NUL character (which Postgres keeps in no text) is a 400 in a value, a space in a full-text query (found by this fuzz)', async () => {
+    const nul = 'a\u0000b';
+    for (const search of [
+      () => searchByCondition(scope, `id = ${quote(nul)}`, { limit: 5 }),
+      () => searchByCondition(scope, `name like ${quote(nul)} and fullText('red')`, { limit: 5 }),
+      () => searchByProperties(scope, { owner: nul }, {}),
+    ]) {
+      await expect(search()).rejects.toMatchObject({ reasonCode: 'illegalArguments', message: expect.stringContaining('NUL character') });
+    }
+    await expect(searchByCondition(scope, `fullText(${quote(nul)})`, { limit: 5 })).resolves.toMatchObject({ count: expect.any(Number) });
+  });
+
   it('runs random property filters and shared parameters in-process: an answer or a 400', async () => {
     const options = fc.record({
       orderBy: maybe(property),
