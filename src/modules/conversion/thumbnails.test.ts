@@ -74,6 +74,20 @@ describe('GET C/content/{id}/thumbnail', () => {
     expect((await thumbnailImage(copy.body.id)).metadata).toMatchObject({ width: 256, height: 128 });
   });
 
+  it('Content.thumbnailUrl in a listing: each content its own, null for those without, from one query for the page', async () => {
+    const folder = await newFolder(service, 'listed');
+    const pdfs = [await newContent(service, { name: 'one.pdf', parentId: folder.id, bytes: textPdf(1) }), await newContent(service, { name: 'two.pdf', parentId: folder.id, bytes: textPdf(2) })];
+    const text = await newContent(service, { name: 'three.txt', parentId: folder.id, bytes: 'plain', mimeType: 'text/plain' });
+    for (const pdf of pdfs) await thumbnailImage(pdf.id);
+    const listed = await service.graphql<any>(
+      `query($id: ID!) { folder(repository: "default", id: $id) { children { entries { ... on Content { id thumbnailUrl } } } } }`,
+      { id: folder.id },
+    );
+    const urls = Object.fromEntries(listed.data.folder.children.entries.map((entry: { id: string; thumbnailUrl: string | null }) => [entry.id, entry.thumbnailUrl]));
+    for (const pdf of pdfs) expect(urls[pdf.id]).toMatch(new RegExp(`/content/${pdf.id}/thumbnail$`));
+    expect(urls[text.id]).toBeNull();
+  });
+
   it('is a 404 for kinds without one (no job is made) and until it is made', async () => {
     const text = await newContent(service, { name: 'notes.txt', bytes: 'plain text', mimeType: 'text/plain' });
     const answer = await thumbnail(text.id);

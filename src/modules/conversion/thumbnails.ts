@@ -71,8 +71,8 @@ export function thumbnailJobHandler(services: Services, renderer: PageRenderer):
     const { resourceId } = record.serializedRequest as { resourceId: string };
     const current = async () => (await em.findOne(Entry, { id: record.contentIds[0]! }, { refresh: true }))?.resourceId === resourceId;
     const skipped = { result: { skipped: 'the content was deleted or has other bytes now' } };
-    if (!(await current())) return skipped;
-    const content = await em.findOneOrFail(Entry, { id: record.contentIds[0]! });
+    const content = await em.findOne(Entry, { id: record.contentIds[0]! });
+    if (content?.resourceId !== resourceId) return skipped;
     const resource = await em.findOneOrFail(Resource, { id: resourceId });
     try {
       return await services.contentStore.withLocalFile(resource.storagePath, async (inputPath) => {
@@ -127,7 +127,11 @@ export async function thumbnailForDownload(scope: EntryScope, contentId: string,
   return thumbnail;
 }
 
-/** The thumbnail of a content, if it is made (Content.thumbnailUrl). */
-export async function hasThumbnail(em: EntityManager, contentId: string): Promise<boolean> {
-  return (await representationsOf(em, contentId, thumbnailFormat)).length > 0;
+/** Which of these contents have their thumbnail made (Content.thumbnailUrl, batched per request): one query for a page of them. */
+export async function thumbnailsOf(em: EntityManager, contentIds: readonly string[]): Promise<string[]> {
+  const rows = await em.execute<{ source_entry_id: string }[]>(
+    `select source_entry_id from representation where format = ? and source_entry_id in (${contentIds.map(() => '?').join(', ')})`,
+    [thumbnailFormat, ...contentIds],
+  );
+  return rows.map((row) => row.source_entry_id);
 }

@@ -9,9 +9,8 @@ import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, Sear
 import { createFolder, getFolder } from './folders.js';
 import { CreateFolderInputNode } from './inputs.js';
 import { requireEntry } from './queries.js';
-import { entryScope, loadEntry, loadResource } from './scope-of-request.js';
+import { entryScope, hasThumbnail, loadEntry, loadResource } from './scope-of-request.js';
 import { contentPath, resourceView } from './views.js';
-import { hasThumbnail } from '../conversion/thumbnails.js';
 
 @Authorized()
 @Resolver(() => EntryNode)
@@ -49,7 +48,7 @@ export class ContentResolver {
     description: 'where its first-page thumbnail is (PNG, at most 256 px a side; GET, as downloadUrl): null until it is made, and for kinds that have none (DESIGN §12)',
   })
   async thumbnailUrl(@Root() entry: Entry, @Ctx() context: RequestContext): Promise<string | null> {
-    return (await hasThumbnail(context.em, entry.id)) ? `${contentPath(context.services.config.BASE_PATH, entry.repositoryId, entry.id)}/thumbnail` : null;
+    return (await hasThumbnail(context, entry.id)) ? `${contentPath(context.services.config.BASE_PATH, entry.repositoryId, entry.id)}/thumbnail` : null;
   }
 }
 

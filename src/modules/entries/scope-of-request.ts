@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../context.js';
 import DataLoader from 'dataloader';
 import type { Logger } from '../../logger.js';
+import { thumbnailsOf } from '../conversion/thumbnails.js';
 import type { Entry, Resource } from './entry.entity.js';
 import { loadEntries, loadResources } from './queries.js';
 import type { EntryScope } from './scope.js';
@@ -9,6 +10,7 @@ interface RequestState {
   scopes: Map<string, Promise<EntryScope>>;
   entries: DataLoader<string, Entry | undefined>;
   resources: DataLoader<string, Resource | undefined>;
+  thumbnails: DataLoader<string, true | undefined>;
 }
 
 /**
@@ -32,6 +34,7 @@ function stateOf(context: RequestContext): RequestState {
       scopes: new Map(),
       entries: batchedById((ids) => loadEntries(context, ids)),
       resources: batchedById((ids) => loadResources(context, ids)),
+      thumbnails: batchedById(async (ids) => new Map((await thumbnailsOf(context.em, ids)).map((id) => [id, true as const]))),
     };
     states.set(context, state);
   }
@@ -63,6 +66,7 @@ export function entryScope(context: RequestContext, repositoryName: string): Pro
   return scope;
 }
 
-/** Batched lookups for nested fields (parent, predecessor, resource) within one request. */
+/** Batched lookups for nested fields (parent, predecessor, resource, whether a thumbnail is made) within one request. */
 export const loadEntry = (context: RequestContext, id: string) => stateOf(context).entries.load(id);
 export const loadResource = (context: RequestContext, id: string) => stateOf(context).resources.load(id);
+export const hasThumbnail = async (context: RequestContext, contentId: string) => (await stateOf(context).thumbnails.load(contentId)) === true;
