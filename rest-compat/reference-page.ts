@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import Router from '@koa/router';
-import { bundledAsset as asset, sendBundledAsset, type BundledAsset } from '../src/http/bundled-assets.js';
+import { BundledAsset, sendBundledAsset } from '../src/http/bundled-assets.js';
 
 /*
  * The API reference page (DESIGN §13): Swagger UI from the swagger-ui-dist package, served by this
@@ -44,10 +44,10 @@ const starter = `window.ui = SwaggerUIBundle({
 export function referenceAssets(): Record<string, BundledAsset> {
   const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   return {
-    '': asset('text/html; charset=utf-8', page),
-    '/swagger-ui-bundle.js': asset('text/javascript; charset=utf-8', readFileSync(path.join(dist, 'swagger-ui-bundle.js'))),
-    '/swagger-ui.css': asset('text/css; charset=utf-8', readFileSync(path.join(dist, 'swagger-ui.css'))),
-    '/reference.js': asset('text/javascript; charset=utf-8', starter),
+    '': new BundledAsset('text/html; charset=utf-8', page),
+    '/swagger-ui-bundle.js': new BundledAsset('text/javascript; charset=utf-8', readFileSync(path.join(dist, 'swagger-ui-bundle.js'))),
+    '/swagger-ui.css': new BundledAsset('text/css; charset=utf-8', readFileSync(path.join(dist, 'swagger-ui.css'))),
+    '/reference.js': new BundledAsset('text/javascript; charset=utf-8', starter),
   };
 }
 

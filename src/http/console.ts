@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import mime from 'mime-types';
 import { notFound } from '../errors.js';
 import { projectRoot } from '../paths.js';
-import { bundledAsset, sendBundledAsset, type BundledAsset } from './bundled-assets.js';
+import { BundledAsset, sendBundledAsset } from './bundled-assets.js';
 
 /*
  * The web console (DESIGN §13, docs/console.md): the single-page application Vite builds from console/
@@ -37,22 +37,22 @@ export function consoleRouter(basePath: string, directory = consoleDirectory): R
   const router = new Router({ strict: true });
   const built = existsSync(path.join(directory, 'index.html'));
   const assets = new Map<string, BundledAsset>(
-    built ? filesUnder(directory).map((name) => [name, bundledAsset(mime.contentType(path.extname(name)) || 'application/octet-stream', readFileSync(path.join(directory, name)))]) : [],
+    built ? filesUnder(directory).map((name) => [name, new BundledAsset(mime.contentType(path.extname(name)) || 'application/octet-stream', readFileSync(path.join(directory, name)))]) : [],
   );
-  router.get(`${basePath}/console/`, (ctx) => {
+  router.get(`${basePath}/console/`, async (ctx) => {
     const page = assets.get('index.html');
     if (!page) throw notFound('the console is not built: npm run build makes it (dist/console)');
-    sendBundledAsset(ctx, page, { csp: consoleCsp, cacheControl: 'no-cache' });
+    await sendBundledAsset(ctx, page, { csp: consoleCsp, cacheControl: 'no-cache' });
   });
   // without the slash the page's relative asset names would resolve one level up
   router.get(`${basePath}/console`, (ctx) => {
     ctx.status = 301;
     ctx.redirect(`${basePath}/console/`);
   });
-  router.get(`${basePath}/console/assets/:name`, (ctx) => {
+  router.get(`${basePath}/console/assets/:name`, async (ctx) => {
     const asset = assets.get(`assets/${ctx.params.name}`);
     if (!asset) throw notFound(`no console asset '${ctx.params.name}'`);
-    sendBundledAsset(ctx, asset, { csp: consoleCsp, cacheControl: immutable });
+    await sendBundledAsset(ctx, asset, { csp: consoleCsp, cacheControl: immutable });
   });
   return router;
 }
