@@ -3,7 +3,7 @@
  *
  * Keys are the storage paths (`xx/yy/<id>`, store.ts), derived from ids only. An upload streams
  * through an UploadMeter (size, md5, head on the way) into a lib-storage Upload: one PutObject when
- * small, a multipart upload of MULTIPART_UPLOAD parts otherwise — at most queueSize parts in memory, and
+ * small, a multipart upload otherwise (MULTIPART_UPLOAD: at most `queueSize` parts in memory), and
  * aborted on failure (leavePartsOnError false), so a failed upload leaves no parts and no object.
  * Uploads whose key is not known yet (a page image that may replace another) go to `.tmp/<name>`
  * and are copied into place at commit; an object is durable once S3 answered its upload.
@@ -37,9 +37,9 @@ import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storag
 import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
 
 /**
- * Multipart uploads: parts of S3's minimum size (5 MiB), four uploaded at once (and held in memory at most,
- * with the one being filled). Measured with `npm run bench -- transfer` (docs/benchmarks.md): 8 MiB parts
- * grew the service's RSS by 69 MiB over a large upload, over the 64 MiB target.
+ * Multipart uploads: parts of S3's minimum size (5 MiB), two uploaded at once (and held in memory at most,
+ * with the one being filled). Measured with `npm run bench -- transfer` (docs/benchmarks.md): four 8 MiB
+ * parts at once grew the service's RSS by 69 MiB over a large upload, over the 64 MiB target.
  */
 export const MULTIPART_UPLOAD = { partSize: 5 * 1024 * 1024, queueSize: 2 } as const;
 /** The largest object one CopyObject copies; larger ones are streamed through this process. */
