@@ -16,6 +16,7 @@ import sharp from 'sharp';
 import type { ExtractedText, OcrSettings } from '../../src/modules/fulltext/index.js';
 import { plainOrMarkupText, storableText } from '../../src/text/extract.js';
 import type { FinalMessage, ReadyMessage } from '../child/bounded-child.js';
+import { openPdf } from '../child/decrypt-pdf.js';
 import { parentMessages } from '../child/inbox.js';
 import { recognizeText } from './ocr.js';
 import type { ExtractMessage, ExtractStart } from './protocol.js';
@@ -54,17 +55,18 @@ class TextCollector {
 async function pdfText(start: ExtractStart, collector: TextCollector): Promise<void> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   pdfjs.GlobalWorkerOptions.workerSrc = pathToFileURL(path.join(pdfjsRoot, 'legacy', 'build', 'pdf.worker.mjs')).href;
-  const loading = pdfjs.getDocument({
-    data: new Uint8Array(await readFile(start.inputPath)),
-    standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
-    cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
-    wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
-    // an image inside a page is drawn for OCR only up to this size (a bomb is left out, not decoded)
-    maxImageSize: maxOcrPixels,
-    verbosity: 0,
-  });
+  const { task, document } = await openPdf(await readFile(start.inputPath), (data) =>
+    pdfjs.getDocument({
+      data,
+      standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
+      cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
+      wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
+      // an image inside a page is drawn for OCR only up to this size (a bomb is left out, not decoded)
+      maxImageSize: maxOcrPixels,
+      verbosity: 0,
+    }),
+  );
   try {
-    const document = await loading.promise;
     for (let page = 1; page <= document.numPages && !collector.full; page++) {
       const pdfPage = await document.getPage(page);
       try {
@@ -84,7 +86,7 @@ async function pdfText(start: ExtractStart, collector: TextCollector): Promise<v
     }
   } finally {
     // the process may serve the next resource: the document's objects, fonts and caches go now
-    await loading.destroy();
+    await task.destroy();
   }
 }
 

@@ -6,15 +6,13 @@
  * pdf-lib copies the pages of each PDF (one source document in memory at a time) and embeds images
  * (PNG and JPEG as they are; WebP, TIFF and GIF through sharp as PNG), each on an A4 page turned to
  * its orientation and fitted inside a 36 pt margin, never enlarged: scans and photos of any size print
- * alike (docs/conversion.md). A PDF encrypted with an owner password only (an empty user password: any
- * reader opens it) is first written out unencrypted by pdf.js, which pdf-lib cannot do.
+ * alike (docs/conversion.md). An encrypted PDF that opens with an empty password (any reader opens it)
+ * is first written out unencrypted by qpdf, which pdf-lib cannot do.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
+import { decryptWithEmptyPassword } from '../child/decrypt-pdf.js';
 import { parentMessages } from '../child/inbox.js';
 import type { MergeInput } from '../../src/modules/conversion/index.js';
 import type { ChildMessage, StartMessage } from './protocol.js';
@@ -37,48 +35,20 @@ class MergeFailure extends Error {
 const a4 = { short: 595.28, long: 841.89 };
 const margin = 36;
 
-/**
- * An encrypted PDF's pages as an unencrypted PDF, followed by one blank page of ours; a PDF that needs a
- * user password is refused. pdf-lib cannot decrypt (it would copy the encrypted streams unreadable);
- * pdf.js opens a PDF whose user password is empty, as every reader does, and its page extraction
- * (`extractPages`, the one behind its page organiser) writes the pages out. Pages of one document it
- * writes with that document's encryption; pages of two documents without: hence the blank page, which
- * the caller leaves out. pdf.js is loaded only when an encrypted input comes.
- */
-async function decrypted(bytes: Uint8Array, fileName: string): Promise<Uint8Array> {
-  const require = createRequire(import.meta.url);
-  const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  pdfjs.GlobalWorkerOptions.workerSrc = pathToFileURL(path.join(pdfjsRoot, 'legacy', 'build', 'pdf.worker.mjs')).href;
-  const loading = pdfjs.getDocument({ data: new Uint8Array(bytes), verbosity: pdfjs.VerbosityLevel.ERRORS });
-  try {
-    const document = await loading.promise.catch((error: Error) => {
-      if (error.name === 'PasswordException') throw new MergeFailure('illegalArguments', `input resource ${fileName} is encrypted and cannot be opened without its password`);
-      throw new MergeFailure('illegalArguments', `input resource ${fileName} is not a readable PDF (${error.message})`);
-    });
-    const blank = await PDFDocument.create({ updateMetadata: false });
-    blank.addPage([10, 10]);
-    const written = await document.extractPages([{ document: null }, { document: await blank.save() }]);
-    if (!written) throw new MergeFailure('illegalArguments', `input resource ${fileName} is encrypted and its pages could not be decrypted`);
-    return written;
-  } finally {
-    await loading.destroy();
-  }
-}
-
 async function addPdf(output: PDFDocument, input: MergeInput): Promise<number> {
   let source: PDFDocument;
-  let blankPages = 0;
   const bytes = await readFile(input.path);
   try {
     source = await PDFDocument.load(bytes, { updateMetadata: false });
   } catch (error) {
     // EncryptedPDFError, matched by its words: its class is not exported alike in every build
     if (!/is encrypted/.test((error as Error).message)) throw new MergeFailure('illegalArguments', `input resource ${input.fileName} is not a readable PDF (${(error as Error).message})`);
-    source = await PDFDocument.load(await decrypted(bytes, input.fileName), { updateMetadata: false });
-    blankPages = 1;
+    // pdf-lib cannot decrypt (it would copy the encrypted streams unreadable)
+    const decryption = await decryptWithEmptyPassword(bytes);
+    if (!('bytes' in decryption)) throw new MergeFailure('illegalArguments', `input resource ${input.fileName} is encrypted and cannot be opened without its password`);
+    source = await PDFDocument.load(decryption.bytes, { updateMetadata: false });
   }
-  const pages = await output.copyPages(source, source.getPageIndices().slice(0, source.getPageCount() - blankPages));
+  const pages = await output.copyPages(source, source.getPageIndices());
   if (pages.length === 0) throw new MergeFailure('illegalArguments', `input resource ${input.fileName} has no pages`);
   for (const page of pages) output.addPage(page);
   return pages.length;

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { type Canvas, createCanvas, GlobalFonts } from '@napi-rs/canvas';
 import sharp from 'sharp';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { openPdf } from '../child/decrypt-pdf.js';
 import { parentMessages } from '../child/inbox.js';
 import type { TargetFormat } from '../../src/modules/conversion/index.js';
 import type { ChildMessage, DecisionMessage, StartMessage } from './protocol.js';
@@ -175,30 +176,29 @@ console.warn = (...args: unknown[]) => {
 };
 
 async function convertPdf(start: StartMessage) {
-  const bytes = await readFile(start.inputPath);
-  const loading = pdfjs.getDocument({
-    // pdfjs takes the buffer over (detaches it): it gets a copy of its own
-    data: new Uint8Array(bytes),
-    standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
-    cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
-    iccUrl: `${path.join(pdfjsRoot, 'iccs')}/`,
-    wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
-    maxImageSize: start.maxPixels,
-    verbosity: pdfjs.VerbosityLevel.WARNINGS,
-  });
+  let opened;
   try {
-    let document: PDFDocumentProxy;
-    try {
-      document = await loading.promise;
-    } catch (error) {
-      const e = error as Error;
-      if (e.name === 'PasswordException') throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is encrypted and cannot be opened without its password`);
-      throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is not a readable PDF (${e.message})`);
-    }
-    await renderDocument(start, document);
+    opened = await openPdf(await readFile(start.inputPath), (data) =>
+      pdfjs.getDocument({
+        data,
+        standardFontDataUrl: `${path.join(pdfjsRoot, 'standard_fonts')}/`,
+        cMapUrl: `${path.join(pdfjsRoot, 'cmaps')}/`,
+        iccUrl: `${path.join(pdfjsRoot, 'iccs')}/`,
+        wasmUrl: `${path.join(pdfjsRoot, 'wasm')}/`,
+        maxImageSize: start.maxPixels,
+        verbosity: pdfjs.VerbosityLevel.WARNINGS,
+      }),
+    );
+  } catch (error) {
+    const e = error as Error;
+    if (e.name === 'PasswordException') throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is encrypted and cannot be opened without its password`);
+    throw new RenderFailure('illegalArguments', `input resource ${start.fileName} is not a readable PDF (${e.message})`);
+  }
+  try {
+    await renderDocument(start, opened.document);
   } finally {
     // the process may serve the next conversion: the document's objects, fonts and caches go now
-    await loading.destroy();
+    await opened.task.destroy();
   }
 }
 
