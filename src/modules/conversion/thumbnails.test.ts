@@ -10,7 +10,7 @@ import { call, json, startTestService, type TestService } from '../../../test/he
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService({ PREVIEWS_ENABLED: 'true', CONV_PDF_DPI: '72' });
+  service = await startTestService({ PREVIEWS_ENABLED: 'true', CONV_PDF_DPI: '72', CONV_MAX_IMAGE_PIXELS: '4000000' });
 });
 afterAll(() => service?.stop());
 
@@ -126,19 +126,23 @@ describe('GET C/content/{id}/thumbnail', () => {
     expect((await thumbnail(content.id, owner, {}, { includeInactive: 'true' })).status).toBe(200);
   });
 
-  it('a broken or encrypted PDF: the job ends in panic with a reason, no thumbnail, nothing left pending', async () => {
+  it('a broken or encrypted PDF, or one whose first page cannot be drawn: the job ends in panic with a reason, no thumbnail, nothing left pending', async () => {
     const broken = await newContent(service, { name: 'broken.pdf', bytes: textPdf(2).subarray(0, 200) });
     const locked = await newContent(service, { name: 'locked.pdf', bytes: buildPdf([objectsPage(3)], { encrypted: true }) });
+    // its first page holds an image over CONV_MAX_IMAGE_PIXELS (4,000,000 here): a conversion would make it a placeholder page
+    const big = { width: 2100, height: 2000, rgb: Buffer.alloc(2100 * 2000 * 3, 0x20) };
+    const undrawable = await newContent(service, { name: 'undrawable.pdf', bytes: buildPdf([{ content: 'q 500 0 0 500 50 50 cm /Im1 Do Q', image: big }, objectsPage(3)]) });
     for (const [content, message] of [
       [broken, /^input resource broken\.pdf is not a readable PDF/],
       [locked, /^input resource locked\.pdf is encrypted and cannot be opened without its password$/],
+      [undrawable, /^the first page of undrawable\.pdf could not be rendered$/],
     ] as const) {
       const job = await thumbnailJob(content.id);
       expect(job).toMatchObject({ state: 'panic', reason_code: 'illegalArguments' });
       expect(job.error_message).toMatch(message);
       expect((await thumbnail(content.id)).status).toBe(404);
     }
-    expect(await sql(service, `select id from service_job where job_name = 'thumbnail' and state in ('pending', 'running') and content_ids && array[?, ?]::text[]`, [broken.id, locked.id])).toEqual([]);
+    expect(await sql(service, `select id from service_job where job_name = 'thumbnail' and state in ('pending', 'running') and content_ids && array[?, ?, ?]::text[]`, [broken.id, locked.id, undrawable.id])).toEqual([]);
   });
 });
 
