@@ -1,5 +1,5 @@
 import type { Services } from '../src/context.js';
-import { convertJobHandler, convertJobName, mergeJobHandler, mergeJobName, thumbnailJobHandler, thumbnailJobName } from '../src/modules/conversion/index.js';
+import { convertJobHandler, convertJobName, mergeJobHandler, mergeJobName, submitLostThumbnails, thumbnailJobHandler, thumbnailJobName } from '../src/modules/conversion/index.js';
 import { extractTextJobHandler, extractTextJobName, reindexJobHandler, reindexJobName, submitLostExtractions } from '../src/modules/fulltext/index.js';
 import { deliverDue } from '../src/modules/webhooks/index.js';
 import { deepCheckJobHandler, deepCheckJobName } from '../src/modules/health/index.js';
@@ -11,7 +11,7 @@ import { startPeriodic, type BackgroundJob } from './periodic.js';
 import { startUnreferencedFileSweeper, startUploadSweeper } from './upload-sweeper.js';
 
 /**
- * The background work of a process with ROLE=all or ROLE=worker: the upload and text-extraction sweepers, webhook deliveries, the audit
+ * The background work of a process with ROLE=all or ROLE=worker: the upload, text-extraction and thumbnail sweepers, webhook deliveries, the audit
  * trail's retention, and the handlers
  * of the job system (conversion, text extraction and reindexing, the asynchronous deep check), each given the
  * child processes it needs. Call before the job queue starts.
@@ -33,7 +33,7 @@ export function startWorkers(services: Services): BackgroundJob[] {
   services.jobs.define(reindexJobName, reindexJobHandler(services, extractor));
   services.jobs.define(deepCheckJobName, deepCheckJobHandler(services), { ownSlot: true });
   // a process that takes no jobs leaves the sweep to those that do
-  const sweepers = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services), startJobSweeper(services), startWebhookDeliveries(services)] : [];
+  const sweepers = services.config.JOB_CONCURRENCY > 0 ? [startExtractionSweeper(services), startJobSweeper(services), startThumbnailSweeper(services), startWebhookDeliveries(services)] : [];
   return [
     startUploadSweeper(services),
     startUnreferencedFileSweeper(services),
@@ -57,6 +57,13 @@ function startJobSweeper(services: Services): BackgroundJob {
   return startPeriodic(services.logger, 'job-sweeper', everyMs, async () => {
     const kinds = await services.jobs.requeueWaiting(everyMs);
     if (kinds.length > 0) services.logger.info({ kinds }, 'queued a job for kinds whose records waited pending');
+  });
+}
+
+/** Every JOB_SWEEP_MS, the thumbnail jobs of the last hour's versions whose request was lost (submitLostThumbnails). */
+function startThumbnailSweeper(services: Services): BackgroundJob {
+  return startPeriodic(services.logger, 'thumbnail-sweeper', services.config.JOB_SWEEP_MS, async () => {
+    await submitLostThumbnails(services);
   });
 }
 

@@ -8,4 +8,4 @@ export type { TargetFormat } from './operations.js';
 export type { PageRenderer, RenderCallbacks, RenderDecision, RenderedPage, RenderRequest } from './page-renderer.js';
 export { representationForDownload } from './representations.js';
 export type { RepresentationRecord } from './representations.js';
-export { requestThumbnail, thumbnailForDownload, thumbnailJobHandler, thumbnailJobName } from './thumbnails.js';
+export { requestThumbnail, submitLostThumbnails, thumbnailForDownload, thumbnailJobHandler, thumbnailJobName } from './thumbnails.js';

@@ -27,11 +27,39 @@ export const thumbnailSide = 256;
 /** Who a thumbnail job runs for: the service (its owner is the uploader, whose jobs take turns with others'). */
 const thumbnailClient = '(service)';
 
+/** A content version whose bytes want a thumbnail. */
+interface PreviewSource {
+  repositoryId: string;
+  /** who the job is recorded for: the version's uploader */
+  owner: string;
+  contentId: string;
+  resource: { id: string; name: string; mimeType: string };
+}
+
+const previewable = (mimeType: string) => mimeType === 'application/pdf' || imageTypes.has(mimeType);
+
+async function submitThumbnail(services: Services, em: EntityManager, source: PreviewSource): Promise<void> {
+  await services.jobs.submit(em, {
+    repositoryId: source.repositoryId,
+    jobName: thumbnailJobName,
+    conversionType: 'THUMBNAIL',
+    clientUsername: thumbnailClient,
+    clientRoles: [],
+    owner: source.owner,
+    contentIds: [source.contentId],
+    inputFilenames: [source.resource.name],
+    priority: jobPriority.lowest,
+    partition: partitionOf(source.repositoryId),
+    serializedRequest: { resourceId: source.resource.id },
+    requestTypeShortName: 'ThumbnailRequest',
+  });
+}
+
 /**
  * Asks for the thumbnail of a content version's new bytes (a new content, its copy, a check-in with
  * new bytes, a replaced resource), without waiting: an upload never waits for its preview. PDFs and
- * images only, unless PREVIEWS_ENABLED is false. A submission that fails is logged; the version has
- * no preview then.
+ * images only, unless PREVIEWS_ENABLED is false. A submission that fails is logged; the workers' sweep
+ * (`submitLostThumbnails`) asks again.
  */
 export function requestThumbnail(scope: EntryScope, content: Entry): void {
   const { services } = scope;
@@ -39,23 +67,48 @@ export function requestThumbnail(scope: EntryScope, content: Entry): void {
   const submit = async () => {
     const em = services.orm.em.fork() as EntityManager;
     const resource = await em.findOne(Resource, { id: content.resourceId! });
-    if (!resource || (resource.mimeType !== 'application/pdf' && !imageTypes.has(resource.mimeType))) return;
-    await services.jobs.submit(em, {
-      repositoryId: scope.repository.id,
-      jobName: thumbnailJobName,
-      conversionType: 'THUMBNAIL',
-      clientUsername: thumbnailClient,
-      clientRoles: [],
-      owner: scope.principal.userName,
-      contentIds: [content.id],
-      inputFilenames: [resource.name],
-      priority: jobPriority.lowest,
-      partition: partitionOf(scope.repository.id),
-      serializedRequest: { resourceId: resource.id },
-      requestTypeShortName: 'ThumbnailRequest',
-    });
+    if (!resource || !previewable(resource.mimeType)) return;
+    await submitThumbnail(services, em, { repositoryId: scope.repository.id, owner: scope.principal.userName, contentId: content.id, resource });
   };
   submit().catch((error: unknown) => scope.logger.warn({ err: error, contentId: content.id, reasonCode: 'thumbnailNotQueued' }, 'thumbnail not queued'));
+}
+
+/** How far back the sweep looks, and how long a version may wait for its request before it counts as lost. */
+export const thumbnailSweepWindow = { withinMs: 60 * 60_000, lostAfterMs: 60_000 };
+
+/**
+ * Submits the thumbnail jobs whose request was lost (the process died between a version's commit and
+ * its request, or the queue refused it): every current PDF or image version of the last hour
+ * (`withinMs`) made more than `lostAfterMs` ago, with neither a thumbnail nor a thumbnail job. The
+ * workers' sweep calls it every JOB_SWEEP_MS; its reads are bounded by the last hour's previewable
+ * uploads (two partial indexes on creation times). Answers how many it submitted.
+ */
+export async function submitLostThumbnails(services: Services, window = thumbnailSweepWindow): Promise<number> {
+  if (!services.config.PREVIEWS_ENABLED) return 0;
+  const em = services.orm.em.fork() as EntityManager;
+  const types = ['application/pdf', ...imageTypes];
+  const lost = await em.execute<{ content_id: string; repository_id: string; created_by: string; resource_id: string; name: string; mime_type: string }[]>(
+    `select e.id as content_id, e.repository_id, e.created_by, r.id as resource_id, r.name, r.mime_type
+       from resource r
+       join entry e on e.resource_id = r.id and e.entry_type = 'CONTENT' and e.is_latest and e.active
+      where (r.mime_type = 'application/pdf' or r.mime_type like 'image/%') and r.mime_type in (${types.map(() => '?').join(', ')})
+        and r.created_at > now() - ? * interval '1 millisecond' and e.last_modified_at < now() - ? * interval '1 millisecond'
+        and not exists (select 1 from representation p where p.source_entry_id = e.id and p.format = ?)
+        and r.id not in (select j.serialized_request ->> 'resourceId' from service_job j
+                          where j.job_name = ? and j.created_at > now() - ? * interval '1 millisecond')
+      limit 1000`,
+    [...types, window.withinMs, window.lostAfterMs, thumbnailFormat, thumbnailJobName, window.withinMs + window.lostAfterMs],
+  );
+  for (const row of lost) {
+    await submitThumbnail(services, em, {
+      repositoryId: row.repository_id,
+      owner: row.created_by,
+      contentId: row.content_id,
+      resource: { id: row.resource_id, name: row.name, mimeType: row.mime_type },
+    });
+  }
+  if (lost.length > 0) services.logger.info({ submitted: lost.length }, 'thumbnails whose request was lost submitted');
+  return lost.length;
 }
 
 /**
