@@ -240,6 +240,7 @@ describe('web console: managing views', () => {
       await page.getByRole('link', { name: view }).click();
       if (view === 'Repository') await page.getByRole('button', { name: 'Show deleted contents' }).click();
       expect(await stickingOut(page), view).toEqual([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), view).toBeLessThanOrEqual(360);
       await browser.shot(`9-narrow-${view.toLowerCase()}`);
     }
     expect(browser.foreignRequests).toEqual([]);
