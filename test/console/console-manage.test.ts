@@ -246,4 +246,19 @@ describe('web console: managing views', () => {
     expect(browser.foreignRequests).toEqual([]);
     expect(browser.cspViolations).toEqual([]);
   });
+
+  it('offers no Administration to a user who is not an administrator (nor does the API answer its queries)', async () => {
+    const carol = await service.createUserSession('carol');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('User name').fill('carol');
+    await page.getByLabel('Password').fill('carol-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('link').allTextContents()).toEqual(['Repository', 'Search', 'Jobs']);
+    // asked for by its address (no reload: that would sign out)
+    await page.evaluate(() => (location.hash = '#admin'));
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Administration' }).count()).toBe(0);
+    expect((await service.graphql('{ policyAssignments { folderId } }', {}, carol)).errors).toHaveLength(1);
+  });
 });
