@@ -1,14 +1,18 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { gql } from './api.js';
 import { formatSize } from './entries.js';
-import { useNotify } from './notifications.js';
-import { NameForm } from './parts.js';
+import { useFail } from './notifications.js';
+import { NameForm, run, useList } from './parts.js';
+import { Policies } from './policies.js';
+import { Repositories } from './repositories.js';
 
-/** Administration: the service's checks, a repository's statistics, users and groups. */
+/** Administration: the service's checks, repositories and their limits, policies, a repository's statistics, users and groups. */
 export function Administration({ repository }: { repository: string }) {
   return (
     <>
       <h2>Administration</h2>
+      <Repositories />
+      <Policies repository={repository} />
       <ConnectionCheck repository={repository} />
       <DeepCheck repository={repository} />
       <Statistics repository={repository} />
@@ -17,15 +21,6 @@ export function Administration({ repository }: { repository: string }) {
     </>
   );
 }
-
-const run = async <T,>(action: () => Promise<T>, onError: (message: string) => void): Promise<T | undefined> => {
-  try {
-    return await action();
-  } catch (failure) {
-    onError((failure as Error).message);
-    return undefined;
-  }
-};
 
 interface Check {
   checkStatus: string;
@@ -219,23 +214,11 @@ function Statistics({ repository }: { repository: string }) {
   );
 }
 
-/** A list a query answers as `list`, loaded at once; the second value loads it again. */
-function useList<T>(query: string, onError: (message: string) => void): [T[], () => Promise<void>] {
-  const [list, setList] = useState<T[]>([]);
-  const load = useCallback(async () => {
-    const answer = await run(() => gql<{ list: T[] }>(query), onError);
-    if (answer) setList(answer.list);
-  }, [query]);
-  useEffect(() => void load(), [load]);
-  return [list, load];
-}
-
 function Users() {
-  const notify = useNotify();
+  const fail = useFail();
   const [userName, setUserName] = useState('');
   const [password, setPassword] = useState('');
   const [administrator, setAdministrator] = useState(false);
-  const fail = (title: string) => (message: string) => notify({ kind: 'error', title, text: message });
   const [users, load] = useList<{ userName: string; roles: string[] }>('query Users { list: users { userName roles } }', fail('Users unavailable'));
   const create = async (event: Event) => {
     event.preventDefault();
@@ -285,9 +268,8 @@ function Users() {
 }
 
 function Groups() {
-  const notify = useNotify();
+  const fail = useFail();
   const [member, setMember] = useState({ group: '', userName: '' });
-  const fail = (title: string) => (message: string) => notify({ kind: 'error', title, text: message });
   const [groups, load] = useList<{ name: string; members: string[] }>('query Groups { list: groups { name members } }', fail('Groups unavailable'));
   const create = async (name: string) => {
     const done = await run(() => gql('mutation CreateGroup($name: String!) { createGroup(name: $name) { name } }', { name }), fail('New group failed'));

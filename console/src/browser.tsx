@@ -3,6 +3,7 @@ import { gql, subscribe, upload } from './api.js';
 import { entryFields, EntryTable, formatSize, type EntryRow } from './entries.js';
 import { useNotify } from './notifications.js';
 import { NameForm } from './parts.js';
+import { DeletedContents } from './trash.js';
 
 interface Crumb {
   id?: string;
@@ -21,6 +22,8 @@ export function Browser({ repository, onRepository, admin }: { repository: strin
   const [orderBy, setOrderBy] = useState<keyof typeof orderings>('name');
   const [direction, setDirection] = useState<'asc' | 'desc'>('asc');
   const [error, setError] = useState<string>();
+  // counts the loads of the page shown: what else shows the repository's state (deleted contents) follows it
+  const [loads, setLoads] = useState(0);
   const folderId = path[path.length - 1]!.id;
 
   useEffect(() => {
@@ -37,6 +40,7 @@ export function Browser({ repository, onRepository, admin }: { repository: strin
         ? (await gql<{ folderChildren: typeof page }>(`query Children($repository: String!, $id: ID!, $options: SearchOptions) { folderChildren(repository: $repository, id: $id, options: $options) { count entries { ${entryFields} } } }`, { repository, id: folderId, options })).folderChildren
         : (await gql<{ home: typeof page }>(`query Home($repository: String!, $options: SearchOptions) { home(repository: $repository, options: $options) { count entries { ${entryFields} } } }`, { repository, options })).home;
       setPage(answer);
+      setLoads((count) => count + 1);
       setError(undefined);
     } catch (failure) {
       setError((failure as Error).message);
@@ -142,6 +146,7 @@ export function Browser({ repository, onRepository, admin }: { repository: strin
           Next page
         </button>
       </div>
+      <DeletedContents repository={repository} version={loads} onRestored={load} />
     </section>
   );
 }

@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { download, gql } from './api.js';
 import { TableHead } from './parts.js';
 import { AclEditor } from './acl.js';
 import { AuditTrail } from './audit.js';
+import { FolderSelect, useFolderChoices } from './folders.js';
 import { useJobs } from './jobs.js';
 import { useNotify } from './notifications.js';
 import { PageViewer, SessionImage } from './pages.js';
@@ -58,6 +59,10 @@ interface TableProps {
 export function EntryTable({ repository, entries, caption, highlight = [], onOpenFolder, onChanged }: TableProps) {
   const [selected, setSelected] = useState<string>();
   const chosen = entries.find((entry) => entry.chronicalId === selected);
+  // an entry that left the page (moved, deleted) is no longer selected: it does not come back open
+  useEffect(() => {
+    if (selected && !chosen) setSelected(undefined);
+  }, [selected, chosen]);
   return (
     <>
       <div class="scroll">
@@ -178,27 +183,57 @@ function EntryActions({ repository, entry, onChanged }: { repository: string; en
     notify({ kind: 'info', title: 'Conversion started', text: `${entry.name}: job ${convertToImage.jobId} (see Jobs)` });
   }, 'started');
   const [tag, setTag] = useState('');
-  const changeTags = (mutation: 'addTags' | 'removeTags', tags: string[]) =>
-    run(mutation === 'addTags' ? 'Add tag' : 'Remove tag', async () => {
-      await gql(`mutation Tags($repository: String!, $id: ID!, $tags: [String!]!) { ${mutation}(repository: $repository, id: $id, tags: $tags) { id } }`, { repository, id: entry.id, tags });
+  // a content's tags change one by one; a folder's are replaced as a whole (updateFolder)
+  const changeTags = (add: boolean, changed: string) =>
+    run(add ? 'Add tag' : 'Remove tag', async () => {
+      if (folder) {
+        const tags = add ? [...entry.tags, changed] : entry.tags.filter((each) => each !== changed);
+        await gql('mutation FolderTags($repository: String!, $id: ID!, $tags: [String!]) { updateFolder(repository: $repository, id: $id, input: { tags: $tags }) { id } }', { repository, id: entry.id, tags });
+      } else {
+        await gql(`mutation Tags($repository: String!, $id: ID!, $tags: [String!]!) { ${add ? 'addTags' : 'removeTags'}(repository: $repository, id: $id, tags: $tags) { id } }`, { repository, id: entry.id, tags: [changed] });
+      }
       setTag('');
     });
+  const folders = useFolderChoices(repository);
+  const [target, setTarget] = useState('');
+  const targetPath = folders.find((choice) => choice.id === target)?.path ?? '/';
+  const move = run(
+    'Move',
+    () =>
+      gql(
+        `mutation Move($repository: String!, $id: ID!, $parentId: ID) { ${folder ? 'updateFolder' : 'updateContent'}(repository: $repository, id: $id, input: { parentId: $parentId }) { id } }`,
+        { repository, id: entry.id, parentId: target },
+      ),
+    `to ${targetPath}`,
+  );
+  const copy = run(
+    'Copy',
+    () => gql('mutation Copy($repository: String!, $id: ID!, $parentId: ID) { copyContent(repository: $repository, id: $id, input: { parentId: $parentId }) { id } }', { repository, id: entry.id, parentId: target }),
+    `to ${targetPath}`,
+  );
   return (
     <div class="actions">
-      {!folder && (
-        <form onSubmit={changeTags('addTags', [tag])} class="inline">
-          <label>
-            New tag
-            <input value={tag} required onInput={(event) => setTag(event.currentTarget.value)} />
-          </label>
-          <button type="submit">Add tag</button>
-          {entry.tags.map((each) => (
-            <button type="button" aria-label={`Remove tag ${each}`} onClick={changeTags('removeTags', [each])}>
-              {each} ×
-            </button>
-          ))}
-        </form>
-      )}
+      <form onSubmit={changeTags(true, tag)} class="inline">
+        <label>
+          New tag
+          <input value={tag} required onInput={(event) => setTag(event.currentTarget.value)} />
+        </label>
+        <button type="submit">Add tag</button>
+        {entry.tags.map((each) => (
+          <button type="button" aria-label={`Remove tag ${each}`} onClick={changeTags(false, each)}>
+            {each} ×
+          </button>
+        ))}
+      </form>
+      <form onSubmit={move} class="inline">
+        <FolderSelect label="Target folder" choices={folders} value={target} onChange={setTarget} root exclude={folder ? entry.id : undefined} />
+        <button type="submit">Move</button>
+        {!folder && (
+          <button type="button" onClick={() => copy()}>
+            Copy
+          </button>
+        )}
+      </form>
       <form onSubmit={rename} class="inline">
         <label>
           New name
@@ -227,7 +262,7 @@ function EntryActions({ repository, entry, onChanged }: { repository: string; en
         </form>
       )}
       <div class="inline">
-        <button type="button" class="danger" onClick={() => confirm(`Delete ${entry.name}?`) && remove()}>
+        <button type="button" class="danger" onClick={() => confirm(folder ? `Delete ${entry.name} and everything in it for good?` : `Delete ${entry.name}? (Deleted contents can restore it)`) && remove()}>
           Delete
         </button>
       </div>

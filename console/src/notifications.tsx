@@ -33,6 +33,12 @@ export function NotificationsProvider({ children }: { children: ComponentChildre
 
 export const useNotify = () => useContext(NotifyContext).notify;
 
+/** An error notification titled `title`, for `run`'s onError: `fail('New user failed')`. */
+export function useFail(): (title: string) => (message: string) => void {
+  const notify = useNotify();
+  return (title) => (message) => notify({ kind: 'error', title, text: message });
+}
+
 /** The notifications of the session: errors are alerts (read out at once), the others polite. */
 export function Notifications() {
   const { notices, dismiss } = useContext(NotifyContext);

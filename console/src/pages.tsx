@@ -35,6 +35,7 @@ export function PageViewer({ repository, contentId, name }: { repository: string
   const [pages, setPages] = useState<PageImage[]>();
   const [error, setError] = useState<string>();
   const [at, setAt] = useState(0);
+  const [format, setFormat] = useState<string>();
   useEffect(() => {
     gql<{ representations: { entries: PageImage[] } }>(
       'query Pages($repository: String!, $contentId: ID!) { representations(repository: $repository, contentId: $contentId) { entries { id page pageCount format status downloadUrl } } }',
@@ -47,8 +48,12 @@ export function PageViewer({ repository, contentId, name }: { repository: string
   if (error) return <p class="error" role="alert">{error}</p>;
   if (!pages) return <p class="meta">Loading…</p>;
   if (pages.length === 0) return <p class="meta">No page images yet: convert it to images first (Actions).</p>;
-  const shown = pages[Math.min(at, pages.length - 1)]!;
-  const go = (step: number) => setAt((index) => Math.max(0, Math.min(pages.length - 1, index + step)));
+  // each conversion to another format drew the pages again: one format is shown at a time
+  const formats = [...new Set(pages.map((each) => each.format))];
+  const chosen = format && formats.includes(format) ? format : formats[0]!;
+  const ofFormat = pages.filter((each) => each.format === chosen);
+  const shown = ofFormat[Math.min(at, ofFormat.length - 1)]!;
+  const go = (step: number) => setAt((index) => Math.max(0, Math.min(ofFormat.length - 1, index + step)));
   return (
     <div
       class="pages"
@@ -56,13 +61,28 @@ export function PageViewer({ repository, contentId, name }: { repository: string
       role="group"
       aria-label={`Pages of ${name} (arrow keys turn the page)`}
       onKeyDown={(event) => {
-        if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
+        // the format choice keeps its own arrow keys
+        if ((event.key === 'ArrowLeft' || event.key === 'ArrowRight') && !(event.target instanceof HTMLSelectElement)) {
           event.preventDefault();
           go(event.key === 'ArrowLeft' ? -1 : 1);
         }
       }}
     >
       <div class="row">
+        <label>
+          Format
+          <select
+            value={chosen}
+            onChange={(event) => {
+              setFormat(event.currentTarget.value);
+              setAt(0);
+            }}
+          >
+            {formats.map((each) => (
+              <option value={each}>{each}</option>
+            ))}
+          </select>
+        </label>
         <button type="button" disabled={at === 0} onClick={() => go(-1)}>
           Page back
         </button>
@@ -70,7 +90,7 @@ export function PageViewer({ repository, contentId, name }: { repository: string
           Page {shown.page} of {shown.pageCount} ({shown.format}
           {shown.status === 'READY' ? '' : `, ${shown.status.toLowerCase()}`})
         </span>
-        <button type="button" disabled={at >= pages.length - 1} onClick={() => go(1)}>
+        <button type="button" disabled={at >= ofFormat.length - 1} onClick={() => go(1)}>
           Page forward
         </button>
       </div>

@@ -1,4 +1,5 @@
-import { useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { gql } from './api.js';
 
 /** A one-field form that names something new (a folder, a group); emptied once `onName` succeeds. */
 export function NameForm({ label, action, onName }: { label: string; action: string; onName: (name: string) => Promise<boolean> }) {
@@ -34,4 +35,26 @@ export function TableHead({ columns }: { columns: (string | { name: string; wide
       </tr>
     </thead>
   );
+}
+
+/** The action's answer, or undefined once `onError` was told its message. */
+export const run = async <T,>(action: () => Promise<T>, onError: (message: string) => void): Promise<T | undefined> => {
+  try {
+    return await action();
+  } catch (failure) {
+    onError((failure as Error).message);
+    return undefined;
+  }
+};
+
+/** A list a query answers as `list`, loaded at once; the second value loads it again. */
+export function useList<T>(query: string, onError: (message: string) => void, variables: Record<string, unknown> = {}): [T[], () => Promise<void>] {
+  const [list, setList] = useState<T[]>([]);
+  const key = JSON.stringify(variables);
+  const load = useCallback(async () => {
+    const answer = await run(() => gql<{ list: T[] }>(query, variables), onError);
+    if (answer) setList(answer.list);
+  }, [query, key]);
+  useEffect(() => void load(), [load]);
+  return [list, load];
 }

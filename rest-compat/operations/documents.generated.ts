@@ -194,7 +194,7 @@ export type EventType =
   | 'GROUP_MEMBER_ADDED'
   /** a user was removed from a group */
   | 'GROUP_MEMBER_REMOVED'
-  /** a conversion job changed state (details.jobId, details.state) */
+  /** a conversion or preview job changed state (details.jobId, details.jobName: convert, merge or thumbnail, details.state) */
   | 'JOB_STATE_CHANGED'
   /** a sign-in was refused (details.reason) */
   | 'LOGIN_FAILED'

@@ -60,6 +60,13 @@ describe('GET C/content/{id}/thumbnail', () => {
     expect(url).toMatch(new RegExp(`^/api/v1/[^/]+/v1/content/${content.id}/thumbnail$`));
     expect((await fetch(`${service.baseUrl}${url}`, { headers: { authorization: `Bearer ${service.adminSession}` } })).status).toBe(200);
     expect((await thumbnailJob(content.id)).priority).toBe(-20);
+    // its changes of state are events of the content (a client watching the folder learns it is there), made by the service
+    const events = await sql(service, `select actor, details from event where type = 'JOB_STATE_CHANGED' and entry_id = ? order by id`, [content.id]);
+    expect(events.map((event) => [event.actor, (event.details as { jobName: string }).jobName, (event.details as { state: string }).state])).toEqual([
+      [null, 'thumbnail', 'pending'],
+      [null, 'thumbnail', 'running'],
+      [null, 'thumbnail', 'Done'],
+    ]);
   });
 
   it('serves an image scaled down (a small image is not enlarged), and a copy its own', async () => {

@@ -7,6 +7,7 @@ import type { AuthorizeOptions } from '../access/policy.js';
 import { Entry, Resource } from '../entries/entry.entity.js';
 import type { EntryScope } from '../entries/scope.js';
 import { JobFailure, jobPriority, type JobHandler } from '../jobs/queue.js';
+import { thumbnailJobName } from '../jobs/records.js';
 import { partitionOf } from '../repositories/operations.js';
 import { deletedSource, imageTypes, kindOf, removePageFiles, storeRepresentation } from './convert-job.js';
 import type { PageRenderer } from './page-renderer.js';
@@ -18,7 +19,7 @@ import { readableSource, representationsOf, type RepresentationRecord } from './
  * cache store (format `thumbnail`, page 1): counted in the cache statistics, removed with the content
  * and dropped by a check-in with new bytes, as page images are (docs/conversion.md, *Previews*).
  */
-export const thumbnailJobName = 'thumbnail';
+export { thumbnailJobName };
 /** the representation format of a thumbnail */
 export const thumbnailFormat = 'thumbnail';
 /** the longest side of a thumbnail, in pixels */

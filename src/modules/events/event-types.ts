@@ -17,7 +17,7 @@ export const eventTypeDescriptions = {
   ENTRY_UNLOCKED: 'a content was unlocked',
   ENTRY_TAGGED: 'tags were added to or removed from an entry (details.added, details.removed)',
   ACL_CHANGED: "an entry's or the repository's access control list changed",
-  JOB_STATE_CHANGED: 'a conversion job changed state (details.jobId, details.state)',
+  JOB_STATE_CHANGED: 'a conversion or preview job changed state (details.jobId, details.jobName: convert, merge or thumbnail, details.state)',
   REPOSITORY_CREATED: 'a repository was created',
   REPOSITORY_UPDATED: "a repository's limits changed",
   REPOSITORY_DELETED: 'a repository was deleted with everything in it',

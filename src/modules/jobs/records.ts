@@ -105,17 +105,19 @@ const toRecord = (row: Record<string, any>): JobRecord => ({
 /** The kinds of job of a conversion (POST C/convert/image, C/convert/merge), whose changes of state are events. */
 export const convertJobName = 'convert';
 export const mergeJobName = 'merge';
+/** A version's preview (DESIGN §12): its changes of state are events too, so a client learns the thumbnail is there. */
+export const thumbnailJobName = 'thumbnail';
 
 /**
- * A common table expression recording JOB_STATE_CHANGED (DESIGN §11) for each conversion job among the
+ * A common table expression recording JOB_STATE_CHANGED (DESIGN §11) for each conversion or preview job among the
  * rows of `source` (job records as changed): part of the change's own statement, so of its transaction.
  */
 const stateEvents = (source: string) => `state_events as (
        insert into event (repository_id, repository, type, entry_id, chronical_id, actor, details)
        select s.repository_id, r.name, 'JOB_STATE_CHANGED', s.content_ids[1], (select chronical_id from entry where id = s.content_ids[1]),
-              s.client_username, jsonb_build_object('jobId', s.id, 'state', s.state)
+              case when s.job_name = '${thumbnailJobName}' then null else s.client_username end, jsonb_build_object('jobId', s.id, 'jobName', s.job_name, 'state', s.state)
          from ${source} s left join repository r on r.id = s.repository_id
-        where s.job_name in ('${convertJobName}', '${mergeJobName}'))`;
+        where s.job_name in ('${convertJobName}', '${mergeJobName}', '${thumbnailJobName}'))`;
 
 /**
  * Changes job records and announces each change (NOTIFY, delivered at commit) in one statement: every

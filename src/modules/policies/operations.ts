@@ -164,6 +164,27 @@ export async function listPolicies(em: EntityManager): Promise<PolicyRecord[]> {
   return (await em.getConnection().execute<PolicyRow[]>('select * from policy order by technical_name')).map(toPolicyRecord);
 }
 
+/** A policy in effect in a folder: what `policyAssignments` lists (assignPolicy puts it there). */
+export interface PolicyAssignmentRecord {
+  policyId: string;
+  repositoryId: string;
+  folderId: string;
+  folderName: string;
+}
+
+/** Every assignment, or a repository's, by folder name then policy: one query. */
+export async function listPolicyAssignments(em: EntityManager, repositoryId?: string | null): Promise<PolicyAssignmentRecord[]> {
+  const only = repositoryId ? repositoryIdOf(repositoryNameOfId(repositoryId)) : null;
+  const rows = await em.getConnection().execute<{ policy_id: string; repository_id: string; folder_id: string; folder_name: string }[]>(
+    `select a.policy_id, a.repository_id, a.folder_id, e.name as folder_name
+       from policy_assignment a join entry e on e.id = a.folder_id join policy p on p.id = a.policy_id
+      where ?::text is null or a.repository_id = ?
+      order by e.name, p.technical_name`,
+    [only, only],
+  );
+  return rows.map((row) => ({ policyId: row.policy_id, repositoryId: row.repository_id, folderId: row.folder_id, folderName: row.folder_name }));
+}
+
 /**
  * Spec endpoint 9. By ids or technical names, all or nothing: one unknown is a 404 and nothing is
  * deleted. An empty list of technical names deletes every custom policy (all policies are custom:

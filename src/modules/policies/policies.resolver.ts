@@ -13,6 +13,7 @@ import {
   deletePolicies,
   listContentTypes,
   listPolicies,
+  listPolicyAssignments,
 } from './operations.js';
 
 @ObjectType('Policy', { description: 'a policy: a rule for the folders it is assigned to (docs/administration.md)' })
@@ -24,6 +25,14 @@ export class PolicyNode {
   @Field(() => JSONObject, { description: "the kind's creation fields" }) fields!: Record<string, unknown>;
   @Field(() => Date, { description: 'when the policy was created' }) createdAt!: Date;
   @Field(() => String, { description: 'the administrator who created it' }) createdBy!: string;
+}
+
+@ObjectType('PolicyAssignment', { description: 'a policy in effect in a folder (assignPolicy)' })
+export class PolicyAssignmentNode {
+  @Field(() => ID, { description: "the policy's id" }) policyId!: string;
+  @Field(() => ID, { description: 'svc.repository.<name>' }) repositoryId!: string;
+  @Field(() => ID, { description: "the folder's id" }) folderId!: string;
+  @Field(() => String, { description: "the folder's name" }) folderName!: string;
 }
 
 @ObjectType('PolicyDeletion', { description: 'the spec answers a policy deletion with a job response quoting its duration' })
@@ -44,6 +53,11 @@ export class PoliciesResolver {
   @Query(() => [PolicyNode], { description: 'every policy, by technical name' })
   async policies(@Ctx() context: RequestContext) {
     return listPolicies(context.em);
+  }
+
+  @Query(() => [PolicyAssignmentNode], { description: 'the folders policies are assigned to, by folder name' })
+  async policyAssignments(@Arg('repositoryId', () => ID, { nullable: true, description: 'svc.repository.<name>; absent: every repository' }) repositoryId: string | undefined, @Ctx() context: RequestContext) {
+    return listPolicyAssignments(context.em, repositoryId);
   }
 
   @Mutation(() => PolicyNode, { description: 'creates a default type policy (spec endpoint 6)' })

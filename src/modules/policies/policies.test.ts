@@ -174,16 +174,29 @@ describe('policies take effect in the content operations', () => {
     expect((await call(admin('/policy/assignment', { policyId: await policyId('no-policies'), repositoryId, folderId: tagged.id }), { method: 'POST' })).status).toBe(409);
   });
 
-  it('assignment answers 404 for an unknown policy or folder, 400 for a malformed repositoryId; unassigning works once', async () => {
+  it('assignment answers 404 for an unknown policy or folder, 400 for a malformed repositoryId; unassigning works once; GraphQL policyAssignments lists it meanwhile', async () => {
     const folder = await newFolder(service, 'assignments');
     const id = await policyId('images');
+    const listed = async (variables: Record<string, unknown> = { repositoryId }, session?: string) =>
+      service.graphql<{ policyAssignments: { policyId: string; repositoryId: string; folderId: string; folderName: string }[] }>(
+        'query($repositoryId: ID) { policyAssignments(repositoryId: $repositoryId) { policyId repositoryId folderId folderName } }',
+        variables,
+        session,
+      );
+    const inFolder = async (variables?: Record<string, unknown>) => (await listed(variables)).data!.policyAssignments.filter((each) => each.folderId === folder.id);
     expect((await call(admin('/policy/assignment', { policyId: 'nope', repositoryId, folderId: folder.id }), { method: 'POST' })).status).toBe(404);
     expect((await call(admin('/policy/assignment', { policyId: id, repositoryId, folderId: 'nope' }), { method: 'POST' })).status).toBe(404);
     expect((await call(admin('/policy/assignment', { policyId: id, repositoryId: 'svc.repository.nowhere', folderId: folder.id }), { method: 'POST' })).status).toBe(404);
     expect((await call(admin('/policy/assignment', { policyId: id, repositoryId: 'default', folderId: folder.id }), { method: 'POST' })).status).toBe(400);
     await assign(id, folder.id);
+    const assigned = [{ policyId: id, repositoryId, folderId: folder.id, folderName: 'assignments' }];
+    expect(await inFolder()).toEqual(assigned);
+    expect(await inFolder({})).toEqual(assigned);
+    expect((await listed({ repositoryId: 'default' })).errors?.[0]?.extensions).toMatchObject({ reasonCode: 'illegalArguments' });
+    expect((await listed({ repositoryId }, userSession)).errors?.[0]?.extensions).toMatchObject({ status: 403 });
     expect((await newContent(service, { parentId: folder.id, name: 'p.txt' })).typeName).toBe('image');
     expect((await call(admin('/policy/assignment', { policyId: id, repositoryId, folderId: folder.id }), { method: 'DELETE' })).status).toBe(204);
+    expect(await inFolder()).toEqual([]);
     expect((await newContent(service, { parentId: folder.id, name: 'q.txt' })).typeName).toBeFalsy();
     expect((await call(admin('/policy/assignment', { policyId: id, repositoryId, folderId: folder.id }), { method: 'DELETE' })).status).toBe(404);
   });
