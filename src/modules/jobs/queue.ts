@@ -160,7 +160,8 @@ export class JobQueue {
       lockLimit: concurrency,
       defaultLockLifetime: config.JOB_LOCK_LIFETIME_MS,
       processEvery: config.JOB_POLL_MS,
-      removeOnComplete: true,
+      // a run removes its queue job itself (run()), so that Agenda frees the slot as soon as the run ends
+      removeOnComplete: false,
     });
     this.agenda.on('error', (error: Error) => logger.warn({ err: error }, 'job queue error'));
   }
@@ -186,6 +187,14 @@ export class JobQueue {
       this.agenda.maxConcurrency(this.config.JOB_CONCURRENCY + this.ownSlots).lockLimit(this.config.JOB_CONCURRENCY + this.ownSlots);
     }
     const concurrency = options.ownSlot ? 1 : this.config.JOB_CONCURRENCY;
+    // Agenda looks for the next queue job of a kind when one is submitted (NOTIFY) or at its next scan
+    // (JOB_POLL_MS), not when a slot frees: queued conversions waited half a scan each between runs
+    // (docs/benchmarks.md, job path). Once a run of this process ended and its slot is free (Agenda
+    // frees it in the same turn as this event: the run removed its queue job itself, so nothing is awaited
+    // in between), the workers are told to look now, as a submission tells them.
+    this.agenda.on(`complete:${name}`, (job: Job, remote?: boolean) => {
+      if (remote !== true) setImmediate(() => void this.agenda.publishJobNotification(job));
+    });
     // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
     this.agenda.define(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, name, handler)), {
       concurrency,
@@ -287,7 +296,13 @@ export class JobQueue {
     await this.agenda.create(name, {}).save();
   }
 
+  /** Runs the record a queue job takes, then removes the queue job (one that failed stays, as Agenda leaves it). */
   private async run(queueJob: Job, name: string, handler: JobHandler): Promise<void> {
+    await this.runRecord(queueJob, name, handler);
+    await queueJob.remove();
+  }
+
+  private async runRecord(queueJob: Job, name: string, handler: JobHandler): Promise<void> {
     const em = this.orm.em.fork() as EntityManager;
     const record = await claimJob(em, name, String(queueJob.attrs._id), this.workerName);
     // none pending: the record it was queued for was cancelled, or another queue job took it first
