@@ -36,8 +36,11 @@ export interface JobRun {
   record: JobRecord;
   /** a unit of work of its own */
   em: EntityManager;
-  /** saves the percentage (0–100) in the job record and touches the queue's lock */
-  progress(percentage: number): Promise<void>;
+  /**
+   * saves the percentage (0–100) in the job record; in `tx`, the transaction of a store (whileRunning),
+   * the result and its percentage commit together (one commit a page, not two)
+   */
+  progress(percentage: number, tx?: EntityManager): Promise<void>;
   /** aborted when the job is cancelled (its reason a JobCancelled): a handler stops what it runs (a child process) */
   signal: AbortSignal;
   /**
@@ -320,13 +323,13 @@ export class JobQueue {
         record,
         em,
         signal: cancellation.signal,
-        progress: async (value) => {
+        progress: async (value, tx) => {
           const rounded = Math.round(value * 10) / 10;
           if (rounded === percentage) return;
           percentage = rounded;
           // the record is what clients read; the queue's lock (and its copy of the percentage) is renewed by
           // the heartbeat, so a page of progress costs one write, not two
-          await reportProgress(em, jobId, rounded);
+          await reportProgress(tx ?? em, jobId, rounded);
         },
         whileRunning: (store) =>
           em.transactional(async (tx) => {
