@@ -195,6 +195,11 @@ await runBench(async (cleanup) => {
     );
   }
   const textPages = textPdf(10);
+  // the job path's documents rendered directly (warm process): what 10-page documents cost without the job path
+  const tenPagesFile = path.join(dir, 'text-10.pdf');
+  await fs.writeFile(tenPagesFile, textPages);
+  let directTen = 0;
+  for (let run = 0; run < RUNS; run++) directTen = Math.max(directTen, (await renderOwn(tenPagesFile, path.join(dir, 'own-text-10'), true)).pagesPerSecond);
   const ones = await jobPath(dir, 1, textPages);
   const twos = await jobPath(dir, 2, textPages);
   const one = Math.max(...ones);
@@ -202,7 +207,7 @@ await runBench(async (cleanup) => {
   const direct = results.text!.own.pagesPerSecond;
   const runs = (rates: number[]) => rates.map((r) => fmt(r, 2)).join(', ');
   console.log(
-    `job path (${JOBS} jobs × 10 text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,
+    `job path (${JOBS} jobs × 10 text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; ×${fmt(ratio(one, directTen), 2)} the 10-page document rendered directly, ${fmt(directTen, 2)} pages/s; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,
   );
 
   const pagesPerSecond = results.text!.own.pagesPerSecond;
