@@ -20,7 +20,8 @@ import path from 'node:path';
 import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.js';
 import { renderInChild, renderPool } from '../workers/render/render-process.js';
 import { maxPagePixels } from '../workers/render/protocol.js';
-import { contentBase, fmt, header, login, makeTempDir, multipartFrame, ratio, removeDir, runBench, sleep, startServiceChild, targetsLine } from './lib.js';
+import { readFileSync } from 'node:fs';
+import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFrame, processTree, ratio, removeDir, runBench, sleep, startServiceChild, targetsLine } from './lib.js';
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
@@ -107,18 +108,39 @@ async function jobsSettled(base: string, session: string): Promise<void> {
   }
 }
 
+/** CPU seconds so far of the service's process, its render processes and the rest of its tree (Postgres, the other children). */
+function jobPathCpu(servicePid: number): { service: number; render: number; postgres: number } {
+  const [self, ...descendants] = processTree(servicePid);
+  const isRender = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('render-child');
+    } catch {
+      return false;
+    }
+  };
+  const cpu = { service: cpuSecondsOf(self!), render: 0, postgres: 0 };
+  for (const pid of descendants) cpu[isRender(pid) ? 'render' : 'postgres'] += cpuSecondsOf(pid);
+  return cpu;
+}
+
+interface JobPathRun {
+  pagesPerSecond: number;
+  /** CPU milliseconds per page of the service process, the render processes and Postgres */
+  cpuMsPerPage: { service: number; render: number; postgres: number };
+}
+
 /**
  * Pages per second through the whole job path, `RUNS` times on one service with `workers` slots
  * (JOB_CONCURRENCY), each run on new contents (stored pages would be reused). The uploads' own
  * background jobs (text extraction, previews) end before the conversions are submitted: they are the
  * upload's cost, not the job path's.
  */
-async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<number[]> {
+async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPathRun[]> {
   const service = await startServiceChild(path.join(dir, `service-${workers}`), { JOB_CONCURRENCY: String(workers), CONV_PDF_DPI: String(DPI), LOG_LEVEL: 'warn' });
   try {
     const session = await login(service.baseUrl);
     const base = contentBase(service.baseUrl);
-    const rates: number[] = [];
+    const runs: JobPathRun[] = [];
     for (let run = 0; run < RUNS; run++) {
       const ids: string[] = [];
       for (let i = 0; i < JOBS; i++) {
@@ -127,6 +149,7 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<numbe
         ids.push(((await response.json()) as { id: string }).id);
       }
       await jobsSettled(base, session);
+      const cpuBefore = jobPathCpu(service.pid);
       const started = Date.now();
       const jobIds = await Promise.all(
         ids.map(async (contentId) => {
@@ -155,9 +178,11 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<numbe
           await sleep(250);
         }
       }
-      rates.push((JOBS * 10) / ((ended - started) / 1000));
+      const cpuAfter = jobPathCpu(service.pid);
+      const perPage = (key: keyof typeof cpuAfter) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / (JOBS * 10);
+      runs.push({ pagesPerSecond: (JOBS * 10) / ((ended - started) / 1000), cpuMsPerPage: { service: perPage('service'), render: perPage('render'), postgres: perPage('postgres') } });
     }
-    return rates;
+    return runs;
   } finally {
     await service.stop();
   }
@@ -202,13 +227,19 @@ await runBench(async (cleanup) => {
   for (let run = 0; run < RUNS; run++) directTen = Math.max(directTen, (await renderOwn(tenPagesFile, path.join(dir, 'own-text-10'), true)).pagesPerSecond);
   const ones = await jobPath(dir, 1, textPages);
   const twos = await jobPath(dir, 2, textPages);
-  const one = Math.max(...ones);
-  const two = Math.max(...twos);
+  const best = (runs: JobPathRun[]) => runs.reduce((a, b) => (b.pagesPerSecond > a.pagesPerSecond ? b : a));
+  const one = best(ones).pagesPerSecond;
+  const two = best(twos).pagesPerSecond;
   const direct = results.text!.own.pagesPerSecond;
-  const runs = (rates: number[]) => rates.map((r) => fmt(r, 2)).join(', ');
+  const runs = (list: JobPathRun[]) => list.map((r) => fmt(r.pagesPerSecond, 2)).join(', ');
+  const cpu = (list: JobPathRun[]) => {
+    const { service, render, postgres } = best(list).cpuMsPerPage;
+    return `render ${fmt(render)}, service ${fmt(service)}, postgres ${fmt(postgres)}`;
+  };
   console.log(
     `job path (${JOBS} jobs × 10 text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; ×${fmt(ratio(one, directTen), 2)} the 10-page document rendered directly, ${fmt(directTen, 2)} pages/s; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,
   );
+  console.log(`job path CPU ms per page, best runs: 1 worker ${cpu(ones)}; 2 workers ${cpu(twos)}`);
 
   const pagesPerSecond = results.text!.own.pagesPerSecond;
   const missed: string[] = [];
