@@ -192,11 +192,14 @@ export class JobQueue {
     const concurrency = options.ownSlot ? 1 : this.config.JOB_CONCURRENCY;
     // Agenda looks for the next queue job of a kind when one is submitted (NOTIFY) or at its next scan
     // (JOB_POLL_MS), not when a slot frees: queued conversions waited half a scan each between runs
-    // (docs/benchmarks.md, job path). Once a run of this process ended and its slot is free (Agenda
-    // frees it in the same turn as this event: the run removed its queue job itself, so nothing is awaited
-    // in between), the workers are told to look now, as a submission tells them.
+    // (docs/benchmarks.md, job path). So when a run of this process ends, the workers are told to look
+    // now, as a submission tells them, on the next turn of the event loop: Agenda frees the slot before
+    // it (its microtasks after this event; the run removed its queue job itself, so nothing is awaited).
     this.agenda.on(`complete:${name}`, (job: Job, remote?: boolean) => {
-      if (remote !== true) setImmediate(() => void this.agenda.publishJobNotification(job));
+      if (remote === true) return;
+      setImmediate(() => {
+        if (!this.stopping) void this.agenda.publishJobNotification(job);
+      });
     });
     // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
     this.agenda.define(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, name, handler)), {
