@@ -10,8 +10,9 @@
  *   npm run build && node dist/bench/conversion.js      (or: npm run bench -- conversion)
  *   peers: apt-get install poppler-utils mupdf-tools (a missing peer is skipped with the reason)
  *   knobs: CONV_BENCH_JOBS (6 jobs of 10 pages for the job path), CONV_BENCH_RUNS (3: the service and
- *   the peers run in turn, each figure is the best of its runs, so a burst of load on the shared
- *   machine does not decide a ratio)
+ *   the peers run in turn, and the job path runs as often, each figure is the best of its runs, so a
+ *   burst of load on the shared machine does not decide a ratio); CONV_BENCH_ONLY=jobpath measures the
+ *   direct rate once and then only the job path
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -19,11 +20,13 @@ import path from 'node:path';
 import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.js';
 import { renderInChild, renderPool } from '../workers/render/render-process.js';
 import { maxPagePixels } from '../workers/render/protocol.js';
-import { contentBase, fmt, header, login, makeTempDir, multipartFrame, ratio, removeDir, runBench, sleep, startServiceChild, targetsLine } from './lib.js';
+import { readFileSync } from 'node:fs';
+import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFrame, processTree, ratio, removeDir, runBench, sleep, startServiceChild, targetsLine } from './lib.js';
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
 const RUNS = Math.max(1, Number(process.env.CONV_BENCH_RUNS ?? 3));
+const JOB_PATH_ONLY = process.env.CONV_BENCH_ONLY === 'jobpath';
 
 /** 50 pages: even pages text, odd pages a 800×600 photo-like image with a caption. */
 function mixedPdf(): Buffer {
@@ -96,37 +99,90 @@ function peer(command: string, args: string[], pages: number): number | string {
   return pages / ((performance.now() - started) / 1000);
 }
 
-async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<number> {
+/** Polls `GET C/jobs` until no job is pending or running. */
+async function jobsSettled(base: string, session: string): Promise<void> {
+  for (;;) {
+    const { entries } = (await (await fetch(`${base}/jobs?sessionId=${session}&limit=1000`)).json()) as { entries: { state: string }[] };
+    if (!entries.some((e) => ['pending', 'running'].includes(e.state))) return;
+    await sleep(100);
+  }
+}
+
+/** CPU seconds so far of the service's process, its render processes and the rest of its tree (Postgres, the other children). */
+function jobPathCpu(servicePid: number): { service: number; render: number; postgres: number } {
+  const [self, ...descendants] = processTree(servicePid);
+  const isRender = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('render-child');
+    } catch {
+      return false;
+    }
+  };
+  const cpu = { service: cpuSecondsOf(self!), render: 0, postgres: 0 };
+  for (const pid of descendants) cpu[isRender(pid) ? 'render' : 'postgres'] += cpuSecondsOf(pid);
+  return cpu;
+}
+
+interface JobPathRun {
+  pagesPerSecond: number;
+  /** CPU milliseconds per page of the service process, the render processes and Postgres */
+  cpuMsPerPage: { service: number; render: number; postgres: number };
+}
+
+/**
+ * Pages per second through the whole job path, `RUNS` times on one service with `workers` slots
+ * (JOB_CONCURRENCY), each run on new contents (stored pages would be reused). The uploads' own
+ * background jobs (text extraction, previews) end before the conversions are submitted: they are the
+ * upload's cost, not the job path's.
+ */
+async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPathRun[]> {
   const service = await startServiceChild(path.join(dir, `service-${workers}`), { JOB_CONCURRENCY: String(workers), CONV_PDF_DPI: String(DPI), LOG_LEVEL: 'warn' });
   try {
     const session = await login(service.baseUrl);
     const base = contentBase(service.baseUrl);
-    const ids: string[] = [];
-    for (let i = 0; i < JOBS; i++) {
-      const { head, tail, contentType } = multipartFrame({ name: `bench-${workers}-${i}.pdf` }, `bench-${i}.pdf`);
-      const response = await fetch(`${base}/content?sessionId=${session}`, { method: 'POST', headers: { 'content-type': contentType }, body: Buffer.concat([head, pdf, tail]) });
-      ids.push(((await response.json()) as { id: string }).id);
-    }
-    const started = performance.now();
-    const jobIds = await Promise.all(
-      ids.map(async (contentId) => {
-        const response = await fetch(`${base}/convert/image?sessionId=${session}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ contentId, resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png' }),
-        });
-        return ((await response.json()) as { jobId: string }).jobId;
-      }),
-    );
-    for (const jobId of jobIds) {
-      for (;;) {
-        const status = (await (await fetch(`${base}/jobs/status?sessionId=${session}&jobId=${jobId}`)).json()) as { state: string };
-        if (status.state === 'Done') break;
-        if (status.state === 'panic') throw new Error(`job ${jobId} failed`);
-        await sleep(100);
+    const runs: JobPathRun[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const ids: string[] = [];
+      for (let i = 0; i < JOBS; i++) {
+        const { head, tail, contentType } = multipartFrame({ name: `bench-${workers}-${run}-${i}.pdf` }, `bench-${i}.pdf`);
+        const response = await fetch(`${base}/content?sessionId=${session}`, { method: 'POST', headers: { 'content-type': contentType }, body: Buffer.concat([head, pdf, tail]) });
+        ids.push(((await response.json()) as { id: string }).id);
       }
+      await jobsSettled(base, session);
+      const cpuBefore = jobPathCpu(service.pid);
+      const started = Date.now();
+      const jobIds = await Promise.all(
+        ids.map(async (contentId) => {
+          const response = await fetch(`${base}/convert/image?sessionId=${session}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ contentId, resultAction: 'CONTENT_REPRESENTATION', targetFormat: 'png' }),
+          });
+          return ((await response.json()) as { jobId: string }).jobId;
+        }),
+      );
+      // the end is when the last job ended, as its record says (the same clock): the polling can be slow
+      // and costs the service little (the service runs on the cores it measures)
+      let ended = 0;
+      for (const jobId of jobIds) {
+        for (;;) {
+          const { state, serviceRequestJob } = (await (await fetch(`${base}/jobs/status?sessionId=${session}&jobId=${jobId}`)).json()) as {
+            state: string;
+            serviceRequestJob: { endTimestamp?: string };
+          };
+          if (state === 'panic') throw new Error(`job ${jobId} failed`);
+          if (state === 'Done') {
+            ended = Math.max(ended, Date.parse(serviceRequestJob.endTimestamp!.replace('+0000', 'Z')));
+            break;
+          }
+          await sleep(250);
+        }
+      }
+      const cpuAfter = jobPathCpu(service.pid);
+      const perPage = (key: keyof typeof cpuAfter) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / (JOBS * 10);
+      runs.push({ pagesPerSecond: (JOBS * 10) / ((ended - started) / 1000), cpuMsPerPage: { service: perPage('service'), render: perPage('render'), postgres: perPage('postgres') } });
     }
-    return (JOBS * 10) / ((performance.now() - started) / 1000);
+    return runs;
   } finally {
     await service.stop();
   }
@@ -136,7 +192,7 @@ await runBench(async (cleanup) => {
   header(`conversion: PDF → PNG at ${DPI} DPI, best of ${RUNS} runs each`);
   const dir = await makeTempDir('crs-bench-conversion-');
   cleanup(() => removeDir(dir));
-  const documents = { text: textPdf(50), mixed: mixedPdf() };
+  const documents = JOB_PATH_ONLY ? { text: textPdf(50) } : { text: textPdf(50), mixed: mixedPdf() };
   const results: Record<string, { own: OwnRun; pdftoppm: number | string; mutool: number | string }> = {};
   for (const [name, bytes] of Object.entries(documents)) {
     const file = path.join(dir, `${name}.pdf`);
@@ -149,22 +205,41 @@ await runBench(async (cleanup) => {
     const fastest = (runs: OwnRun[]) => runs.reduce((a, b) => (b.pagesPerSecond > a.pagesPerSecond ? b : a));
     for (let run = 0; run < RUNS; run++) {
       renders.push(await renderOwn(file, path.join(dir, `own-${name}`), true));
+      if (JOB_PATH_ONLY) continue;
       pdftoppm = best(pdftoppm, peer('pdftoppm', ['-png', '-r', String(DPI), file, path.join(dir, `poppler-${name}`)], 50));
       mutool = best(mutool, peer('mutool', ['draw', '-r', String(DPI), '-o', path.join(dir, `mupdf-${name}-%d.png`), file], 50));
       coldRenders.push(await renderOwn(file, path.join(dir, `own-${name}`), false));
     }
+    if (JOB_PATH_ONLY) pdftoppm = mutool = 'not run (CONV_BENCH_ONLY=jobpath)';
     const own = fastest(renders);
-    const cold = fastest(coldRenders);
+    const withStart = coldRenders.length > 0 ? `${fmt(fastest(coldRenders).pagesPerSecond, 2)} with its start` : 'its start not measured';
     results[name] = { own, pdftoppm, mutool };
     const show = (v: number | string) => (typeof v === 'number' ? `${fmt(v, 2)} pages/s (×${fmt(ratio(own.pagesPerSecond, v), 2)})` : `skipped: ${v}`);
     console.log(
-      `${name.padEnd(6)} service ${fmt(own.pagesPerSecond, 2)} pages/s (warm process; ${fmt(cold.pagesPerSecond, 2)} with its start), counting ${fmt(own.countShare * 100, 1)} % of render time; pdftoppm ${show(pdftoppm)}; mutool ${show(mutool)}`,
+      `${name.padEnd(6)} service ${fmt(own.pagesPerSecond, 2)} pages/s (warm process; ${withStart}), counting ${fmt(own.countShare * 100, 1)} % of render time; pdftoppm ${show(pdftoppm)}; mutool ${show(mutool)}`,
     );
   }
   const textPages = textPdf(10);
-  const one = await jobPath(dir, 1, textPages);
-  const two = await jobPath(dir, 2, textPages);
-  console.log(`job path (${JOBS} jobs × 10 text pages): 1 worker ${fmt(one, 2)} pages/s, 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)})`);
+  // the job path's documents rendered directly (warm process): what 10-page documents cost without the job path
+  const tenPagesFile = path.join(dir, 'text-10.pdf');
+  await fs.writeFile(tenPagesFile, textPages);
+  let directTen = 0;
+  for (let run = 0; run < RUNS; run++) directTen = Math.max(directTen, (await renderOwn(tenPagesFile, path.join(dir, 'own-text-10'), true)).pagesPerSecond);
+  const ones = await jobPath(dir, 1, textPages);
+  const twos = await jobPath(dir, 2, textPages);
+  const best = (runs: JobPathRun[]) => runs.reduce((a, b) => (b.pagesPerSecond > a.pagesPerSecond ? b : a));
+  const one = best(ones).pagesPerSecond;
+  const two = best(twos).pagesPerSecond;
+  const direct = results.text!.own.pagesPerSecond;
+  const runs = (list: JobPathRun[]) => list.map((r) => fmt(r.pagesPerSecond, 2)).join(', ');
+  const cpu = (list: JobPathRun[]) => {
+    const { service, render, postgres } = best(list).cpuMsPerPage;
+    return `render ${fmt(render)}, service ${fmt(service)}, postgres ${fmt(postgres)}`;
+  };
+  console.log(
+    `job path (${JOBS} jobs × 10 text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; ×${fmt(ratio(one, directTen), 2)} the 10-page document rendered directly, ${fmt(directTen, 2)} pages/s; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,
+  );
+  console.log(`job path CPU ms per page, best runs: 1 worker ${cpu(ones)}; 2 workers ${cpu(twos)}`);
 
   const pagesPerSecond = results.text!.own.pagesPerSecond;
   const missed: string[] = [];
@@ -175,6 +250,8 @@ await runBench(async (cleanup) => {
     else if (r.own.pagesPerSecond < r.mutool) missed.push(`${name} ≥ 1.0× mutool`);
     if (r.own.countShare > 0.1) missed.push(`${name} counting ≤ 10 %`);
   }
+  if (one < 0.8 * direct) missed.push('job path 1 worker ≥ 0.8× direct');
+  if (two < 1.5 * one) missed.push('job path 2 workers ≥ 1.5× 1');
   const times = (peerName: 'pdftoppm' | 'mutool') => {
     const v = results.text![peerName];
     return typeof v === 'number' ? fmt(ratio(pagesPerSecond, v), 2) : 'n/a';

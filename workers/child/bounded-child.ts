@@ -100,7 +100,10 @@ export class ChildPool implements ChildSource {
   }
 
   async take(): Promise<ChildProcess> {
-    for (const [child, timer] of this.idle) {
+    // the process parked last first: its code is the most compiled (V8's JIT warms over a process's first
+    // documents, and taking the oldest passed documents round the processes; docs/benchmarks.md, job path),
+    // and the one waiting longest is the one its idle time ends
+    for (const [child, timer] of [...this.idle].reverse()) {
       this.idle.delete(child);
       clearTimeout(timer);
       if (!isAlive(child)) continue;

@@ -66,7 +66,8 @@ function reusablePages(stored: RepresentationRecord[], pages: number, placeholde
 
 /**
  * Places a page image (or a thumbnail) in the cache store and records it as the representation of that
- * page of the source version — both while the job runs (a cancelled job's page is not placed).
+ * page of the source version — both while the job runs (a cancelled job's page is not placed) — with the
+ * job's `percentage` after it, when given, in the same transaction.
  */
 export async function storeRepresentation(
   run: JobRun,
@@ -75,6 +76,7 @@ export async function storeRepresentation(
   { format, mimeType }: { format: string; mimeType: string },
   page: RenderedPage,
   pageCount: number,
+  percentage?: number,
 ) {
   const id = representationId(source.id, format, page.page);
   const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
@@ -97,6 +99,7 @@ export async function storeRepresentation(
         storagePath,
         jobId: run.record.id,
       });
+      if (percentage !== undefined) await run.progress(percentage, em);
     });
   } finally {
     await staged.discard();
@@ -278,8 +281,9 @@ async function convert(
             return { type: 'render', placeholders: decision.placeholders, skip };
           },
           page: async (page) => {
+            const percentage = 5 + (95 * page.page) / Math.max(1, result.pages);
             if (request.resultAction === 'CONTENT_REPRESENTATION') {
-              await storeRepresentation(run, services, source, { format, mimeType: mimeTypeOf(format) }, page, result.pages);
+              await storeRepresentation(run, services, source, { format, mimeType: mimeTypeOf(format) }, page, result.pages, percentage);
             } else {
               result.contentIds ??= {};
               if (!result.contentIds[page.page]) {
@@ -293,7 +297,8 @@ async function convert(
             // a page the render process could not draw (malformed, an image over CONV_MAX_IMAGE_PIXELS) is a placeholder too
             if (page.placeholder && !result.placeholders.includes(page.page)) result.placeholders = [...result.placeholders, page.page].sort((a, b) => a - b);
             await rm(page.path, { force: true });
-            await run.progress(5 + (95 * page.page) / Math.max(1, result.pages));
+            // a page image's percentage was saved with it (a no-op here)
+            await run.progress(percentage);
           },
         },
         run.signal,

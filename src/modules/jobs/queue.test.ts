@@ -222,6 +222,39 @@ describe('queue jobs, locks and cancellation (one job at a time, a lock lifetime
   });
 });
 
+describe('a queued job starts when the run before it ends, not at the next scan', () => {
+  let queue: JobQueue;
+  const queueJobsLeft = async () =>
+    (await service.services.orm.em.fork().getConnection().execute<{ n: number }[]>(`select count(*)::int as n from agenda_jobs where name = 'next-at-once'`))[0]!.n;
+
+  beforeAll(async () => {
+    // a scan a minute: only the announcement of the freed slot can start the jobs behind the first in time
+    const config = { ...service.config, WORKER_NAME: 'next-at-once', JOB_CONCURRENCY: 1, JOB_POLL_MS: 60_000 };
+    queue = new JobQueue(config, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
+    queue.define('next-at-once', async () => {
+      await sleep(100);
+      return { result: {} };
+    });
+    await queue.start();
+  });
+  afterAll(() => queue?.stop());
+
+  it('four jobs of one slot run one after the other within seconds, and leave no queue job behind', { timeout: 30_000 }, async () => {
+    const submitted = [];
+    for (const label of ['a', 'b', 'c', 'd']) submitted.push(await queue.submit(service.services.orm.em.fork(), labelledJob('next-at-once', label)));
+    const jobs = (await Promise.all(submitted.map((job) => finished(job.id)))).sort((a, b) => a.startTimestamp!.getTime() - b.startTimestamp!.getTime());
+    expect(jobs.map((job) => job.state)).toEqual(['Done', 'Done', 'Done', 'Done']);
+    for (let i = 1; i < jobs.length; i++) {
+      expect(jobs[i]!.startTimestamp!.getTime()).toBeGreaterThanOrEqual(jobs[i - 1]!.endTimestamp!.getTime());
+      expect(jobs[i]!.startTimestamp!.getTime() - jobs[i - 1]!.endTimestamp!.getTime()).toBeLessThan(5_000);
+    }
+    // a run removes its queue job itself (Agenda's removeOnComplete is off)
+    const until = Date.now() + 5_000;
+    while ((await queueJobsLeft()) > 0 && Date.now() < until) await sleep(50);
+    expect(await queueJobsLeft()).toBe(0);
+  });
+});
+
 describe('a record whose submitter died before queuing it', () => {
   it('is taken by the queue job the sweep adds for its kind once it has waited; a kind with no such record gets none', async () => {
     const queue = new JobQueue({ ...service.config, WORKER_NAME: 'sweep', JOB_CONCURRENCY: 1 }, service.services.orm, service.services.logger, service.config.DATABASE_URL!);

@@ -36,8 +36,11 @@ export interface JobRun {
   record: JobRecord;
   /** a unit of work of its own */
   em: EntityManager;
-  /** saves the percentage (0–100) in the job record and touches the queue's lock */
-  progress(percentage: number): Promise<void>;
+  /**
+   * saves the percentage (0–100) in the job record; in `tx`, the transaction of a store (whileRunning),
+   * the result and its percentage commit together (one commit a page, not two)
+   */
+  progress(percentage: number, tx?: EntityManager): Promise<void>;
   /** aborted when the job is cancelled (its reason a JobCancelled): a handler stops what it runs (a child process) */
   signal: AbortSignal;
   /**
@@ -160,7 +163,8 @@ export class JobQueue {
       lockLimit: concurrency,
       defaultLockLifetime: config.JOB_LOCK_LIFETIME_MS,
       processEvery: config.JOB_POLL_MS,
-      removeOnComplete: true,
+      // a run removes its queue job itself (run()), so that Agenda frees the slot as soon as the run ends
+      removeOnComplete: false,
     });
     this.agenda.on('error', (error: Error) => logger.warn({ err: error }, 'job queue error'));
   }
@@ -186,6 +190,17 @@ export class JobQueue {
       this.agenda.maxConcurrency(this.config.JOB_CONCURRENCY + this.ownSlots).lockLimit(this.config.JOB_CONCURRENCY + this.ownSlots);
     }
     const concurrency = options.ownSlot ? 1 : this.config.JOB_CONCURRENCY;
+    // Agenda looks for the next queue job of a kind when one is submitted (NOTIFY) or at its next scan
+    // (JOB_POLL_MS), not when a slot frees: queued conversions waited half a scan each between runs
+    // (docs/benchmarks.md, job path). So when a run of this process ends, the workers are told to look
+    // now, as a submission tells them, on the next turn of the event loop: Agenda frees the slot before
+    // it (its microtasks after this event; the run removed its queue job itself, so nothing is awaited).
+    this.agenda.on(`complete:${name}`, (job: Job, remote?: boolean) => {
+      if (remote === true) return;
+      setImmediate(() => {
+        if (!this.stopping) void this.agenda.publishJobNotification(job);
+      });
+    });
     // a statement that runs away (a text Postgres parses slowly, a lock never released) fails its job instead of holding a core
     this.agenda.define(name, (job) => withStatementTimeout(this.config.JOB_STATEMENT_TIMEOUT_MS, () => this.run(job, name, handler)), {
       concurrency,
@@ -287,7 +302,13 @@ export class JobQueue {
     await this.agenda.create(name, {}).save();
   }
 
+  /** Runs the record a queue job takes, then removes the queue job (one that failed stays, as Agenda leaves it). */
   private async run(queueJob: Job, name: string, handler: JobHandler): Promise<void> {
+    await this.runRecord(queueJob, name, handler);
+    await queueJob.remove();
+  }
+
+  private async runRecord(queueJob: Job, name: string, handler: JobHandler): Promise<void> {
     const em = this.orm.em.fork() as EntityManager;
     const record = await claimJob(em, name, String(queueJob.attrs._id), this.workerName);
     // none pending: the record it was queued for was cancelled, or another queue job took it first
@@ -305,13 +326,13 @@ export class JobQueue {
         record,
         em,
         signal: cancellation.signal,
-        progress: async (value) => {
+        progress: async (value, tx) => {
           const rounded = Math.round(value * 10) / 10;
           if (rounded === percentage) return;
           percentage = rounded;
           // the record is what clients read; the queue's lock (and its copy of the percentage) is renewed by
           // the heartbeat, so a page of progress costs one write, not two
-          await reportProgress(em, jobId, rounded);
+          await reportProgress(tx ?? em, jobId, rounded);
         },
         whileRunning: (store) =>
           em.transactional(async (tx) => {
