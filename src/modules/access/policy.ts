@@ -303,6 +303,28 @@ export function visibleEvents(principal: Principal, trail: { readable: ReadableA
   };
 }
 
+/**
+ * `visibleEvents` for a count summed from event_tally (Migration20261128150000EventTallies): the tally
+ * rows `t` the caller may see — all for administrators; in a repository's trail, those of the ACLs it
+ * may read — and then a condition on event rows `ev` for the ones it sees beyond them: of the chronicles
+ * it owns an entry of, counted under an ACL it may not read. Undefined when tallies cannot tell: a
+ * user's own sign-ins in the administration trail (counted from its events).
+ */
+export function visibleEventTallies(principal: Principal, trail: { readable: ReadableAcls | undefined } | 'administration'): { tally?: SqlPredicate; owned?: SqlPredicate } | undefined {
+  if (mayAdminister(principal)) return {};
+  if (trail === 'administration') return undefined;
+  const readable = trail.readable;
+  const ids = `{${requireReadable(readable).ids.join(',')}}`;
+  return {
+    tally: { sql: 't.acl_id = any(?::bigint[])', params: [ids] },
+    owned: {
+      sql: `ev.chronical_id in (select e.chronical_id from entry e where e.repository_id = ev.repository_id and e.owner = ?)
+            and not exists (select 1 from event_chronicle c where c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id and c.acl_id = any(?::bigint[]))`,
+      params: [principal.userName, ids],
+    },
+  };
+}
+
 /** What a caller does to a job (the job system's records, C/jobs). */
 export type JobAction = 'read' | 'cancel';
 

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { readableAcls, visibleEvents, type AccessScope } from '../access/policy.js';
+import type { ReadableAcls } from '../access/acl.js';
+import { readableAcls, visibleEvents, visibleEventTallies, type AccessScope } from '../access/policy.js';
 import { parseInput } from '../auth/names.js';
 import type { RepositoryRecord } from '../repositories/operations.js';
-import { defaultLimit, maxLimit } from '../search/entry-query.js';
+import { defaultLimit, maxLimit, type SqlPredicate } from '../search/entry-query.js';
 import { administrationEventTypes, eventTypes } from './event-types.js';
 import { outboxEventColumns, outboxEventOf, type OutboxEventRow, type OutboxEvent } from './outbox.js';
 
@@ -35,18 +36,19 @@ export interface AuditScope extends Omit<AccessScope, 'repository'> {
 /**
  * A page of the audit trail, newest first, with `count` of all the events the filters and the caller's
  * visibility (access/policy.ts `visibleEvents`) let through. Each filter is served by an index of the
- * event table led by the repository (Migration20261128050000AuditIndexes), so a page and its count read
- * only the matching index entries (and, for a caller who is not an administrator, their entries' ACLs).
+ * event table led by the repository (Migration20261128050000AuditIndexes), so a page reads only the
+ * matching index entries (and, for a caller who is not an administrator, their entries' ACLs). A count
+ * filtered by type and actor only is a sum of tallies (`talliedCount`); any other reads its events.
  */
 export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: OutboxEvent[] }> {
   const query = parseInput(auditQuerySchema, input);
-  const conditions: { sql: string; params: unknown[] }[] = [
+  const filters: SqlPredicate[] = [
     scope.repository
       ? { sql: 'ev.repository_id = ?', params: [scope.repository.id] }
       : { sql: 'ev.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
   ];
   const add = (value: unknown, sql: string) => {
-    if (value !== undefined && value !== null) conditions.push({ sql, params: [value] });
+    if (value !== undefined && value !== null) filters.push({ sql, params: [value] });
   };
   add(query.entryId, 'ev.entry_id = ?');
   add(query.chronicalId, 'ev.chronical_id = ?');
@@ -57,18 +59,42 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
   add(query.to && new Date(query.to.getTime() + 1), 'ev.at < ?');
   const readable = scope.repository ? await readableAcls({ ...scope, repository: scope.repository }) : undefined;
   const visible = visibleEvents(scope.principal, scope.repository ? { readable } : 'administration');
-  if (visible) conditions.push(visible);
-  const where = conditions.map((condition) => condition.sql).join(' and ');
-  const params = conditions.flatMap((condition) => condition.params);
+  const { sql: where, params } = conjunction(visible ? [...filters, visible] : filters);
   const em: EntityManager = scope.em;
+  const count = talliedCount(scope, query, filters, readable) ?? { sql: `select count(*)::int as count from event ev where ${where}`, params };
   const [rows, [counted]] = await Promise.all([
     em.execute<OutboxEventRow[]>(
       `select ${outboxEventColumns} from event ev where ${where} order by ev.id desc limit ? offset ?`,
       [...params, query.limit ?? defaultLimit, query.offset ?? 0],
     ),
-    em.execute<{ count: number }[]>(`select count(*)::int as count from event ev where ${where}`, params),
+    em.execute<{ count: number }[]>(count.sql, count.params),
   ]);
   return { count: counted!.count, entries: rows.map(outboxEventOf) };
+}
+
+const conjunction = (predicates: SqlPredicate[]) => ({ sql: predicates.map((p) => p.sql).join(' and '), params: predicates.flatMap((p) => p.params) });
+
+/**
+ * The count of a page filtered by type and actor only, from event_tally (Migration20261128150000EventTallies):
+ * the sum of the rows of the trail's key (a repository, or the administration domain's types) the
+ * caller may see, plus, for a user, the events it sees beyond them, counted directly (of chronicles it
+ * owns under ACLs it may not read: `visibleEventTallies`). A user's own logins (A/audit) are counted directly.
+ */
+function talliedCount(scope: AuditScope, query: z.output<typeof auditQuerySchema>, filters: SqlPredicate[], readable: ReadableAcls | undefined): SqlPredicate | undefined {
+  if (query.entryId || query.chronicalId || query.from || query.to) return undefined;
+  const visible = visibleEventTallies(scope.principal, scope.repository ? { readable } : 'administration');
+  if (!visible) return undefined;
+  const tally = conjunction([
+    scope.repository ? { sql: 't.repository_id = ?', params: [scope.repository.id] } : { sql: 't.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
+    ...(query.type ? [{ sql: 't.type = ?', params: [query.type] }] : []),
+    ...(query.actor ? [{ sql: 't.actor = ?', params: [query.actor] }] : []),
+    ...(visible.tally ? [visible.tally] : []),
+  ]);
+  const owned = visible.owned && conjunction([...filters, visible.owned]);
+  return {
+    sql: `select ((select coalesce(sum(t.n), 0) from event_tally t where ${tally.sql})${owned ? ` + (select count(*) from event ev where ${owned.sql})` : ''})::int as count`,
+    params: [...tally.params, ...(owned?.params ?? [])],
+  };
 }
 
 /** How many expired events one statement of the retention job removes: short transactions, no long lock on the table. */
