@@ -3,6 +3,16 @@ import { Migration } from '@mikro-orm/migrations';
 /** The tally key of an event row `ev` whose chronicle's key row is `c` (left joined): none is '' or 0, so keys compare with `=`. */
 const tallyKey = `coalesce(ev.repository_id, ''), coalesce(c.acl_id, 0), ev.type, coalesce(ev.actor, '')`;
 
+/** The tally rows of every ACL at once: administrators' counts, which no ACL change moves. */
+const everyAcl = -1;
+
+/** The rows `rows` (event rows as `ev`) add to event_tally, times `sign`: under their chronicle's ACL, and under every ACL. */
+const eventCounts = (rows: string, sign: number) => `
+  select ${tallyKey}, ${sign} * count(*) from ${rows} ev
+    left join event_chronicle c on c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id group by 1, 2, 3, 4
+  union all
+  select coalesce(ev.repository_id, ''), ${everyAcl}, ev.type, coalesce(ev.actor, ''), ${sign} * count(*) from ${rows} ev group by 1, 2, 3, 4`;
+
 /** Adds the rows `select` yields (key columns, n; after the common table expressions `ctes`) to event_tally; now and then folds a key's rows into one. */
 const addToTally = (select: string, ctes = '') => `
   for k in ${ctes} insert into event_tally (repository_id, acl_id, type, actor, n) ${select} returning repository_id, acl_id, type, actor
@@ -16,7 +26,7 @@ const addToTally = (select: string, ctes = '') => `
  * a user's joined each event's chronicle to the entries it may read (up to 1.1 s, docs/benchmarks.md).
  *
  * `event_tally`: how many events there are per repository, type, actor and the ACL of the event's
- * chronicle — insert-only rows of net changes, one per statement and key, as the statistics tallies
+ * chronicle, and per repository, type and actor under the ACL key -1 (every ACL: administrators') — insert-only rows of net changes, one per statement and key, as the statistics tallies
  * (Migration20261128080000StatisticsTallies), so concurrent writers never wait on a shared row; a key's
  * rows are folded into one now and then. A count filtered by type and/or actor is a sum over these rows:
  * an administrator's over the repository's, a user's over the ACLs it may read (plus, counted directly,
@@ -39,6 +49,9 @@ export class Migration20261128150000EventTallies extends Migration {
         primary key (repository_id, chronical_id)
       );`);
     this.addSql(`create table event_tally (repository_id text not null, acl_id bigint not null, type text not null, actor text not null, n bigint not null);`);
+    // the audit trail's pages and counts are short index reads: a parallel worker's start cost more than
+    // the page (17 ms of a 23 ms page, measured at load 6); counts of large sets come from the tallies
+    this.addSql(`alter table event set (parallel_workers = 0);`);
     // a user's sums (its readable ACLs), an administrator's (a repository; the administration domain by type), the folds (a key)
     this.addSql(`create index event_tally_acl_idx on event_tally (repository_id, acl_id, type, actor) include (n);`);
     this.addSql(`create index event_tally_type_idx on event_tally (type, actor, repository_id) include (n);`);
@@ -67,9 +80,7 @@ export class Migration20261128150000EventTallies extends Migration {
       $$;`);
 
     this.addSql(`insert into event_chronicle select distinct repository_id, chronical_id, event_chronicle_acl(repository_id, chronical_id) from event where repository_id is not null and chronical_id is not null;`);
-    this.addSql(`
-      insert into event_tally select ${tallyKey}, count(*) from event ev
-        left join event_chronicle c on c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id group by 1, 2, 3, 4;`);
+    this.addSql(`insert into event_tally ${eventCounts('event', 1)};`);
 
     // Events are appended and removed (retention), never updated. The chronicles' rows are locked in one
     // order (share: an entry change moving them waits, or is waited for); the next statement reads them.
@@ -93,8 +104,7 @@ export class Migration20261128150000EventTallies extends Migration {
               : ''
           }
           ${lockChronicles(rows, 'share')}
-          ${addToTally(`select ${tallyKey}, ${sign} * count(*) from ${rows} ev
-              left join event_chronicle c on c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id group by 1, 2, 3, 4`)}
+          ${addToTally(eventCounts(rows, sign))}
           return null;
         end $$;`);
       this.addSql(`create trigger event_tally_${event} after ${event} on event referencing ${event === 'insert' ? 'new' : 'old'} table as ${rows}

@@ -62,15 +62,25 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
   const { sql: where, params } = conjunction(visible ? [...filters, visible] : filters);
   const em: EntityManager = scope.em;
   const count = talliedCount(scope, query, filters, readable) ?? { sql: `select count(*)::int as count from event ev where ${where}`, params };
-  const [rows, [counted]] = await Promise.all([
-    em.execute<OutboxEventRow[]>(
-      `select ${outboxEventColumns} from event ev where ${where} order by ev.id desc limit ? offset ?`,
-      [...params, query.limit ?? defaultLimit, query.offset ?? 0],
-    ),
-    em.execute<{ count: number }[]>(count.sql, count.params),
-  ]);
+  const page = (order: string) =>
+    em.execute<OutboxEventRow[]>(`select ${outboxEventColumns} from event ev where ${where} order by ${order} limit ? offset ?`, [
+      ...params,
+      query.limit ?? defaultLimit,
+      query.offset ?? 0,
+    ]);
+  if (query.from || query.to) {
+    // Postgres walks the id index back from the newest event to the range (67 ms for an hour a day old
+    // of 200,000 events); a range known to be small is read by the time index and sorted (`+ 0`: not by the id index)
+    const [counted] = await em.execute<{ count: number }[]>(count.sql, count.params);
+    const rows = await page(counted!.count <= sortedRangeLimit ? 'ev.id + 0 desc' : 'ev.id desc');
+    return { count: counted!.count, entries: rows.map(outboxEventOf) };
+  }
+  const [rows, [counted]] = await Promise.all([page('ev.id desc'), em.execute<{ count: number }[]>(count.sql, count.params)]);
   return { count: counted!.count, entries: rows.map(outboxEventOf) };
 }
+
+/** Up to how many events a time range's page sorts (more: the id index, newest first, reads the fewer rows). */
+const sortedRangeLimit = 20_000;
 
 const conjunction = (predicates: SqlPredicate[]) => ({ sql: predicates.map((p) => p.sql).join(' and '), params: predicates.flatMap((p) => p.params) });
 
@@ -88,7 +98,7 @@ function talliedCount(scope: AuditScope, query: z.output<typeof auditQuerySchema
     scope.repository ? { sql: 't.repository_id = ?', params: [scope.repository.id] } : { sql: 't.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
     ...(query.type ? [{ sql: 't.type = ?', params: [query.type] }] : []),
     ...(query.actor ? [{ sql: 't.actor = ?', params: [query.actor] }] : []),
-    ...(visible.tally ? [visible.tally] : []),
+    visible.tally,
   ]);
   const owned = visible.owned && conjunction([...filters, visible.owned]);
   return {

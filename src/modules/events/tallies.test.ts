@@ -15,9 +15,15 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-/** event_tally's sums per key equal the events grouped by the same key, with each chronicle's ACL read from its entries now. */
+/**
+ * event_tally's sums per key equal the events grouped by the same key, with each chronicle's ACL read
+ * from its entries now; and its rows of every ACL (-1) the events grouped without it.
+ */
 async function expectTalliesAgree(): Promise<void> {
-  const tallied = await sql(service, `select repository_id, acl_id::text, type, actor, sum(n)::int as n from event_tally group by 1, 2, 3, 4 having sum(n) <> 0 order by 1, 2, 3, 4`);
+  const sums = (acls: string) => `select repository_id, acl_id::text, type, actor, sum(n)::int as n from event_tally where ${acls} group by 1, 2, 3, 4 having sum(n) <> 0 order by 1, 2, 3, 4`;
+  const everyAcl = await sql(service, sums('acl_id = -1'));
+  expect(everyAcl).toEqual(await sql(service, `select coalesce(repository_id, '') as repository_id, '-1' as acl_id, type, coalesce(actor, '') as actor, count(*)::int as n from event group by 1, 2, 3, 4 order by 1, 2, 3, 4`));
+  const tallied = await sql(service, sums('acl_id <> -1'));
   const counted = await sql(
     service,
     `select coalesce(ev.repository_id, '') as repository_id,
