@@ -55,6 +55,8 @@ export class Migration20261128150000EventTallies extends Migration {
     // a user's sums (its readable ACLs), an administrator's (a repository; the administration domain by type), the folds (a key)
     this.addSql(`create index event_tally_acl_idx on event_tally (repository_id, acl_id, type, actor) include (n);`);
     this.addSql(`create index event_tally_type_idx on event_tally (type, actor, repository_id) include (n);`);
+    // the chronicles of the ACLs a user may read (its visibility, access/policy.ts visibleEvents)
+    this.addSql(`create index event_chronicle_acl_idx on event_chronicle (repository_id, acl_id) include (chronical_id);`);
     // the chronicles a user owns an entry of (their events are its to see whatever their ACL)
     this.addSql(`create index entry_owner_chronicle_idx on entry (repository_id, owner, chronical_id);`);
 

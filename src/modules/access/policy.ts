@@ -290,18 +290,23 @@ export function visibleEntries(principal: Principal, repository: Pick<Repository
  * readable ACLs there), the events of the entries it may read now — through the chronicle's current
  * effective ACL, or as its owner — so the events of a purged entry, and those of the repository itself
  * (its root ACL, its limits), are administrators' only; in the administration trail, its own sign-ins.
+ *
+ * The chronicle's ACL is read from event_chronicle (Migration20261128150000EventTallies: the ACL all its
+ * entries share, kept in their own statements; 0 once none is left), the ACL its counts are tallied
+ * under: the readable chronicles are one index range per readable ACL, hashed once, and each event is
+ * a hash probe — not a probe of the entry table per event, which a user who sees few of a filter's
+ * events paid for every one of them (220 ms for an actor's 20,000 events, docs/benchmarks.md).
  */
-export function visibleEvents(principal: Principal, trail: { readable: ReadableAcls | undefined } | 'administration'): SqlPredicate | undefined {
+export function visibleEvents(principal: Principal, trail: { repositoryId: string; readable: ReadableAcls | undefined } | 'administration'): SqlPredicate | undefined {
   if (mayAdminister(principal)) return undefined;
   // lists go as one array literal: the driver would spread an array into several parameters, and an
   // array Postgres knows when it plans is searched by hashing (one computed by a subquery is scanned
   // through for every row: 2.6 s for a user's page of a million events, docs/benchmarks.md)
   if (trail === 'administration') return { sql: 'ev.actor = ? and ev.type = any(?::text[])', params: [principal.userName, `{${loginEventTypes.join(',')}}`] };
-  // a subquery per event row (not an `exists`, which Postgres may plan as a hash join over every readable
-  // entry: 20 ms before the first row): a newest-first page stops after its rows, probing one entry each
   return {
-    sql: `(select true from entry e where e.chronical_id = ev.chronical_id and e.repository_id = ev.repository_id and (e.acl_id = any(?::bigint[]) or e.owner = ?) limit 1)`,
-    params: [`{${requireReadable(trail.readable).ids.join(',')}}`, principal.userName],
+    sql: `(ev.chronical_id in (select c.chronical_id from event_chronicle c where c.repository_id = ? and c.acl_id = any(?::bigint[]))
+           or ev.chronical_id in (select e.chronical_id from entry e where e.repository_id = ? and e.owner = ?))`,
+    params: [trail.repositoryId, `{${requireReadable(trail.readable).ids.join(',')}}`, trail.repositoryId, principal.userName],
   };
 }
 
@@ -312,16 +317,16 @@ export function visibleEvents(principal: Principal, trail: { readable: ReadableA
  * ones it sees beyond them: of the chronicles it owns an entry of, counted under an ACL it may not read.
  * Undefined when tallies cannot tell: a user's own sign-ins in the administration trail (counted from its events).
  */
-export function visibleEventTallies(principal: Principal, trail: { readable: ReadableAcls | undefined } | 'administration'): { tally: SqlPredicate; owned?: SqlPredicate } | undefined {
+export function visibleEventTallies(principal: Principal, trail: { repositoryId: string; readable: ReadableAcls | undefined } | 'administration'): { tally: SqlPredicate; owned?: SqlPredicate } | undefined {
   if (mayAdminister(principal)) return { tally: { sql: 't.acl_id = -1', params: [] } };
   if (trail === 'administration') return undefined;
   const ids = `{${requireReadable(trail.readable).ids.join(',')}}`;
   return {
     tally: { sql: 't.acl_id = any(?::bigint[])', params: [ids] },
     owned: {
-      sql: `ev.chronical_id in (select e.chronical_id from entry e where e.repository_id = ev.repository_id and e.owner = ?)
+      sql: `ev.chronical_id in (select e.chronical_id from entry e where e.repository_id = ? and e.owner = ?)
             and not exists (select 1 from event_chronicle c where c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id and c.acl_id = any(?::bigint[]))`,
-      params: [principal.userName, ids],
+      params: [trail.repositoryId, principal.userName, ids],
     },
   };
 }

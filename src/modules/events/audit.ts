@@ -45,7 +45,10 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
   const filters: SqlPredicate[] = [
     scope.repository
       ? { sql: 'ev.repository_id = ?', params: [scope.repository.id] }
-      : { sql: 'ev.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
+      : query.type
+        ? // one type: whether it is the domain's (a list beside `type = ?` led Postgres to sort every login: 86 ms)
+          { sql: administrationEventTypes.includes(query.type) ? 'true' : 'false', params: [] }
+        : { sql: 'ev.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
   ];
   const add = (value: unknown, sql: string) => {
     if (value !== undefined && value !== null) filters.push({ sql, params: [value] });
@@ -58,7 +61,7 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
   // `at` holds microseconds, a REST date milliseconds: `to` takes in its whole millisecond
   add(query.to && new Date(query.to.getTime() + 1), 'ev.at < ?');
   const readable = scope.repository ? await readableAcls({ ...scope, repository: scope.repository }) : undefined;
-  const visible = visibleEvents(scope.principal, scope.repository ? { readable } : 'administration');
+  const visible = visibleEvents(scope.principal, scope.repository ? { repositoryId: scope.repository.id, readable } : 'administration');
   const { sql: where, params } = conjunction(visible ? [...filters, visible] : filters);
   const em: EntityManager = scope.em;
   const count = talliedCount(scope, query, filters, readable) ?? { sql: `select count(*)::int as count from event ev where ${where}`, params };
@@ -92,7 +95,7 @@ const conjunction = (predicates: SqlPredicate[]) => ({ sql: predicates.map((p) =
  */
 function talliedCount(scope: AuditScope, query: z.output<typeof auditQuerySchema>, filters: SqlPredicate[], readable: ReadableAcls | undefined): SqlPredicate | undefined {
   if (query.entryId || query.chronicalId || query.from || query.to) return undefined;
-  const visible = visibleEventTallies(scope.principal, scope.repository ? { readable } : 'administration');
+  const visible = visibleEventTallies(scope.principal, scope.repository ? { repositoryId: scope.repository.id, readable } : 'administration');
   if (!visible) return undefined;
   const tally = conjunction([
     scope.repository ? { sql: 't.repository_id = ?', params: [scope.repository.id] } : { sql: 't.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },

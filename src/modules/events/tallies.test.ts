@@ -5,7 +5,7 @@ import { removeExpiredEvents } from './audit.js';
 
 // The audit trail's counts kept by triggers (Migration20261128150000EventTallies) against a count of the
 // events themselves, after every kind of change that moves them; and the counts the trail answers from
-// them against its pages (whose visibility is visibleEvents' own, read from the entries).
+// them against its pages; and a user's pages against the visibility read from the entries themselves.
 let service: TestService;
 let bob: string;
 
@@ -47,9 +47,23 @@ async function expectCountsMatchPages(): Promise<void> {
   }
 }
 
+/** bob's whole trail is the events of the chronicles with an entry he may read now (an ACL granting him, or EVERYONE, read) or owns. */
+async function expectVisibilityFromEntries(): Promise<void> {
+  const { body } = await call(contentUrl(service, '/audit', { limit: 1000 }, bob));
+  const expected = await sql<{ id: string }>(
+    service,
+    `select ev.id::text from event ev where ev.repository_id is not null and exists (
+       select 1 from entry e where e.chronical_id = ev.chronical_id and e.repository_id = ev.repository_id
+          and (e.owner = 'bob' or exists (select 1 from acl_grant g where g.acl_id = e.acl_id and g.principal in ('bob', 'EVERYONE'))))
+     order by ev.id desc`,
+  );
+  expect(body.entries.map((event: { id: string }) => event.id)).toEqual(expected.map((row) => row.id));
+}
+
 const check = async () => {
   await expectTalliesAgree();
   await expectCountsMatchPages();
+  await expectVisibilityFromEntries();
 };
 const putAcl = (kind: 'folder' | 'content', id: string, acl: Record<string, unknown>) => call(contentUrl(service, `/${kind}/${id}/acl`), json('PUT', acl));
 
