@@ -97,10 +97,15 @@ function talliedCount(scope: AuditScope, query: z.output<typeof auditQuerySchema
   if (query.entryId || query.chronicalId || query.from || query.to) return undefined;
   const visible = visibleEventTallies(scope.principal, scope.repository ? { repositoryId: scope.repository.id, readable } : 'administration');
   if (!visible) return undefined;
+  // the types counted: the one asked for; else a repository's events of any type (''), the administration
+  // domain's of each of its types (its trail is a list of types, over every repository)
+  const types = query.type
+    ? scope.repository || administrationEventTypes.includes(query.type) ? [query.type] : []
+    : scope.repository ? [''] : administrationEventTypes;
   const tally = conjunction([
-    scope.repository ? { sql: 't.repository_id = ?', params: [scope.repository.id] } : { sql: 't.type = any(?::text[])', params: [`{${administrationEventTypes.join(',')}}`] },
-    ...(query.type ? [{ sql: 't.type = ?', params: [query.type] }] : []),
-    ...(query.actor ? [{ sql: 't.actor = ?', params: [query.actor] }] : []),
+    ...(scope.repository ? [{ sql: 't.repository_id = ?', params: [scope.repository.id] }] : []),
+    // the rows of one grain (Migration20261128150000EventTallies): by type and actor 0, by type 1, by actor 2, in all 3
+    { sql: 't.grain = ? and t.type = any(?::text[]) and t.actor = ?', params: [(types[0] === '' ? 2 : 0) + (query.actor ? 0 : 1), `{${types.map((t) => `"${t}"`).join(',')}}`, query.actor ?? ''] },
     visible.tally,
   ]);
   const owned = visible.owned && conjunction([...filters, visible.owned]);
