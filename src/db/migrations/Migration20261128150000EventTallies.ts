@@ -60,9 +60,9 @@ export class Migration20261128150000EventTallies extends Migration {
     // the audit trail's pages and counts are short index reads: a parallel worker's start cost more than
     // the page (17 ms of a 23 ms page, measured at load 6); counts of large sets come from the tallies
     this.addSql(`alter table event set (parallel_workers = 0);`);
-    // a user's sums (its readable ACLs), an administrator's (a repository; the administration domain by type), the folds (a key)
+    // a user's sums (its readable ACLs), an administrator's of a repository, the folds (a key); the administration domain's (by type, over every repository)
     this.addSql(`create index event_tally_acl_idx on event_tally (repository_id, acl_id, grain, type, actor) include (n);`);
-    this.addSql(`create index event_tally_type_idx on event_tally (grain, type, actor, repository_id) include (n);`);
+    this.addSql(`create index event_tally_every_acl_idx on event_tally (acl_id, grain, type, actor) include (n) where acl_id = -1;`);
     // the chronicles of the ACLs a user may read (its visibility, access/policy.ts visibleEvents)
     this.addSql(`create index event_chronicle_acl_idx on event_chronicle (repository_id, acl_id) include (chronical_id);`);
     // the chronicles a user owns an entry of (their events are its to see whatever their ACL)

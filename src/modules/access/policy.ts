@@ -293,9 +293,10 @@ export function visibleEntries(principal: Principal, repository: Pick<Repository
  *
  * The chronicle's ACL is read from event_chronicle (Migration20261128150000EventTallies: the ACL all its
  * entries share, kept in their own statements; 0 once none is left), the ACL its counts are tallied
- * under: the readable chronicles are one index range per readable ACL, hashed once, and each event is
- * a hash probe — not a probe of the entry table per event, which a user who sees few of a filter's
- * events paid for every one of them (220 ms for an actor's 20,000 events, docs/benchmarks.md).
+ * under. Each `exists` is planned both ways and chosen by how many events it will check: a probe per
+ * event (a few events, or a page that stops early), or the readable chronicles hashed once (one index
+ * range per readable ACL) and a hash probe per event — a user who sees few of an actor's 20,000 events
+ * paid 220 ms probing the entries of each (docs/benchmarks.md).
  */
 export function visibleEvents(principal: Principal, trail: { repositoryId: string; readable: ReadableAcls | undefined } | 'administration'): SqlPredicate | undefined {
   if (mayAdminister(principal)) return undefined;
@@ -304,9 +305,9 @@ export function visibleEvents(principal: Principal, trail: { repositoryId: strin
   // through for every row: 2.6 s for a user's page of a million events, docs/benchmarks.md)
   if (trail === 'administration') return { sql: 'ev.actor = ? and ev.type = any(?::text[])', params: [principal.userName, `{${loginEventTypes.join(',')}}`] };
   return {
-    sql: `(ev.chronical_id in (select c.chronical_id from event_chronicle c where c.repository_id = ? and c.acl_id = any(?::bigint[]))
-           or ev.chronical_id in (select e.chronical_id from entry e where e.repository_id = ? and e.owner = ?))`,
-    params: [trail.repositoryId, `{${requireReadable(trail.readable).ids.join(',')}}`, trail.repositoryId, principal.userName],
+    sql: `(exists (select 1 from event_chronicle c where c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id and c.acl_id = any(?::bigint[]))
+           or exists (select 1 from entry e where e.repository_id = ev.repository_id and e.chronical_id = ev.chronical_id and e.owner = ?))`,
+    params: [`{${requireReadable(trail.readable).ids.join(',')}}`, principal.userName],
   };
 }
 

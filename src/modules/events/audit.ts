@@ -37,7 +37,7 @@ export interface AuditScope extends Omit<AccessScope, 'repository'> {
  * A page of the audit trail, newest first, with `count` of all the events the filters and the caller's
  * visibility (access/policy.ts `visibleEvents`) let through. Each filter is served by an index of the
  * event table led by the repository (Migration20261128050000AuditIndexes), so a page reads only the
- * matching index entries (and, for a caller who is not an administrator, their entries' ACLs). A count
+ * matching index entries (and, for a caller who is not an administrator, the chronicles it may see, hashed once). A count
  * filtered by type and actor only is a sum of tallies (`talliedCount`); any other reads its events.
  */
 export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise<{ count: number; entries: OutboxEvent[] }> {
