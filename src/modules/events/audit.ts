@@ -71,11 +71,16 @@ export async function auditEvents(scope: AuditScope, input: AuditQuery): Promise
       query.limit ?? defaultLimit,
       query.offset ?? 0,
     ]);
-  if (query.from || query.to) {
-    // Postgres walks the id index back from the newest event to the range (67 ms for an hour a day old
-    // of 200,000 events); a range known to be small is read by the time index and sorted (`+ 0`: not by the id index)
+  const dated = Boolean(query.from || query.to);
+  if (dated || (visible && (query.actor || query.type))) {
+    // The count first, where it decides the page. Postgres walks the id index back from the newest event
+    // to a range (67 ms for an hour a day old of 200,000 events): a range known to be small is read by
+    // the time index and sorted (`+ 0`: not by the id index). And a page of a user's that holds nothing
+    // is not read: by an actor or a type of whose events it sees none, it would read every one of them
+    // to find none (19,750 events, 58 ms p50 of a million at load 3–14).
     const [counted] = await em.execute<{ count: number }[]>(count.sql, count.params);
-    const rows = await page(counted!.count <= sortedRangeLimit ? 'ev.id + 0 desc' : 'ev.id desc');
+    if (counted!.count <= (query.offset ?? 0) || query.limit === 0) return { count: counted!.count, entries: [] };
+    const rows = await page(dated && counted!.count <= sortedRangeLimit ? 'ev.id + 0 desc' : 'ev.id desc');
     return { count: counted!.count, entries: rows.map(outboxEventOf) };
   }
   const [rows, [counted]] = await Promise.all([page('ev.id desc'), em.execute<{ count: number }[]>(count.sql, count.params)]);
