@@ -290,16 +290,45 @@ export function visibleEntries(principal: Principal, repository: Pick<Repository
  * readable ACLs there), the events of the entries it may read now — through the chronicle's current
  * effective ACL, or as its owner — so the events of a purged entry, and those of the repository itself
  * (its root ACL, its limits), are administrators' only; in the administration trail, its own sign-ins.
+ *
+ * The chronicle's ACL is read from event_chronicle (Migration20261128150000EventTallies: the ACL all its
+ * entries share, kept in their own statements; 0 once none is left), the ACL its counts are tallied
+ * under. Each `exists` is planned both ways and chosen by how many events it will check: a probe per
+ * event (a few events, or a page that stops early), or the readable chronicles hashed once (one index
+ * range per readable ACL) and a hash probe per event — a user who sees few of an actor's 20,000 events
+ * paid 220 ms probing the entries of each (docs/benchmarks.md).
  */
-export function visibleEvents(principal: Principal, trail: { readable: ReadableAcls | undefined } | 'administration'): SqlPredicate | undefined {
+export function visibleEvents(principal: Principal, trail: { repositoryId: string; readable: ReadableAcls | undefined } | 'administration'): SqlPredicate | undefined {
   if (mayAdminister(principal)) return undefined;
   // lists go as one array literal: the driver would spread an array into several parameters, and an
   // array Postgres knows when it plans is searched by hashing (one computed by a subquery is scanned
   // through for every row: 2.6 s for a user's page of a million events, docs/benchmarks.md)
   if (trail === 'administration') return { sql: 'ev.actor = ? and ev.type = any(?::text[])', params: [principal.userName, `{${loginEventTypes.join(',')}}`] };
   return {
-    sql: `exists (select 1 from entry e where e.chronical_id = ev.chronical_id and e.repository_id = ev.repository_id and (e.acl_id = any(?::bigint[]) or e.owner = ?))`,
+    sql: `(exists (select 1 from event_chronicle c where c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id and c.acl_id = any(?::bigint[]))
+           or exists (select 1 from entry e where e.repository_id = ev.repository_id and e.chronical_id = ev.chronical_id and e.owner = ?))`,
     params: [`{${requireReadable(trail.readable).ids.join(',')}}`, principal.userName],
+  };
+}
+
+/**
+ * `visibleEvents` for a count summed from event_tally (Migration20261128150000EventTallies): the tally
+ * rows `t` the caller may see — administrators those of every ACL at once (key -1); a user, in a
+ * repository's trail, those of the ACLs it may read — and then a condition on event rows `ev` for the
+ * ones it sees beyond them: of the chronicles it owns an entry of, counted under an ACL it may not read.
+ * Undefined when tallies cannot tell: a user's own sign-ins in the administration trail (counted from its events).
+ */
+export function visibleEventTallies(principal: Principal, trail: { repositoryId: string; readable: ReadableAcls | undefined } | 'administration'): { tally: SqlPredicate; owned?: SqlPredicate } | undefined {
+  if (mayAdminister(principal)) return { tally: { sql: 't.acl_id = -1', params: [] } };
+  if (trail === 'administration') return undefined;
+  const ids = `{${requireReadable(trail.readable).ids.join(',')}}`;
+  return {
+    tally: { sql: 't.acl_id = any(?::bigint[])', params: [ids] },
+    owned: {
+      sql: `ev.chronical_id in (select e.chronical_id from entry e where e.repository_id = ? and e.owner = ?)
+            and not exists (select 1 from event_chronicle c where c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id and c.acl_id = any(?::bigint[]))`,
+      params: [trail.repositoryId, principal.userName, ids],
+    },
   };
 }
 
