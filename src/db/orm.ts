@@ -34,6 +34,7 @@ import { Migration20261128040000ExtractionNotes } from './migrations/Migration20
 import { Migration20261128050000AuditIndexes } from './migrations/Migration20261128050000AuditIndexes.js';
 import { Migration20261128060000StorageMigration } from './migrations/Migration20261128060000StorageMigration.js';
 import { Migration20261128080000StatisticsTallies } from './migrations/Migration20261128080000StatisticsTallies.js';
+import { Migration20261128151000WordCountsPerAcl } from './migrations/Migration20261128151000WordCountsPerAcl.js';
 
 export type Orm = MikroORM;
 
@@ -71,6 +72,7 @@ export const migrationsList = [
   { name: 'Migration20261128050000AuditIndexes', class: Migration20261128050000AuditIndexes },
   { name: 'Migration20261128060000StorageMigration', class: Migration20261128060000StorageMigration },
   { name: 'Migration20261128080000StatisticsTallies', class: Migration20261128080000StatisticsTallies },
+  { name: 'Migration20261128151000WordCountsPerAcl', class: Migration20261128151000WordCountsPerAcl },
 ];
 
 export interface OrmOptions {
