@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { Migration20261123170000EntryVisibleWordCounts } from './Migration20261123170000EntryVisibleWordCounts.js';
 
 /**
  * Each word's count kept per effective ACL too (issue 23 item 5, issue 27 item 6): a caller who may
@@ -64,45 +65,16 @@ export class Migration20261128151000WordCountsPerAcl extends Migration {
         execute function entry_visible_word_count_change();`);
   }
 
+  /** The counts as Migration20261123170000EntryVisibleWordCounts made them: dropped, then made by it anew. */
   override down(): void {
+    this.addSql(`drop trigger entry_visible_word_count_repository_gone on repository;`);
+    this.addSql(`drop trigger entry_visible_word_count_insert_delete on entry_visible_words;`);
     this.addSql(`drop trigger entry_visible_word_count_update on entry_visible_words;`);
-    this.addSql(`
-      create trigger entry_visible_word_count_update after update on entry_visible_words for each row
-        when ((old.repository_id, old.entry_type, old.words) is distinct from (new.repository_id, new.entry_type, new.words))
-        execute function entry_visible_word_count_change();`);
-    this.addSql(`
-      create or replace function entry_visible_word_count_change() returns trigger language plpgsql as $$
-      begin
-        insert into entry_visible_word_count (repository_id, word, entry_type, n)
-        select repository_id, word, entry_type, sum(d) from (
-          select new.repository_id as repository_id, new.entry_type as entry_type, unnest(tsvector_to_array(new.words)) as word, 1 as d
-          union all
-          select old.repository_id, old.entry_type, unnest(tsvector_to_array(old.words)), -1
-        ) change group by repository_id, word, entry_type having sum(d) <> 0;
-        if random() < 0.02 and current_setting('entry_visible_word_count.folded', true) is distinct from 'yes' then
-          perform set_config('entry_visible_word_count.folded', 'yes', true);
-          perform entry_visible_word_count_fold(coalesce(new.repository_id, old.repository_id), tsvector_to_array(coalesce(new.words, old.words)));
-        end if;
-        return null;
-      end $$;`);
-    this.addSql(`drop function entry_visible_word_count_fold(text, text[], bigint);`);
-    this.addSql(`
-      create function entry_visible_word_count_fold(repository text, folded_words text[]) returns void language sql as $$
-        with folded as (
-          delete from entry_visible_word_count where ctid = any(array(
-            select ctid from entry_visible_word_count where repository_id = repository and word = any(folded_words) for update skip locked))
-          returning word, entry_type, n)
-        insert into entry_visible_word_count (repository_id, word, entry_type, n) select repository, word, entry_type, sum(n) from folded group by word, entry_type having sum(n) <> 0;
-      $$;`);
-    this.addSql(`drop index entry_visible_word_count_idx;`);
-    this.addSql(`alter table entry_visible_word_count drop column acl_id;`);
-    this.addSql(`
-      create or replace function entry_visible_word_count_rebuild() returns void language sql as $$
-        truncate entry_visible_word_count;
-        insert into entry_visible_word_count (repository_id, word, entry_type, n)
-        select repository_id, word, entry_type, count(*) from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3;
-      $$;`);
-    this.addSql(`select entry_visible_word_count_rebuild();`);
-    this.addSql(`create index entry_visible_word_count_idx on entry_visible_word_count (repository_id, word);`);
+    this.addSql(`drop function entry_visible_word_count_repository_gone(), entry_visible_word_count_change(), tsquery_single_word(tsquery);`);
+    this.addSql(`drop function entry_visible_word_count_fold(text, text[], bigint), entry_visible_word_count_rebuild();`);
+    this.addSql(`drop table entry_visible_word_count;`);
+    const previous = new Migration20261123170000EntryVisibleWordCounts(this.driver, this.config);
+    previous.up();
+    for (const query of previous.getQueries()) this.addSql(query);
   }
 }
