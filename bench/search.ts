@@ -96,17 +96,18 @@ async function statementsOf(orm: Orm, q: Query, scope: SearchScope): Promise<Pic
   const client = orm.em.getConnection().getClient();
   /** a words search's count: from entry_visible_word_count for one word, else by visiting the matches (as the service counts) */
   const wordsCount = async (words: ReturnType<typeof buildVisibleWordsQuery>) => {
-    const [counted] = (await client.executeQuery<{ n: string | null; visible: string }>(CompiledQuery.raw(words.wordCount.sql, words.wordCount.params))).rows;
+    const [counted] = (await client.executeQuery<{ n: string | null; found: string | null; visible: string }>(CompiledQuery.raw(words.wordCount.sql, words.wordCount.params))).rows;
     const byWord = counted!.n;
-    const matches = byWord ?? (await client.executeQuery<{ n: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows[0]!.n;
-    return { statement: byWord === null ? words.count : words.wordCount, matches: Number(matches), visible: Number(counted!.visible) };
+    const matches = Number(byWord ?? (await client.executeQuery<{ n: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows[0]!.n);
+    const spread = { matches, found: counted!.found === null ? matches : Number(counted!.found), visible: Number(counted!.visible) };
+    return { statement: byWord === null ? words.count : words.wordCount, spread };
   };
   const run: RunStatement = async <Row>({ sql, params }: Statement) => (await client.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
   if (searchText !== undefined) {
     const words = buildVisibleWordsQuery(scope, searchText, options);
     // the newest matches ranked, their count from the word's counts (else beside them), as the service runs them
-    const { statement, matches, visible } = await wordsCount(words);
-    return { limit: words.limit, page: words.rankedNewest(matches, visible), count: statement };
+    const { statement, spread } = await wordsCount(words);
+    return { limit: words.limit, page: words.rankedNewest(spread), count: statement };
   }
   if (condition === undefined) {
     return buildEntryQuery(scope, propertyPredicates({ ...filter, tags: filter.tags === undefined ? undefined : [filter.tags] } as PropertyFilter), options);
@@ -114,8 +115,8 @@ async function statementsOf(orm: Orm, q: Query, scope: SearchScope): Promise<Pic
   const parsed = parseCondition(condition);
   if (parsed.type === 'fullText') {
     const words = buildVisibleWordsQuery(scope, parsed.text, options);
-    const { statement, matches, visible } = await wordsCount(words);
-    return { limit: words.limit, page: creationPage(words, matches, visible), count: statement };
+    const { statement, spread } = await wordsCount(words);
+    return { limit: words.limit, page: creationPage(words, spread), count: statement };
   }
   const fullTextTerms = await resolveFullTextTerms(postgresTextIndex, run, REPOSITORY_ID, fullTextTexts(parsed), true);
   return buildEntryQuery(scope, [compileCondition(parsed, { fullTextEnabled: true, repositoryId: REPOSITORY_ID, repositoryName: 'default', fullTextTerms })], options);

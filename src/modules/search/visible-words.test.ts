@@ -4,7 +4,7 @@ import { changeVisibility, defaultVisibility, extracted, fileForm, newContent, n
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { SnapshotReaders } from '../../db/snapshot-readers.js';
 import type { SearchOptions, SearchScope } from './entry-query.js';
-import { buildVisibleWordsQuery, relevanceCandidates } from './visible-words.js';
+import { buildVisibleWordsQuery, relevanceCandidates, type MatchSpread } from './visible-words.js';
 
 /*
  * The words of visible entries (Migration20261123050000EntryVisibleWords), which answer searches that
@@ -370,8 +370,9 @@ describe('bounded relevance', () => {
       (await sql<{ entry_id: string }>(service, statement!.sql.replace(/\$\d+/g, '?'), statement!.params)).map((row) => row.entry_id);
     for (const options of [{ limit: 20 }, { limit: 20, offset: K - 10 }, { limit: 10, offset: K + 1 }] as SearchOptions[]) {
       const query = buildVisibleWordsQuery(scope, 'beacon', options);
-      const walked = [...(await ids(query.rankedNewest(N, 0))), ...(query.newestAfterRanked(N, 0) ? await ids(query.newestAfterRanked(N, 0)) : [])];
-      const sorted = [...(await ids(query.rankedNewest(undefined, N))), ...(query.newestAfterRanked(undefined, N) ? await ids(query.newestAfterRanked(undefined, N)) : [])];
+      const both = async (spread: MatchSpread) => [...(await ids(query.rankedNewest(spread))), ...(query.newestAfterRanked(spread) ? await ids(query.newestAfterRanked(spread)) : [])];
+      const walked = await both({ matches: N, found: N, visible: 0 });
+      const sorted = await both({ matches: undefined, found: N, visible: N });
       expect(walked, JSON.stringify(options)).toEqual(sorted);
       expect(walked).toHaveLength(Math.min(options.limit!, N - (options.offset ?? 0)));
     }

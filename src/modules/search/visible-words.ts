@@ -46,9 +46,9 @@ export interface VisibleWordsQuery {
   offset: number;
   /**
    * for a query of one word (`word`), the matches the caller may read counted in
-   * entry_visible_word_count (`n`, the sum of `summed` rows, `kept` of them one per ACL and type);
-   * null for any other query. And the visible entries of the repository (`visible`, from
-   * entry_visible_count), which tell how far the creation index is walked to find matches.
+   * entry_visible_word_count (`n`), and everyone's (`found`, what the GIN index finds), the sum of
+   * `summed` rows, `kept` of them one per ACL and type; null for any other query. And the visible
+   * entries of the repository (`visible`, from entry_visible_count): see `MatchSpread`.
    */
   wordCount: Statement;
   /** the matches (`n`), each visited */
@@ -58,17 +58,29 @@ export interface VisibleWordsQuery {
   /** creation order, few matches: the page's entries from the matches (GIN index) sorted */
   sorted: Statement;
   /** relevance: the page's ids (`entry_id`) among the newest `relevanceCandidates` matches, ranked (empty past them) */
-  rankedNewest: (matches: number | undefined, visible: number) => Statement;
+  rankedNewest: (spread: MatchSpread) => Statement;
   /** relevance: the page's ids past the newest `relevanceCandidates` matches, newest first; undefined when the page ends before them */
-  newestAfterRanked: (matches: number | undefined, visible: number) => Statement | undefined;
+  newestAfterRanked: (spread: MatchSpread) => Statement | undefined;
 }
 
 /**
- * Whether walking the creation index finds `rows` of `matches` among `visible` entries sooner than
- * sorting every match found by the GIN index: the walk visits about rows × visible / matches entries,
- * the sort `matches`. Unknown matches (a query of several words, counted beside): sorted.
+ * How a search's matches lie among the `visible` entries of the repository: `matches` the caller may
+ * read (undefined until counted: a query of several words, counted beside its page), `found` by the
+ * GIN index for everyone (as many for an administrator; for a caller who may read less, the word's
+ * count over every ACL).
  */
-const walks = (matches: number | undefined, rows: number, visible: number) => matches !== undefined && matches * matches > rows * visible;
+export interface MatchSpread {
+  matches: number | undefined;
+  found: number;
+  visible: number;
+}
+
+/**
+ * Whether walking the creation index finds `rows` of the matches sooner than sorting every match the
+ * GIN index finds: the walk visits about rows × visible / matches entries, the sort `found`. Unknown
+ * matches: sorted.
+ */
+const walks = ({ matches, found, visible }: MatchSpread, rows: number) => matches !== undefined && rows * visible < matches * found;
 
 export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, options: SearchOptions): VisibleWordsQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
@@ -93,18 +105,18 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
                      and w.words @@ (${query.sql})${typed('w')})`,
         params: [scope.repository.id, scope.principal.userName, scope.readable!.ids, ...query.params, ...types],
       };
-  const readableCounts = allowed.wholeRepository ? '' : ' and c.acl_id = any(?::bigint[])';
+  const readableCounts = allowed.wholeRepository ? '' : ' filter (where c.acl_id = any(?::bigint[]))';
   const wordCount = {
     sql: numbered(
-      `select q.word, counted.n${ownedElsewhere.sql} as n, counted.summed, counted.kept,
+      `select q.word, counted.n${ownedElsewhere.sql} as n, counted.found, counted.summed, counted.kept,
               (select coalesce(sum(c.n), 0) from entry_visible_count c where c.repository_id = ?${typed('c')}) as visible
          from (select tsquery_single_word(${query.sql}) as word) q
          left join lateral (
-           select coalesce(sum(c.n), 0) as n, count(*) as summed, count(distinct (c.acl_id, c.entry_type)) as kept
-             from entry_visible_word_count c where c.repository_id = ? and c.word = q.word${typed('c')}${readableCounts}
+           select coalesce(sum(c.n)${readableCounts}, 0) as n, coalesce(sum(c.n), 0) as found, count(*) as summed, count(distinct (c.acl_id, c.entry_type)) as kept
+             from entry_visible_word_count c where c.repository_id = ? and c.word = q.word${typed('c')}
          ) counted on q.word is not null`,
     ),
-    params: [...ownedElsewhere.params, scope.repository.id, ...types, ...query.params, scope.repository.id, ...types, ...(allowed.wholeRepository ? [] : [scope.readable!.ids])],
+    params: [...ownedElsewhere.params, scope.repository.id, ...types, ...query.params, ...(allowed.wholeRepository ? [] : [scope.readable!.ids]), scope.repository.id, ...types],
   };
   const creationOrder = `created_at ${dir}, entry_id ${dir} limit ? offset ?`;
   const walk = `select w.entry_id from entry_visible_words w where ${where} order by w.created_at ${dir}, w.entry_id ${dir} limit ? offset ?`;
@@ -118,17 +130,17 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
       : `with matches as materialized (select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where})
          select entry_id, created_at, words from matches order by created_at desc, entry_id desc limit ? offset ?`;
   // ties of relevance in creation order (`orderingDirection`)
-  const rankedNewest = (matches: number | undefined, visible: number) => ({
+  const rankedNewest = (spread: MatchSpread) => ({
     sql: numbered(
-      `select c.entry_id from (${newest(walks(matches, relevanceCandidates, visible))}) c order by ts_rank(c.words, (${query.sql})) desc, c.created_at ${dir}, c.entry_id ${dir} limit ? offset ?`,
+      `select c.entry_id from (${newest(walks(spread, relevanceCandidates))}) c order by ts_rank(c.words, (${query.sql})) desc, c.created_at ${dir}, c.entry_id ${dir} limit ? offset ?`,
     ),
     params: [...whereParams, relevanceCandidates, 0, ...query.params, Math.max(0, Math.min(limit, relevanceCandidates - offset)), offset],
   });
-  const newestAfterRanked = (matches: number | undefined, visible: number) => {
+  const newestAfterRanked = (spread: MatchSpread) => {
     const from = Math.max(offset, relevanceCandidates);
-    if (offset + limit <= relevanceCandidates || (matches !== undefined && matches <= from)) return undefined;
+    if (offset + limit <= relevanceCandidates || (spread.matches !== undefined && spread.matches <= from)) return undefined;
     const rows = offset + limit - from;
-    return { sql: numbered(`select c.entry_id from (${newest(walks(matches, from + rows, visible))}) c order by c.created_at desc, c.entry_id desc`), params: [...whereParams, rows, from] };
+    return { sql: numbered(`select c.entry_id from (${newest(walks(spread, from + rows))}) c order by c.created_at desc, c.entry_id desc`), params: [...whereParams, rows, from] };
   };
   return {
     limit,
@@ -143,12 +155,11 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
 }
 
 /**
- * The creation-order page for `matches` of `visible` entries: walking the creation index visits about
- * (offset + limit) × visible / matches rows, sorting the matches visits `matches` rows; the cheaper
- * one. (The planner alone walked the index for a word in 20 of 1,000,000 contents: 455 ms.)
+ * The creation-order page: walking the creation index or sorting the matches, whichever visits fewer
+ * rows (`walks`). (The planner alone walked the index for a word in 20 of 1,000,000 contents: 455 ms.)
  */
-export function creationPage(query: VisibleWordsQuery, matches: number, visible: number): Statement {
-  return walks(matches, query.offset + query.limit, visible) ? query.walk : query.sorted;
+export function creationPage(query: VisibleWordsQuery, spread: MatchSpread): Statement {
+  return walks(spread, query.offset + query.limit) ? query.walk : query.sorted;
 }
 
 /**
@@ -178,14 +189,14 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
   const countOf = async (run: RunStatement, statement: Statement) => Number((await run<{ n: string }>(statement))[0]?.n ?? 0);
   return runSearchStatements(scope, async (run, beside) => {
     // one row, whatever the query
-    const [counts] = await run<{ word: string | null; n: string | null; summed: string | null; kept: string | null; visible: string }>(query.wordCount);
+    const [counts] = await run<{ word: string | null; n: string | null; found: string | null; summed: string | null; kept: string | null; visible: string }>(query.wordCount);
     const wordMatches = counts!.n === null ? undefined : Number(counts!.n);
-    const visible = Number(counts!.visible);
+    const spreadOf = (matches: number | undefined): MatchSpread => ({ matches, found: counts!.found === null ? (matches ?? 0) : Number(counts!.found), visible: Number(counts!.visible) });
     if (counts!.word !== null && Number(counts!.summed) - Number(counts!.kept) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
       const matches = wordMatches ?? (await countOf(run, query.count));
-      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, visible)) : [];
+      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, spreadOf(matches))) : [];
       return { rows, count: matches };
     }
     // A query of several words is counted by visiting its matches: beside the page, on a second
@@ -194,8 +205,8 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
     const countedBeside = wordMatches === undefined ? beside<{ n: string }>(query.count) : undefined;
     const matches = wordMatches ?? (countedBeside ? undefined : await countOf(run, query.count));
     const ids: string[] = [];
-    if (query.offset < relevanceCandidates) ids.push(...(await run<{ entry_id: string }>(query.rankedNewest(matches, visible))).map((r) => r.entry_id));
-    const after = query.newestAfterRanked(matches, visible);
+    if (query.offset < relevanceCandidates) ids.push(...(await run<{ entry_id: string }>(query.rankedNewest(spreadOf(matches)))).map((r) => r.entry_id));
+    const after = query.newestAfterRanked(spreadOf(matches));
     if (after) ids.push(...(await run<{ entry_id: string }>(after)).map((r) => r.entry_id));
     const rows = ids.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ids] });
     return { rows, count: matches ?? Number((await countedBeside!)[0]?.n ?? 0) };
