@@ -165,6 +165,8 @@ export const MiB = 1024 * 1024;
 export const fmt = (n: number, digits = 1) => n.toFixed(digits);
 export const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
 export const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+/** The p-th percentile of ascending `sorted` (nearest rank). */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** The last line of a benchmark: `<name>: <figures> (targets: MET)` or `(targets: MISSED: <which>)`. */
 export function targetsLine(name: string, figures: string, missed: string[]): string {

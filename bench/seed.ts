@@ -40,15 +40,20 @@ export const seededWord = (rows: number) => {
   return (i: number) => (i % rareEvery === 7 ? 'rareword' : i % 100 === 3 ? 'mediumword' : i % 10 < 3 ? 'commonword' : 'plainword');
 };
 
-export async function seedContents(orm: Orm, rows: number): Promise<void> {
-  const folders = seededFolders(rows);
+/**
+ * Seeds contents `from` … `rows` (the ACLs and folders too when `from` is 1). `shapeRows` is the size
+ * the shapes are drawn for (the folders, the rare word's spacing): a repository grown in steps up to
+ * `shapeRows` (the search benchmark's 100,000, then 1,000,000) holds at each step what its queries expect.
+ */
+export async function seedContents(orm: Orm, rows: number, { from = 1, shapeRows = rows } = {}): Promise<void> {
+  const folders = seededFolders(shapeRows);
   const wordOf = (i: string) =>
-    `case when ${i} % ${rareEveryOf(rows)} = 7 then 'rareword' when ${i} % 100 = 3 then 'mediumword' when ${i} % 10 < 3 then 'commonword' else 'plainword' end`;
+    `case when ${i} % ${rareEveryOf(shapeRows)} = 7 then 'rareword' when ${i} % 100 = 3 then 'mediumword' when ${i} % 10 < 3 then 'commonword' else 'plainword' end`;
   const wordSql = wordOf('i');
   // content i was created i seconds after content 1 and is stored after it, as a repository that
   // receives its contents one after another stores them (the seed wrote them newest first before,
   // which no repository does: every tie of relevance then displaced by-text's top-N, 30 ms of 256)
-  const createdAt = (i: string) => `now() - ((${rows + 1} - ${i}) || ' seconds')::interval`;
+  const createdAt = (i: string) => `now() - ((${shapeRows + 1} - ${i}) || ' seconds')::interval`;
   const client = orm.em.getConnection().getClient();
   const run = (sql: string) => client.executeQuery(CompiledQuery.raw(sql));
   // Each word's count is built once at the end, as its migration builds it: through its row trigger,
@@ -56,19 +61,8 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   // one a transaction, fold as they go (Migration20261123170000EntryVisibleWordCounts).
   const wordCountTriggers = ['entry_visible_word_count_insert_delete', 'entry_visible_word_count_update'];
   for (const trigger of wordCountTriggers) await run(`alter table entry_visible_words disable trigger ${trigger}`);
-  await run(`
-    insert into acl (id, repository_id, digest, entries)
-    select ${seededAclId('k')}, '${REPOSITORY_ID}', md5(a.entries::text), a.entries
-    from generate_series(0, ${SEEDED_ACLS - 1}) k, lateral (select jsonb_build_object('group:g' || (k % ${SEEDED_GROUPS}), 1, 'keeper' || k, 3) as entries) a`);
-  await run(`
-    insert into acl_grant (repository_id, principal, acl_id, permission)
-    select '${REPOSITORY_ID}', g.key, a.id, g.value::smallint from acl a, jsonb_each_text(a.entries) g where a.id >= ${ACL_ID_BASE}`);
-  await run(`
-    insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest, acl_id)
-    select 'bf-' || f, '${REPOSITORY_ID}', 'FOLDER', 'bf-' || f, 'folder-' || f, 'admin', 'admin', 'admin',
-           now() - interval '400 days', now() - interval '400 days', true, ${seededAclId('f')}
-    from generate_series(0, ${folders - 1}) f`);
-  for (let lo = 1; lo <= rows; lo += CHUNK) {
+  if (from === 1) await seedAclsAndFolders(run, folders);
+  for (let lo = from; lo <= rows; lo += CHUNK) {
     const hi = Math.min(rows, lo + CHUNK - 1);
     await run(`
       insert into resource (id, repository_id, name, mime_type, file_size, md5, storage_path, state, created_at, creator)
@@ -112,11 +106,27 @@ export async function seedContents(orm: Orm, rows: number): Promise<void> {
   await run('checkpoint');
 }
 
+/** The 10,000 ACLs with their grants, and the folders, of an empty repository. */
+async function seedAclsAndFolders(run: (sql: string) => Promise<unknown>, folders: number): Promise<void> {
+  await run(`
+    insert into acl (id, repository_id, digest, entries)
+    select ${seededAclId('k')}, '${REPOSITORY_ID}', md5(a.entries::text), a.entries
+    from generate_series(0, ${SEEDED_ACLS - 1}) k, lateral (select jsonb_build_object('group:g' || (k % ${SEEDED_GROUPS}), 1, 'keeper' || k, 3) as entries) a`);
+  await run(`
+    insert into acl_grant (repository_id, principal, acl_id, permission)
+    select '${REPOSITORY_ID}', g.key, a.id, g.value::smallint from acl a, jsonb_each_text(a.entries) g where a.id >= ${ACL_ID_BASE}`);
+  await run(`
+    insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest, acl_id)
+    select 'bf-' || f, '${REPOSITORY_ID}', 'FOLDER', 'bf-' || f, 'folder-' || f, 'admin', 'admin', 'admin',
+           now() - interval '400 days', now() - interval '400 days', true, ${seededAclId('f')}
+    from generate_series(0, ${folders - 1}) f`);
+}
+
 /**
  * A service over its own embedded Postgres with `rows` contents seeded, an ORM on the same database
  * (for EXPLAIN), and an administrator session; `cleanup` registers the teardown.
  */
-export async function startSeededService(name: string, rows: number, cleanup: (fn: () => Promise<void> | void) => void) {
+export async function startSeededService(name: string, rows: number, cleanup: (fn: () => Promise<void> | void) => void, shapeRows = rows) {
   const tmp = await makeTempDir(name);
   cleanup(() => removeDir(tmp));
   const logger = createLogger('warn');
@@ -128,7 +138,7 @@ export async function startSeededService(name: string, rows: number, cleanup: (f
   const orm = await createOrm(postgres.url, logger, { poolMax: 2, entities });
   cleanup(() => orm.close(true));
   const t0 = performance.now();
-  await seedContents(orm, rows);
+  await seedContents(orm, rows, { shapeRows });
   console.log(`seeding took ${fmt((performance.now() - t0) / 1000)} s`);
   const session = await login(service.baseUrl);
   return { service, orm, session, userSession: await benchUserSession(service.baseUrl, session, orm) };

@@ -11,7 +11,7 @@
  *   npm run bench -- statistics      knobs: STATISTICS_ROWS, STATISTICS_SMALL_ROWS, STATISTICS_SAMPLES (100), STATISTICS_WARMUP (3)
  */
 import 'reflect-metadata';
-import { fmt, header, runBench, targetsLine } from './lib.js';
+import { fmt, header, percentile, runBench, targetsLine } from './lib.js';
 import { REPOSITORY_ID, startSeededService, seededFolders } from './seed.js';
 
 const ROWS = Number(process.env.STATISTICS_ROWS ?? process.env.SEARCH_ROWS ?? 1_000_000);
@@ -20,8 +20,6 @@ const SAMPLES = Number(process.env.STATISTICS_SAMPLES ?? 100);
 const WARMUP = Number(process.env.STATISTICS_WARMUP ?? 3);
 const TARGET_MS = 50;
 const TARGET_GROWTH = 1.5;
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** A seeded service of `rows` contents and one checked sample of its statistics (ms). */
 async function seeded(rows: number, cleanup: (fn: () => Promise<void> | void) => void) {

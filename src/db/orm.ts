@@ -35,6 +35,7 @@ import { Migration20261128050000AuditIndexes } from './migrations/Migration20261
 import { Migration20261128060000StorageMigration } from './migrations/Migration20261128060000StorageMigration.js';
 import { Migration20261128080000StatisticsTallies } from './migrations/Migration20261128080000StatisticsTallies.js';
 import { Migration20261128150000EventTallies } from './migrations/Migration20261128150000EventTallies.js';
+import { Migration20261128151000WordCountsPerAcl } from './migrations/Migration20261128151000WordCountsPerAcl.js';
 import { Migration20261128154000PreviewSweep } from './migrations/Migration20261128154000PreviewSweep.js';
 
 export type Orm = MikroORM;
@@ -74,6 +75,7 @@ export const migrationsList = [
   { name: 'Migration20261128060000StorageMigration', class: Migration20261128060000StorageMigration },
   { name: 'Migration20261128080000StatisticsTallies', class: Migration20261128080000StatisticsTallies },
   { name: 'Migration20261128150000EventTallies', class: Migration20261128150000EventTallies },
+  { name: 'Migration20261128151000WordCountsPerAcl', class: Migration20261128151000WordCountsPerAcl },
   { name: 'Migration20261128154000PreviewSweep', class: Migration20261128154000PreviewSweep },
 ];
 

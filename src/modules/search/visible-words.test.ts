@@ -4,7 +4,7 @@ import { changeVisibility, defaultVisibility, extracted, fileForm, newContent, n
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { SnapshotReaders } from '../../db/snapshot-readers.js';
 import type { SearchOptions, SearchScope } from './entry-query.js';
-import { buildVisibleWordsQuery } from './visible-words.js';
+import { buildVisibleWordsQuery, relevanceCandidates, type MatchSpread } from './visible-words.js';
 
 /*
  * The words of visible entries (Migration20261123050000EntryVisibleWords), which answer searches that
@@ -20,8 +20,8 @@ afterAll(() => service?.stop());
 const ok = (method: string, path: string, body?: FormData | Record<string, unknown>, query: Record<string, string> = {}) => succeeded(service, method, path, body, query);
 
 /**
- * Compares the kept words with the entry rows, and the kept counts of each word
- * (Migration20261123170000EntryVisibleWordCounts) with the kept words, in one statement (one snapshot:
+ * Compares the kept words with the entry rows, and the kept counts of each word and ACL
+ * (Migration20261123170000EntryVisibleWordCounts, Migration20261128151000WordCountsPerAcl) with the kept words, in one statement (one snapshot:
  * extraction jobs may commit meanwhile).
  */
 async function expectWordsEqualRows(step: string): Promise<void> {
@@ -29,10 +29,10 @@ async function expectWordsEqualRows(step: string): Promise<void> {
     service,
     `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, words) order by entry_id) from entry_visible_words) as kept,
             (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows,
-            (select array_agg(concat_ws('|', repository_id, word, entry_type, n) order by repository_id, word, entry_type) from (
-              select repository_id, word, entry_type, sum(n) as n from entry_visible_word_count group by 1, 2, 3 having sum(n) <> 0) kept) as "keptCounts",
-            (select array_agg(concat_ws('|', repository_id, word, entry_type, n) order by repository_id, word, entry_type) from (
-              select repository_id, word, entry_type, count(*) as n from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3) counted) as "wordCounts"`,
+            (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
+              select repository_id, word, entry_type, acl_id, sum(n) as n from entry_visible_word_count group by 1, 2, 3, 4 having sum(n) <> 0) kept) as "keptCounts",
+            (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
+              select repository_id, word, entry_type, acl_id, count(*) as n from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3, 4) counted) as "wordCounts"`,
   );
   expect(both!.kept, step).toEqual(both!.rows);
   expect(both!.keptCounts, `${step}: the counts of each word`).toEqual(both!.wordCounts);
@@ -76,6 +76,9 @@ describe('the words of visible entries', () => {
     await expectWordsEqualRows('a text is replaced');
     await ok('PATCH', `/content/${a.id}`, { name: 'gamma-report.txt' });
     await expectWordsEqualRows('rename');
+    // the folder's ACL changes its contents' effective ACL: their words move to the new ACL's counts
+    await ok('PUT', `/folder/${folder.id}/acl`, { entries: [{ principal: 'EVERYONE', permission: 'read' }] });
+    await expectWordsEqualRows('an ACL change');
     const replaced = await ok('PUT', `/content/${a.id}/resource`, fileForm('new bytes', 'gamma-report.md'));
     await expectWordsEqualRows('replace (a new version, its text on the way)');
     await extracted(service, replaced.id);
@@ -256,10 +259,10 @@ describe('the counts of each word', () => {
     expect((await search('/content/search/by-text', { searchText: 'lantern', limit: '1' })).count).toBe(16);
     await expect.poll(async () => Number((await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_count where word = 'lantern'`))[0]!.n)).toBe(1);
     await expectWordsEqualRows('folded by a search');
-    // counted anew (after a bulk load with the triggers disabled): one row for each word and type
+    // counted anew (after a bulk load with the triggers disabled): one row for each word, type and ACL
     await sql(service, `select entry_visible_word_count_rebuild()`);
     await expectWordsEqualRows('rebuilt');
-    const [shape] = await sql<{ rows: string; keys: string }>(service, `select count(*) as rows, count(distinct (repository_id, word, entry_type)) as keys from entry_visible_word_count`);
+    const [shape] = await sql<{ rows: string; keys: string }>(service, `select count(*) as rows, count(distinct (repository_id, word, entry_type, acl_id)) as keys from entry_visible_word_count`);
     expect(shape!.rows).toBe(shape!.keys);
 
     // a one-word search reads its count from the counts, any other visits its matches
@@ -329,5 +332,50 @@ describe('the words index of each repository', () => {
     expect((await service.graphql('mutation($id: ID!) { deleteRepository(repositoryId: $id) }', { id })).errors).toBeUndefined();
     expect(await indexOf(id)).toBeUndefined();
     expect(await sql(service, `select * from entry_visible_word_count where repository_id = ?`, [id])).toEqual([]);
+  });
+});
+
+describe('bounded relevance', () => {
+  it('ranks the newest matches of a common word and lists the rest after them, newest first, with the exact count', async () => {
+    const [repository] = await sql<{ id: string }>(service, `select id from repository where name = 'default'`);
+    // folders beacon-1 … beacon-N, created one minute apart (beacon-N newest); a name that says the word
+    // twice ranks above the others: beacon-beacon-1 and -2 are older than the newest K, -(N - 3) is among them
+    const K = relevanceCandidates;
+    const N = K + 5;
+    const name = (i: number) => (i <= 2 || i === N - 3 ? `beacon-beacon-${i}` : `beacon-${i}`);
+    await sql(
+      service,
+      `insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest)
+       select 'beacon-' || i, ?, 'FOLDER', 'beacon-' || i, case when i <= 2 or i = ? then 'beacon-beacon-' || i else 'beacon-' || i end,
+              'admin', 'admin', 'admin', now() - ((? - i) || ' minutes')::interval, now(), true
+         from generate_series(1, ?) i`,
+      [repository!.id, N - 3, N + 1, N],
+    );
+    const byText = (query: Record<string, string>) => search('/content/search/by-text', { searchText: 'beacon', ...query });
+    const range = (from: number, to: number) => Array.from({ length: Math.abs(to - from) + 1 }, (_, n) => name(from < to ? from + n : from - n));
+    // ranked: the newest K (beacon-6 … beacon-N), the twice-said first, ties oldest first
+    const ranked = [name(N - 3), ...range(6, N).filter((n) => n !== name(N - 3))];
+    expect(ranked).toHaveLength(K);
+    expect(await byText({ limit: '3' })).toEqual({ count: N, names: ranked.slice(0, 3) });
+    // a page across the bound: the last ranked, then the older matches newest first (beacon-beacon-1 and -2 among them, unranked)
+    expect(await byText({ limit: '4', offset: String(K - 1) })).toEqual({ count: N, names: [ranked[K - 1], ...range(5, 3)] });
+    expect(await byText({ limit: '10', offset: String(K + 3) })).toEqual({ count: N, names: range(2, 1) });
+    expect(await byText({ limit: '2', offset: String(N) })).toEqual({ count: N, names: [] });
+    // orderingDirection orders the ties only: newest first
+    expect(await byText({ limit: '3', orderingDirection: 'desc' })).toEqual({ count: N, names: [name(N - 3), name(N), name(N - 1)] });
+
+    // the newest matches found both ways (walking the creation index; the GIN index's matches sorted) are the same
+    const scope = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: repository!.id }, em: service.services.orm.em } as unknown as SearchScope;
+    const ids = async (statement: { sql: string; params: unknown[] } | undefined) =>
+      (await sql<{ entry_id: string }>(service, statement!.sql.replace(/\$\d+/g, '?'), statement!.params)).map((row) => row.entry_id);
+    for (const options of [{ limit: 20 }, { limit: 20, offset: K - 10 }, { limit: 10, offset: K + 1 }] as SearchOptions[]) {
+      const query = buildVisibleWordsQuery(scope, 'beacon', options);
+      const both = async (spread: MatchSpread) => [...(await ids(query.rankedNewest(spread))), ...(query.newestAfterRanked(spread) ? await ids(query.newestAfterRanked(spread)) : [])];
+      const walked = await both({ matches: N, found: N, visible: 0 });
+      const sorted = await both({ matches: undefined, found: N, visible: N });
+      expect(walked, JSON.stringify(options)).toEqual(sorted);
+      expect(walked).toHaveLength(Math.min(options.limit!, N - (options.offset ?? 0)));
+    }
+    await sql(service, `delete from entry where id like 'beacon-%'`);
   });
 });

@@ -32,34 +32,55 @@ export function visibleWordsAnswer(scope: EntryScope, options: SearchOptions): b
 export type WordsOrder = 'relevance' | 'created';
 
 /**
- * Matches of more than this many rows need more than the default work_mem (4 MB) for the relevance
- * window (≈ 50 bytes a row); the transaction allows this much so that 1,000,000 matches stay in memory.
+ * Bounded relevance (docs/search.md, "Relevance"): by-text ranks the newest this many matches and lists
+ * the others after them, newest first. Ranking every match grows with the matches — 306 ms of SQL for
+ * a word in 40 % of 1,000,000 contents — where the newest 1,000 of them are found by walking the creation
+ * index about as fast at any size; Lucene's top-k and Meilisearch's bounded hits (`maxTotalHits`, 1,000
+ * by default) bound the work so too. `count` stays exact.
  */
-const rankingWorkMem = '64MB';
+export const relevanceCandidates = 1_000;
 
-/** The statements of a words search (which run depends on the order and, for creation order, on the count). */
+/** The statements of a words search (which run depends on the order and on the count). */
 export interface VisibleWordsQuery {
   limit: number;
   offset: number;
   /**
-   * for a query of one word (`word`), its matches counted in entry_visible_word_count (`n`, the sum of
-   * `summed` rows); null for any other query. And the visible entries of the repository (`visible`,
-   * from entry_visible_count).
+   * for a query of one word (`word`), the matches the caller may read counted in
+   * entry_visible_word_count (`n`), and everyone's (`found`, what the GIN index finds), the sum of
+   * `summed` rows, `kept` of them one per ACL and type; null for any other query. And the visible
+   * entries of the repository (`visible`, from entry_visible_count): see `MatchSpread`.
    */
   wordCount: Statement;
   /** the matches (`n`), each visited */
   count: Statement;
-  /** the caller may not read the whole repository: the word counts (of everyone's entries) do not count its matches */
-  filtered: boolean;
-  /** relevance: the page's ids (`entry_id`), ranked, with the number of matches (`total`) */
-  ranked: Statement;
-  /** relevance: the page's ids (`entry_id`) alone, ranked, for when `count` runs beside it */
-  rankedPage: Statement;
   /** creation order, many matches: the page's entries, walking the creation index and checking each row's words in place */
   walk: Statement;
   /** creation order, few matches: the page's entries from the matches (GIN index) sorted */
   sorted: Statement;
+  /** relevance: the page's ids (`entry_id`) among the newest `relevanceCandidates` matches, ranked (empty past them) */
+  rankedNewest: (spread: MatchSpread) => Statement;
+  /** relevance: the page's ids past the newest `relevanceCandidates` matches, newest first; undefined when the page ends before them */
+  newestAfterRanked: (spread: MatchSpread) => Statement | undefined;
 }
+
+/**
+ * How a search's matches lie among the `visible` entries of the repository: `matches` the caller may
+ * read (undefined until counted: a query of several words, counted beside its page), `found` by the
+ * GIN index for everyone (as many for an administrator; for a caller who may read less, the word's
+ * count over every ACL).
+ */
+export interface MatchSpread {
+  matches: number | undefined;
+  found: number;
+  visible: number;
+}
+
+/**
+ * Whether walking the creation index finds `rows` of the matches sooner than sorting every match the
+ * GIN index finds: the walk visits about rows × visible / matches entries, the sort `found`. Unknown
+ * matches: sorted.
+ */
+const walks = ({ matches, found, visible }: MatchSpread, rows: number) => matches !== undefined && rows * visible < matches * found;
 
 export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, options: SearchOptions): VisibleWordsQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
@@ -74,51 +95,71 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   const where = `w.repository_id = ? and w.words @@ (${query.sql})${typed('w')}${readable}`;
   const whereParams = [scope.repository.id, ...query.params, ...types, ...readableParams];
   const count = { sql: numbered(`select count(*) as n from entry_visible_words w where ${where}`), params: whereParams };
+  // a caller who may not read everything: the counts of its readable ACLs, and what it owns under others
+  // (an index range of entry_visible_owner_idx, joined to its words), as countFromTotals counts
+  const ownedElsewhere = allowed.wholeRepository
+    ? { sql: '', params: [] }
+    : {
+        sql: ` + (select count(*) from entry e join entry_visible_words w on w.entry_id = e.id
+                   where e.repository_id = ? and e.owner = ? and not (e.acl_id = any(?::bigint[])) and e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY'
+                     and w.words @@ (${query.sql})${typed('w')})`,
+        params: [scope.repository.id, scope.principal.userName, scope.readable!.ids, ...query.params, ...types],
+      };
+  const readableCounts = allowed.wholeRepository ? '' : ' filter (where c.acl_id = any(?::bigint[]))';
   const wordCount = {
     sql: numbered(
-      `select q.word, counted.n, counted.summed,
+      `select q.word, counted.n${ownedElsewhere.sql} as n, counted.found, counted.summed, counted.kept,
               (select coalesce(sum(c.n), 0) from entry_visible_count c where c.repository_id = ?${typed('c')}) as visible
          from (select tsquery_single_word(${query.sql}) as word) q
          left join lateral (
-           select coalesce(sum(c.n), 0) as n, count(*) as summed from entry_visible_word_count c where c.repository_id = ? and c.word = q.word${typed('c')}
+           select coalesce(sum(c.n)${readableCounts}, 0) as n, coalesce(sum(c.n), 0) as found, count(*) as summed, count(distinct (c.acl_id, c.entry_type)) as kept
+             from entry_visible_word_count c where c.repository_id = ? and c.word = q.word${typed('c')}
          ) counted on q.word is not null`,
     ),
-    params: [scope.repository.id, ...types, ...query.params, scope.repository.id, ...types],
+    params: [...ownedElsewhere.params, scope.repository.id, ...types, ...query.params, ...(allowed.wholeRepository ? [] : [scope.readable!.ids]), scope.repository.id, ...types],
   };
   const creationOrder = `created_at ${dir}, entry_id ${dir} limit ? offset ?`;
   const walk = `select w.entry_id from entry_visible_words w where ${where} order by w.created_at ${dir}, w.entry_id ${dir} limit ? offset ?`;
   // materialized: the matches are collected by the GIN index, not found by walking the creation index
   const sorted = `with matches as materialized (select w.entry_id, w.created_at from entry_visible_words w where ${where}) select entry_id from matches order by ${creationOrder}`;
-  // Relevance ranks every match, so the one pass over the matches also counts them: a window over
-  // narrow rows (the id, the time and the rank; `offset 0` keeps the rank computed below the window,
-  // which otherwise holds every match's words: 87 MB on disk for 400,000 matches). Ties: creation.
-  const ranked = `select entry_id, total from (
-      select entry_id, created_at, rank, count(*) over () as total from (
-        select w.entry_id, w.created_at, ts_rank(w.words, (${query.sql})) as rank from entry_visible_words w where ${where} offset 0) ranked) matches
-    order by rank desc, ${creationOrder}`;
-  // ranked top-N sort, no window: 186 ms for 400,000 matches where `ranked` takes 340 (docs/benchmarks.md)
-  const rankedPage = `select w.entry_id from entry_visible_words w where ${where} order by ts_rank(w.words, (${query.sql})) desc, ${creationOrder}`;
   const paged = [...whereParams, limit, offset];
+  // the newest matches with their words, walked or sorted (the same rows either way)
+  const newest = (walked: boolean) =>
+    walked
+      ? `select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where} order by w.created_at desc, w.entry_id desc limit ? offset ?`
+      : `with matches as materialized (select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where})
+         select entry_id, created_at, words from matches order by created_at desc, entry_id desc limit ? offset ?`;
+  // ties of relevance in creation order (`orderingDirection`)
+  const rankedNewest = (spread: MatchSpread) => ({
+    sql: numbered(
+      `select c.entry_id from (${newest(walks(spread, relevanceCandidates))}) c order by ts_rank(c.words, (${query.sql})) desc, c.created_at ${dir}, c.entry_id ${dir} limit ? offset ?`,
+    ),
+    params: [...whereParams, relevanceCandidates, 0, ...query.params, Math.max(0, Math.min(limit, relevanceCandidates - offset)), offset],
+  });
+  const newestAfterRanked = (spread: MatchSpread) => {
+    const from = Math.max(offset, relevanceCandidates);
+    if (offset + limit <= relevanceCandidates || (spread.matches !== undefined && spread.matches <= from)) return undefined;
+    const rows = offset + limit - from;
+    return { sql: numbered(`select c.entry_id from (${newest(walks(spread, from + rows))}) c order by c.created_at desc, c.entry_id desc`), params: [...whereParams, rows, from] };
+  };
   return {
     limit,
     offset,
     wordCount,
     count,
-    filtered: !allowed.wholeRepository,
-    ranked: { sql: numbered(ranked), params: [...query.params, ...paged] },
-    rankedPage: { sql: numbered(rankedPage), params: [...whereParams, ...query.params, limit, offset] },
     walk: { sql: numbered(pageOf(scope, `array(${walk})`)), params: paged },
     sorted: { sql: numbered(pageOf(scope, `array(${sorted})`)), params: paged },
+    rankedNewest,
+    newestAfterRanked,
   };
 }
 
 /**
- * The creation-order page for `matches` of `visible` entries: walking the creation index visits about
- * (offset + limit) × visible / matches rows, sorting the matches visits `matches` rows; the cheaper
- * one. (The planner alone walked the index for a word in 20 of 1,000,000 contents: 455 ms.)
+ * The creation-order page: walking the creation index or sorting the matches, whichever visits fewer
+ * rows (`walks`). (The planner alone walked the index for a word in 20 of 1,000,000 contents: 455 ms.)
  */
-export function creationPage(query: VisibleWordsQuery, matches: number, visible: number): Statement {
-  return matches * matches > (query.offset + query.limit) * visible ? query.walk : query.sorted;
+export function creationPage(query: VisibleWordsQuery, spread: MatchSpread): Statement {
+  return walks(spread, query.offset + query.limit) ? query.walk : query.sorted;
 }
 
 /**
@@ -148,30 +189,26 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
   const countOf = async (run: RunStatement, statement: Statement) => Number((await run<{ n: string }>(statement))[0]?.n ?? 0);
   return runSearchStatements(scope, async (run, beside) => {
     // one row, whatever the query
-    const [counts] = await run<{ word: string | null; n: string | null; summed: string | null; visible: string }>(query.wordCount);
-    const wordMatches = counts!.n === null || query.filtered ? undefined : Number(counts!.n);
-    if (counts!.word !== null && Number(counts!.summed) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
+    const [counts] = await run<{ word: string | null; n: string | null; found: string | null; summed: string | null; kept: string | null; visible: string }>(query.wordCount);
+    const wordMatches = counts!.n === null ? undefined : Number(counts!.n);
+    const spreadOf = (matches: number | undefined): MatchSpread => ({ matches, found: counts!.found === null ? (matches ?? 0) : Number(counts!.found), visible: Number(counts!.visible) });
+    if (counts!.word !== null && Number(counts!.summed) - Number(counts!.kept) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
       const matches = wordMatches ?? (await countOf(run, query.count));
-      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, matches, Number(counts!.visible))) : [];
+      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, spreadOf(matches))) : [];
       return { rows, count: matches };
     }
-    const pageOfIds = async (ranked: { entry_id: string }[]) =>
-      ranked.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ranked.map((r) => r.entry_id)] });
-    if (wordMatches !== undefined) return { rows: await pageOfIds(await run<{ entry_id: string }>(query.rankedPage)), count: wordMatches };
-    // The count beside the ranked page, on a second connection in the same snapshot: each visits every
-    // match, and together on two cores they take about as long as ranking alone.
-    const countedBeside = beside<{ n: string }>(query.count);
-    if (countedBeside) {
-      const rows = await pageOfIds(await run<{ entry_id: string }>(query.rankedPage));
-      return { rows, count: Number((await countedBeside)[0]?.n ?? 0) };
-    }
-    // no connection free for it: one statement ranks and counts
-    await run({ sql: `set local work_mem = '${rankingWorkMem}'`, params: [] });
-    const ranked = await run<{ entry_id: string; total: string }>(query.ranked);
-    const rows = await pageOfIds(ranked);
-    const total = ranked.length > 0 ? Number(ranked[0]!.total) : query.offset === 0 ? 0 : await countOf(run, query.count);
-    return { rows, count: total };
+    // A query of several words is counted by visiting its matches: beside the page, on a second
+    // connection in the same snapshot (the newest matches are then sorted from the GIN index, which
+    // visits them too), or first when no such connection is free.
+    const countedBeside = wordMatches === undefined ? beside<{ n: string }>(query.count) : undefined;
+    const matches = wordMatches ?? (countedBeside ? undefined : await countOf(run, query.count));
+    const ids: string[] = [];
+    if (query.offset < relevanceCandidates) ids.push(...(await run<{ entry_id: string }>(query.rankedNewest(spreadOf(matches)))).map((r) => r.entry_id));
+    const after = query.newestAfterRanked(spreadOf(matches));
+    if (after) ids.push(...(await run<{ entry_id: string }>(after)).map((r) => r.entry_id));
+    const rows = ids.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ids] });
+    return { rows, count: matches ?? Number((await countedBeside!)[0]?.n ?? 0) };
   });
 }
