@@ -34,11 +34,16 @@ export async function decryptWithEmptyPassword(input: Uint8Array): Promise<Decry
     console.log = log;
     console.error = error;
   }
-  qpdf.FS.writeFile('/input.pdf', input);
-  const status = qpdf.callMain(['--password=', '--decrypt', '/input.pdf', '/output.pdf']);
-  // 3 is qpdf's "succeeded with warnings": a damaged file it repaired on the way
-  if (status !== 0 && status !== 3) return { reason: said.join('; ').replace(/^.*?\/input\.pdf: /, '') || `qpdf ended with status ${status}` };
-  return { bytes: qpdf.FS.readFile('/output.pdf') };
+  try {
+    qpdf.FS.writeFile('/input.pdf', input);
+    const status = qpdf.callMain(['--password=', '--decrypt', '/input.pdf', '/output.pdf']);
+    // 3 is qpdf's "succeeded with warnings": a damaged file it repaired on the way
+    if (status !== 0 && status !== 3) return { reason: said.join('; ').replace(/^.*?\/input\.pdf: /, '') || `qpdf ended with status ${status}` };
+    return { bytes: qpdf.FS.readFile('/output.pdf') };
+  } catch (error) {
+    // qpdf aborted (its WebAssembly memory exhausted, a file it cannot parse at all): the caller keeps pdf.js's own answer
+    return { reason: `qpdf failed: ${(error as Error).message}` };
+  }
 }
 
 /** What pdf.js's `getDocument` returns, as far as opening and letting go of a document go. */
