@@ -37,6 +37,7 @@ import { Migration20261128080000StatisticsTallies } from './migrations/Migration
 import { Migration20261128150000EventTallies } from './migrations/Migration20261128150000EventTallies.js';
 import { Migration20261128151000WordCountsPerAcl } from './migrations/Migration20261128151000WordCountsPerAcl.js';
 import { Migration20261128154000PreviewSweep } from './migrations/Migration20261128154000PreviewSweep.js';
+import { Migration20261129071000AclChangesPerStatement } from './migrations/Migration20261129071000AclChangesPerStatement.js';
 
 export type Orm = MikroORM;
 
@@ -77,6 +78,7 @@ export const migrationsList = [
   { name: 'Migration20261128150000EventTallies', class: Migration20261128150000EventTallies },
   { name: 'Migration20261128151000WordCountsPerAcl', class: Migration20261128151000WordCountsPerAcl },
   { name: 'Migration20261128154000PreviewSweep', class: Migration20261128154000PreviewSweep },
+  { name: 'Migration20261129071000AclChangesPerStatement', class: Migration20261129071000AclChangesPerStatement },
 ];
 
 export interface OrmOptions {

@@ -29,6 +29,38 @@ const addToTally = (select: string, ctes = '') => `
   end loop;`;
 
 /**
+ * The function of the trigger `event_chronicle_follow_<event>` on entry: the chronicles of the entries
+ * `changed` selects (repository_id, chronical_id, from the statement's transition tables) are counted
+ * under their ACL as it is now, their events' counts moved with them.
+ */
+export const chronicleFollowFunction = (event: 'insert' | 'update' | 'delete', changed: string, { replace = false } = {}) => `
+    ${replace ? 'create or replace' : 'create'} function event_chronicle_follow_${event}() returns trigger language plpgsql as $$
+    declare
+      k record;
+      repositories text[];
+      chronicles text[];
+      counted_under bigint[];
+    begin
+      select array_agg(repository_id), array_agg(chronical_id), array_agg(acl_id) into repositories, chronicles, counted_under from (
+        select c.repository_id, c.chronical_id, c.acl_id from event_chronicle c
+         where (c.repository_id, c.chronical_id) in (${changed})
+         order by c.repository_id, c.chronical_id for update of c) locked;
+      if repositories is null then return null; end if;
+      ${addToTally(
+        `select m.r, x.acl, g.grain, g.type, g.actor, sum(x.sign)
+           from moved m join event ev on ev.chronical_id = m.ch and ev.repository_id = m.r ${grains}
+           cross join lateral (values (m.was, -1), (m.now, 1)) x (acl, sign)
+          group by 1, 2, 3, 4, 5 having sum(x.sign) <> 0`,
+        `with target as (
+           select r, ch, was, event_chronicle_acl(r, ch) as now from unnest(repositories, chronicles, counted_under) u (r, ch, was)),
+         moved as (
+           update event_chronicle c set acl_id = t.now from target t
+            where c.repository_id = t.r and c.chronical_id = t.ch and t.now <> t.was returning t.r, t.ch, t.was, t.now)`,
+      )}
+      return null;
+    end $$;`;
+
+/**
  * The audit trail's counts kept in the events' own transactions (issue 24 item 2): an exact `count` of
  * a large filtered set read every matching index entry (464 ms for a repository's million events), and
  * a user's joined each event's chronicle to the entries it may read (up to 1.1 s, docs/benchmarks.md).
@@ -132,32 +164,7 @@ export class Migration20261128150000EventTallies extends Migration {
       ['delete', 'select repository_id, chronical_id from old_rows'],
     ] as const) {
       const referencing = { insert: 'new table as new_rows', update: 'new table as new_rows old table as old_rows', delete: 'old table as old_rows' }[event];
-      this.addSql(`
-        create function event_chronicle_follow_${event}() returns trigger language plpgsql as $$
-        declare
-          k record;
-          repositories text[];
-          chronicles text[];
-          counted_under bigint[];
-        begin
-          select array_agg(repository_id), array_agg(chronical_id), array_agg(acl_id) into repositories, chronicles, counted_under from (
-            select c.repository_id, c.chronical_id, c.acl_id from event_chronicle c
-             where (c.repository_id, c.chronical_id) in (${changed})
-             order by c.repository_id, c.chronical_id for update of c) locked;
-          if repositories is null then return null; end if;
-          ${addToTally(
-            `select m.r, x.acl, g.grain, g.type, g.actor, sum(x.sign)
-               from moved m join event ev on ev.chronical_id = m.ch and ev.repository_id = m.r ${grains}
-               cross join lateral (values (m.was, -1), (m.now, 1)) x (acl, sign)
-              group by 1, 2, 3, 4, 5 having sum(x.sign) <> 0`,
-            `with target as (
-               select r, ch, was, event_chronicle_acl(r, ch) as now from unnest(repositories, chronicles, counted_under) u (r, ch, was)),
-             moved as (
-               update event_chronicle c set acl_id = t.now from target t
-                where c.repository_id = t.r and c.chronical_id = t.ch and t.now <> t.was returning t.r, t.ch, t.was, t.now)`,
-          )}
-          return null;
-        end $$;`);
+      this.addSql(chronicleFollowFunction(event, changed));
       this.addSql(`create trigger event_chronicle_follow_${event} after ${event} on entry referencing ${referencing}
         for each statement execute function event_chronicle_follow_${event}();`);
     }

@@ -104,6 +104,14 @@ describe('event tallies', () => {
     await succeeded(service, 'PATCH', `/content/${theirs.id}`, { parentId: open.id });
     await check();
 
+    // a folder of several contents moved: their chronicles' counts move in one statement (acl_recompute's)
+    const many = await newFolder(service, 'tally-many', open.id);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => newContent(service, { name: `many-${i}.txt`, parentId: many.id })));
+    await succeeded(service, 'PATCH', `/folder/${many.id}`, { parentId: closed.id });
+    await check();
+    await succeeded(service, 'PATCH', `/folder/${many.id}`, { parentId: open.id });
+    await check();
+
     // versions: a working copy and a new version join the chronicle
     const workingCopy = await succeeded(service, 'POST', `/content/${theirs.id}/check-out`);
     await check();

@@ -20,15 +20,15 @@ afterAll(() => service?.stop());
 const ok = (method: string, path: string, body?: FormData | Record<string, unknown>, query: Record<string, string> = {}) => succeeded(service, method, path, body, query);
 
 /**
- * Compares the kept words with the entry rows, and the kept counts of each word and ACL
+ * Compares the kept words (with their entries' ACL and owner) with the entry rows, and the kept counts of each word and ACL
  * (Migration20261123170000EntryVisibleWordCounts, Migration20261128151000WordCountsPerAcl) with the kept words, in one statement (one snapshot:
  * extraction jobs may commit meanwhile).
  */
 async function expectWordsEqualRows(step: string): Promise<void> {
   const [both] = await sql<{ kept: string[] | null; rows: string[] | null; keptCounts: string[] | null; wordCounts: string[] | null }>(
     service,
-    `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, words) order by entry_id) from entry_visible_words) as kept,
-            (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows,
+    `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, acl_id, owner, words) order by entry_id) from entry_visible_words) as kept,
+            (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, acl_id, owner, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows,
             (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
               select repository_id, word, entry_type, acl_id, sum(n) as n from entry_visible_word_count group by 1, 2, 3, 4 having sum(n) <> 0) kept) as "keptCounts",
             (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
@@ -231,6 +231,32 @@ describe('the words of visible entries', () => {
 });
 
 describe('the counts of each word', () => {
+  it('follow a folder of many entries moved and given another ACL (one statement each), and a rename in the same subtree', async () => {
+    const open = await newFolder(service, 'words-open');
+    const closed = await newFolder(service, 'words-closed');
+    await ok('PUT', `/folder/${closed.id}/acl`, { inherit: false, entries: [] });
+    const moved = await newFolder(service, 'words-moved', open.id);
+    const sub = await newFolder(service, 'words-sub', moved.id);
+    // shared words under one ACL, a word of each, a text for some (its words move too)
+    const contents = await Promise.all(Array.from({ length: 12 }, (_, i) => newContent(service, { name: `many-${i % 3}-word${i}.txt`, bytes: `moving words ${i}`, mimeType: 'text/plain', parentId: i % 2 ? sub.id : moved.id })));
+    await Promise.all(contents.slice(0, 4).map((content) => extracted(service, content.id)));
+    await expectWordsEqualRows('a subtree created');
+    // every entry of the subtree changes its effective ACL in acl_recompute's one statement
+    await ok('PATCH', `/folder/${moved.id}`, { parentId: closed.id });
+    await expectWordsEqualRows('the subtree moved under a closed folder');
+    await ok('PUT', `/folder/${moved.id}/acl`, { entries: [{ principal: 'EVERYONE', permission: 'read' }] });
+    await expectWordsEqualRows('the subtree given its own ACL');
+    // one statement that changes a name and the ACL of one row, and only the ACL of the others
+    await sql(service, `update entry set name = case when id = ? then 'renamed-many.txt' else name end, acl_id = (select acl_id from entry where id = ?) where id = any(array[?]::text[])`, [
+      contents[0]!.id,
+      open.id,
+      contents.map((content) => content.id),
+    ]);
+    await expectWordsEqualRows('names and ACLs changed in one statement');
+    await ok('PATCH', `/folder/${moved.id}`, { parentId: open.id });
+    await expectWordsEqualRows('the subtree moved back');
+  });
+
   it('follow the words under concurrent writes and folds, and count one-word searches without visiting the matches', async () => {
     const folder = await newFolder(service, 'counted');
     // at once: every statement adds its own rows for the words they share; folds (one statement in
