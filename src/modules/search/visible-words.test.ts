@@ -177,7 +177,7 @@ describe('the words of visible entries', () => {
     expect((await fullText({ limit: '1' })).count).toBe(3);
     expect((await search('/content/search/by-text', { searchText: 'harbour', orderBy: 'createdAt' })).count).toBe(3);
     expect((await search('/content/search/by-text', { searchText: 'harbour', includeVersions: 'true' })).count).toBe(3);
-    await sql(service, `insert into entry_visible_words select id, repository_id, entry_type, created_at, entry_words(name, resource_id) from entry where id = ?`, [made[1]!.id]);
+    await sql(service, `insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner) select id, repository_id, entry_type, created_at, entry_words(name, resource_id), acl_id, owner from entry where id = ?`, [made[1]!.id]);
   });
 
   it('find a name by a word with . _ - / in it as typed, and a text by the word as its text says it and by its parts', async () => {
