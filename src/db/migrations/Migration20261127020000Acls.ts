@@ -1,5 +1,25 @@
 import { Migration } from '@mikro-orm/migrations';
 
+/** A trigger's entry row `new` written to entry_visible_words with its words, ACL and owner (a row already there is replaced). */
+const upsertEntryWords = `insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner)
+  values (new.id, new.repository_id, new.entry_type, new.created_at, entry_words(new.name, new.resource_id), new.acl_id, new.owner)
+  on conflict (entry_id) do update set words = excluded.words, acl_id = excluded.acl_id, owner = excluded.owner;`;
+
+const shown = (row: string) => `(${row}.is_latest and ${row}.active and ${row}.version_status is distinct from 'WORKING_COPY')`;
+
+/** entry_visible_words_update(): an entry no longer shown leaves entry_visible_words, else it is written anew — unless `branch` (an elsif) says otherwise. */
+export const entryWordsUpdateFunction = (branch = '') => `
+      create or replace function entry_visible_words_update() returns trigger language plpgsql as $$
+      begin
+        if not ${shown('new')} then
+          delete from entry_visible_words where entry_id = old.id;
+        ${branch}
+        else
+          ${upsertEntryWords}
+        end if;
+        return null;
+      end $$;`;
+
 /**
  * Access control lists (DESIGN §10, docs/access-control.md).
  *
@@ -240,30 +260,17 @@ export class Migration20261127020000Acls extends Migration {
     // filters there (its page, its count) instead of joining every match back to the entry.
     this.addSql(`alter table entry_visible_words add column acl_id bigint, add column owner text;`);
     this.addSql(`update entry_visible_words w set acl_id = e.acl_id, owner = e.owner from entry e where e.id = w.entry_id;`);
-    const shown = (row: string) => `(${row}.is_latest and ${row}.active and ${row}.version_status is distinct from 'WORKING_COPY')`;
     this.addSql(`
       create or replace function entry_visible_words_insert() returns trigger language plpgsql as $$
       begin
-        insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner)
-          values (new.id, new.repository_id, new.entry_type, new.created_at, entry_words(new.name, new.resource_id), new.acl_id, new.owner)
-          on conflict (entry_id) do update set words = excluded.words, acl_id = excluded.acl_id, owner = excluded.owner;
+        ${upsertEntryWords}
         return null;
       end $$;`);
     // a change of the ACL or owner alone updates those two (the words are not made again)
-    this.addSql(`
-      create or replace function entry_visible_words_update() returns trigger language plpgsql as $$
-      begin
-        if not ${shown('new')} then
-          delete from entry_visible_words where entry_id = old.id;
-        elsif ${shown('old')} and old.name is not distinct from new.name and old.resource_id is not distinct from new.resource_id then
-          update entry_visible_words set acl_id = new.acl_id, owner = new.owner where entry_id = new.id;
-        else
-          insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner)
-            values (new.id, new.repository_id, new.entry_type, new.created_at, entry_words(new.name, new.resource_id), new.acl_id, new.owner)
-            on conflict (entry_id) do update set words = excluded.words, acl_id = excluded.acl_id, owner = excluded.owner;
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(
+      entryWordsUpdateFunction(`elsif ${shown('old')} and old.name is not distinct from new.name and old.resource_id is not distinct from new.resource_id then
+          update entry_visible_words set acl_id = new.acl_id, owner = new.owner where entry_id = new.id;`),
+    );
     this.addSql(`drop trigger entry_visible_words_update on entry;`);
     this.addSql(`
       create trigger entry_visible_words_update after update on entry for each row

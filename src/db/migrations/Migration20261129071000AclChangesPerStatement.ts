@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { entryWordsUpdateFunction } from './Migration20261127020000Acls.js';
 import { chronicleFollowFunction } from './Migration20261128150000EventTallies.js';
 
 const shown = (row: string) => `(${row}.is_latest and ${row}.active and ${row}.version_status is distinct from 'WORKING_COPY')`;
@@ -21,18 +22,7 @@ const shown = (row: string) => `(${row}.is_latest and ${row}.active and ${row}.v
 export class Migration20261129071000AclChangesPerStatement extends Migration {
   override up(): void {
     // rows the row trigger leaves to the statement trigger: visible before and after, same name and text
-    this.addSql(`
-      create or replace function entry_visible_words_update() returns trigger language plpgsql as $$
-      begin
-        if not ${shown('new')} then
-          delete from entry_visible_words where entry_id = old.id;
-        else
-          insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner)
-            values (new.id, new.repository_id, new.entry_type, new.created_at, entry_words(new.name, new.resource_id), new.acl_id, new.owner)
-            on conflict (entry_id) do update set words = excluded.words, acl_id = excluded.acl_id, owner = excluded.owner;
-        end if;
-        return null;
-      end $$;`);
+    this.addSql(entryWordsUpdateFunction());
     this.addSql(`drop trigger entry_visible_words_update on entry;`);
     this.addSql(`
       create trigger entry_visible_words_update after update on entry for each row
