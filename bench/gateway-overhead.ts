@@ -17,7 +17,9 @@
  * folder id in the body): any failure fails the benchmark.
  *
  *   npm run build && node dist/bench/gateway-overhead.js
- *   knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2)
+ *   knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2),
+ *   BENCH_CASES (all: a,b,c,d,bNoFastPath,bNoShortcut,cNoShortcut; fewer, e.g. `c`, for a profile of
+ *   one path alone: then only the cases' own figures are printed, no ratio)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -48,6 +50,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SELECTED = process.env.BENCH_CASES?.split(',').map((key) => key.trim());
 const TARGET = 0.5;
 const BARE_TARGET = 0.8;
 
@@ -203,8 +206,9 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     { key: 'cNoShortcut', label: '(c") REST, shortcut off', options: { url: `${urls.noShortcut}${restPath}`, method: 'GET', verifyBody: okRest } },
   ];
 
+  const measured = cases.filter((c) => !SELECTED || SELECTED.includes(c.key));
   // one checked request each, so that a wrong setup fails with its answer rather than as a count
-  for (const c of cases) {
+  for (const c of measured) {
     const response = await fetch(c.options.url, { method: c.options.method, headers: c.options.headers, body: c.options.body as string | undefined });
     const text = await response.text();
     if (response.status !== 200 || !c.options.verifyBody!(text)) throw new Error(`${c.label}: unexpected answer ${response.status} ${text.slice(0, 500)}`);
@@ -225,7 +229,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     return { node: cpuSecondsOf(self!), pg: descendants.reduce((s, p) => s + cpuSecondsOf(p), 0) };
   };
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const c of cases) {
+    for (const c of measured) {
       check(c, await autocannon({ ...c.options, connections: CONNECTIONS, duration: WARMUP_SECONDS }));
       const cpu0 = cpu();
       const r = await autocannon({ ...c.options, connections: CONNECTIONS, duration: SECONDS });
@@ -243,6 +247,10 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     }
   }
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  if (SELECTED) {
+    console.log(`\nBENCH_CASES=${SELECTED.join(',')}: no ratios (they need every case of the same run)`);
+    return;
+  }
   const [a, b, c, d] = [mean(rps.a), mean(rps.b), mean(rps.c), mean(rps.d)];
   const [na, nb, nc, nd] = [mean(nodeCpu.a), mean(nodeCpu.b), mean(nodeCpu.c), mean(nodeCpu.d)];
   console.log('');
