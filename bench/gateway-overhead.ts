@@ -17,7 +17,9 @@
  * folder id in the body): any failure fails the benchmark.
  *
  *   npm run build && node dist/bench/gateway-overhead.js
- *   knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2)
+ *   knobs: BENCH_CONNECTIONS (10), BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (2),
+ *   BENCH_CASES (all: a,b,c,d,bNoFastPath,bNoShortcut,cNoShortcut; fewer, e.g. `c` for a profile of
+ *   one path alone, or `c,d` for more rounds of that ratio: the figures and ratios of those only)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -48,6 +50,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SELECTED = process.env.BENCH_CASES?.split(',').map((key) => key.trim());
 const TARGET = 0.5;
 const BARE_TARGET = 0.8;
 
@@ -203,8 +206,9 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     { key: 'cNoShortcut', label: '(c") REST, shortcut off', options: { url: `${urls.noShortcut}${restPath}`, method: 'GET', verifyBody: okRest } },
   ];
 
+  const measured = cases.filter((c) => !SELECTED || SELECTED.includes(c.key));
   // one checked request each, so that a wrong setup fails with its answer rather than as a count
-  for (const c of cases) {
+  for (const c of measured) {
     const response = await fetch(c.options.url, { method: c.options.method, headers: c.options.headers, body: c.options.body as string | undefined });
     const text = await response.text();
     if (response.status !== 200 || !c.options.verifyBody!(text)) throw new Error(`${c.label}: unexpected answer ${response.status} ${text.slice(0, 500)}`);
@@ -225,7 +229,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     return { node: cpuSecondsOf(self!), pg: descendants.reduce((s, p) => s + cpuSecondsOf(p), 0) };
   };
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const c of cases) {
+    for (const c of measured) {
       check(c, await autocannon({ ...c.options, connections: CONNECTIONS, duration: WARMUP_SECONDS }));
       const cpu0 = cpu();
       const r = await autocannon({ ...c.options, connections: CONNECTIONS, duration: SECONDS });
@@ -243,31 +247,42 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     }
   }
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const [a, b, c, d] = [mean(rps.a), mean(rps.b), mean(rps.c), mean(rps.d)];
-  const [na, nb, nc, nd] = [mean(nodeCpu.a), mean(nodeCpu.b), mean(nodeCpu.c), mean(nodeCpu.d)];
+  // with BENCH_CASES, only the figures and ratios of the cases that ran
+  const ran = (key: Case['key']) => rps[key].length > 0;
+  const names = { a: '(a) subgraph direct', b: '(b) gateway', c: '(c) REST', d: '(d) bare' } as const;
+  const mainCases = (Object.keys(names) as (keyof typeof names)[]).filter(ran);
   console.log('');
-  console.log(`mean req/s: (a) subgraph direct ${fmt(a, 0)}, (b) gateway ${fmt(b, 0)}, (c) REST ${fmt(c, 0)}, (d) bare ${fmt(d, 0)}`);
-  console.log(
-    `mean server CPU per request (node + postgres): (a) ${fmt(na, 0)} + ${fmt(mean(pgCpu.a), 0)} µs, (b) ${fmt(nb, 0)} + ${fmt(mean(pgCpu.b), 0)} µs, (c) ${fmt(nc, 0)} + ${fmt(mean(pgCpu.c), 0)} µs, (d) ${fmt(nd, 0)} + ${fmt(mean(pgCpu.d), 0)} µs`,
-  );
-  console.log(`ratio (b)/(a) gateway/direct = ${fmt(ratio(b, a), 2)} (target >= ${TARGET}: ${verdict(ratio(b, a) >= TARGET)})`);
-  console.log(`ratio (c)/(a) REST/direct    = ${fmt(ratio(c, a), 2)} (target >= ${TARGET}: ${verdict(ratio(c, a) >= TARGET)})`);
-  console.log(`ratio (c)/(d) REST/bare      = ${fmt(ratio(c, d), 2)} (target >= ${BARE_TARGET}: ${verdict(ratio(c, d) >= BARE_TARGET)})`);
-  console.log(`(for a busy machine: the node CPU-per-request ratio, direct/gateway ${fmt(ratio(na, nb), 2)}, direct/REST ${fmt(ratio(na, nc), 2)}, bare/REST ${fmt(ratio(nd, nc), 2)})`);
+  console.log(`mean req/s: ${mainCases.map((key) => `${names[key]} ${fmt(mean(rps[key]), 0)}`).join(', ')}`);
+  console.log(`mean server CPU per request (node + postgres): ${mainCases.map((key) => `(${key}) ${fmt(mean(nodeCpu[key]), 0)} + ${fmt(mean(pgCpu[key]), 0)} µs`).join(', ')}`);
+  const ratios = [
+    { name: 'gateway/direct', label: '(b)/(a) gateway/direct =', of: 'b', to: 'a', target: TARGET },
+    { name: 'REST/direct', label: '(c)/(a) REST/direct    =', of: 'c', to: 'a', target: TARGET },
+    { name: `REST/bare`, label: '(c)/(d) REST/bare      =', of: 'c', to: 'd', target: BARE_TARGET },
+  ] as const;
+  const measuredRatios = ratios.filter((r) => ran(r.of) && ran(r.to)).map((r) => ({ ...r, value: ratio(mean(rps[r.of]), mean(rps[r.to])) }));
+  for (const r of measuredRatios) console.log(`ratio ${r.label} ${fmt(r.value, 2)} (target >= ${r.target}: ${verdict(r.value >= r.target)})`);
+  const cpuRatios = (
+    [
+      ['direct/gateway', 'a', 'b'],
+      ['direct/REST', 'a', 'c'],
+      ['bare/REST', 'd', 'c'],
+    ] as const
+  ).filter(([, x, y]) => ran(x) && ran(y));
+  if (cpuRatios.length > 0) {
+    console.log(`(for a busy machine: the node CPU-per-request ratio, ${cpuRatios.map(([name, x, y]) => `${name} ${fmt(ratio(mean(nodeCpu[x]), mean(nodeCpu[y])), 2)}`).join(', ')})`);
+  }
   // each switch's gain: req/s on ÷ off, and node CPU per request off ÷ on (the steadier figure on a loaded machine)
   const gain = (label: string, on: Case['key'], off: Case['key']) =>
+    ran(on) &&
+    ran(off) &&
     console.log(
       `gain of ${label.padEnd(34)} req/s ${fmt(ratio(mean(rps[on]), mean(rps[off])), 2)}×, node CPU/request ${fmt(ratio(mean(nodeCpu[off]), mean(nodeCpu[on])), 2)}× (${fmt(mean(nodeCpu[off]), 0)} → ${fmt(mean(nodeCpu[on]), 0)} µs)`,
     );
   gain('the HTTP fast path on (b)', 'b', 'bNoFastPath');
   gain('the single-subgraph shortcut on (b)', 'b', 'bNoShortcut');
   gain('the single-subgraph shortcut on (c)', 'c', 'cNoShortcut');
-  const missed = [
-    ...(ratio(b, a) >= TARGET ? [] : ['gateway/direct']),
-    ...(ratio(c, a) >= TARGET ? [] : ['REST/direct']),
-    ...(ratio(c, d) >= BARE_TARGET ? [] : [`REST/bare >= ${BARE_TARGET}`]),
-  ];
-  console.log(targetsLine('gateway-overhead', `gateway/direct ${fmt(ratio(b, a), 2)}, REST/direct ${fmt(ratio(c, a), 2)}, REST/bare ${fmt(ratio(c, d), 2)}`, missed));
+  const missed = measuredRatios.filter((r) => r.value < r.target).map((r) => (r.name === 'REST/bare' ? `REST/bare >= ${BARE_TARGET}` : r.name));
+  console.log(targetsLine('gateway-overhead', measuredRatios.map((r) => `${r.name} ${fmt(r.value, 2)}`).join(', ') || `only ${SELECTED?.join(',')}`, missed));
 }
 
 if (process.argv[2] === 'serve') {

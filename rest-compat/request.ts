@@ -80,8 +80,14 @@ async function uploadBody(ctx: Context, services: Services, repository: string, 
 /** A path parameter: the repository's name or an entry's id, as the path gives it. */
 const pathParameter = z.string().min(1, 'must not be empty');
 
-/** The path parameters of a route path (`:repository`, `:id`) as a schema. */
-export const pathParameters = (path: string) => z.object(Object.fromEntries([...path.matchAll(/:(\w+)/g)].map(([, name]) => [name!, pathParameter])));
+const pathSchemas = new Map<string, z.ZodObject>();
+
+/** The path parameters of a route path (`:repository`, `:id`) as a schema, made once per path (not per request: a zod schema costs to make). */
+export function pathParameters(path: string): z.ZodObject {
+  let schema = pathSchemas.get(path);
+  if (!schema) pathSchemas.set(path, (schema = z.object(Object.fromEntries([...path.matchAll(/:(\w+)/g)].map(([, name]) => [name!, pathParameter])))));
+  return schema;
+}
 
 async function readBody(ctx: Context, services: Services, body: BodyDeclaration | undefined, repository: string | undefined): Promise<unknown> {
   if (!body) return undefined;

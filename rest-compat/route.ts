@@ -1,6 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import type { RequestContext } from '../src/context.js';
 import type { InputSchemas } from './inputs.js';
 import type { ReceivedUpload } from './request.js';
 
@@ -59,6 +60,15 @@ export interface RouteDescription {
   description?: string;
 }
 
+/** What every kind of row declares: where, what it takes and answers, in the OpenAPI document's words. */
+interface RowDeclaration<R extends RequestDeclaration> extends RouteDescription {
+  method: HttpMethod;
+  path: string;
+  /** made at start from the GraphQL input types (REST accepts what GraphQL accepts) */
+  request?: (inputs: InputSchemas) => R;
+  responses: Responses;
+}
+
 /**
  * One row of the REST table: a path under `{base_url}/api/v1`, what its request may carry and what it
  * answers (zod schemas: they validate the request and make the OpenAPI document, openapi.ts), the
@@ -66,16 +76,20 @@ export interface RouteDescription {
  * becomes the document's variables, and how the document's result becomes the spec's response. The
  * document's types flow through: variables and reply are checked against the schema by tsc.
  */
-export interface GraphqlRoute<R extends RequestDeclaration, Result, Variables extends Record<string, unknown>> extends RouteDescription {
-  method: HttpMethod;
-  path: string;
-  /** made at start from the GraphQL input types (REST accepts what GraphQL accepts) */
-  request?: (inputs: InputSchemas) => R;
-  responses: Responses;
+export interface GraphqlRoute<R extends RequestDeclaration, Result, Variables extends Record<string, unknown>> extends RowDeclaration<R> {
   document: TypedDocumentNode<Result, Variables>;
   /** `declared`: what `request` made (a route may keep the schemas of groups of its parameters there) */
   variables: (request: ParsedRequest<R>, declared: R) => Variables;
   reply: (result: Result, request: ParsedRequest<R>) => Reply;
+}
+
+/**
+ * What a row runs with beside its request: the caller's context (its session, resolved before the
+ * request was read) for a domain operation, and `run` for a typed document through the gateway.
+ */
+export interface RouteCall {
+  context: RequestContext;
+  run: RunDocument;
 }
 
 /** A row whose request schemas are made, its types sealed in: the router mounts and runs it, the document describes it. */
@@ -84,7 +98,7 @@ export interface DeclaredRoute extends RouteDescription {
   path: string;
   request: RequestDeclaration;
   responses: Responses;
-  handle(request: ParsedRequest<RequestDeclaration>, ctx: Context, run: RunDocument): Promise<Reply>;
+  handle(request: ParsedRequest<RequestDeclaration>, ctx: Context, call: RouteCall): Promise<Reply>;
 }
 
 /** A row of the table: its answers, and the rest declared once the GraphQL input types are known. */
@@ -95,7 +109,8 @@ export interface RestRoute {
   declare(inputs: InputSchemas): DeclaredRoute;
 }
 
-export function route<R extends RequestDeclaration, Result, Variables extends Record<string, unknown>>(definition: GraphqlRoute<R, Result, Variables>): RestRoute {
+/** A row of the table from its declaration and how a validated request is answered. */
+function tableRow<R extends RequestDeclaration>(definition: RowDeclaration<R>, answer: (request: ParsedRequest<R>, call: RouteCall, declared: R) => Promise<Reply>): RestRoute {
   const { method, path, summary, description, responses } = definition;
   return {
     method,
@@ -110,14 +125,31 @@ export function route<R extends RequestDeclaration, Result, Variables extends Re
         description,
         responses,
         request: declared,
-        async handle(request, _ctx, run) {
-          // the router validated the request against the declaration this route made
-          const parsed = request as ParsedRequest<R>;
-          return definition.reply(await run(definition.document, definition.variables(parsed, declared)), parsed);
-        },
+        // the router validated the request against the declaration this route made
+        handle: (request, _ctx, call) => answer(request as ParsedRequest<R>, call, declared),
       };
     },
   };
+}
+
+export function route<R extends RequestDeclaration, Result, Variables extends Record<string, unknown>>(definition: GraphqlRoute<R, Result, Variables>): RestRoute {
+  return tableRow(definition, async (request, { run }, declared) => definition.reply(await run(definition.document, definition.variables(request, declared)), request));
+}
+
+/**
+ * A row of the table that calls its domain operation directly instead of a GraphQL document: for the
+ * hot reads only (GET of a folder or content), where running a document through the gateway cost most
+ * of the request (docs/api.md, "Hot reads"). The operation is the one the GraphQL resolver of the
+ * same read calls, and a test holds both paths to the same answers (rest-compat/hot-reads.test.ts).
+ */
+export interface OperationRoute<R extends RequestDeclaration, Result> extends RowDeclaration<R> {
+  /** the domain operation, as the caller of the request (its errors are the REST errors as they are) */
+  operation: (context: RequestContext, request: ParsedRequest<R>) => Promise<Result>;
+  reply: (result: Result, request: ParsedRequest<R>) => Reply;
+}
+
+export function operationRoute<R extends RequestDeclaration, Result>(definition: OperationRoute<R, Result>): RestRoute {
+  return tableRow(definition, async (request, { context }) => definition.reply(await definition.operation(context, request), request));
 }
 
 export { adminDomain, contentDomain } from '../src/http/session.js';

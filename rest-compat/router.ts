@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
-import { createRequestContext, type Services } from '../src/context.js';
+import { createRequestContext, type RequestContext, type Services } from '../src/context.js';
 import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
 import { sessionHeaders } from '../src/http/session.js';
@@ -54,8 +54,8 @@ export const declareRoutes = (routes: readonly RestRoute[], schemas: readonly Gr
  * body is a 401, and a user's a 403, not a 400 about the body. The operation checks again (GraphQL
  * clients go there directly); the session is cached, so this costs no query.
  */
-async function requireCaller(ctx: Context, services: Services, rule: CallerRule): Promise<void> {
-  const principal = await createRequestContext(services, sessionHeaders(ctx)).principal();
+async function requireCaller(context: RequestContext, rule: CallerRule): Promise<void> {
+  const principal = await context.principal();
   if (rule === 'admin') requireRole(principal, 'ADMIN');
 }
 
@@ -80,9 +80,8 @@ export function restRouter({ gateway, services, schemas, routes, prefix, otherOp
     if (text === undefined) texts.set(document, (text = print(document)));
     return text;
   };
-  /** `run` for one request: its session (checked before anything of the request is read) and logger */
-  const runner = (ctx: Context): RunDocument => {
-    const headers = sessionHeaders(ctx);
+  /** `run` for one request, as its session */
+  const runner = (ctx: Context, headers: Headers): RunDocument => {
     return async <Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => {
       const result = await gateway.execute({ document: textOf(document), variables, headers });
       if (result.errors?.length) {
@@ -104,12 +103,14 @@ export function restRouter({ gateway, services, schemas, routes, prefix, otherOp
   for (const row of declared) {
     const caller = callerRule(row.path);
     router.register(row.path, [row.method], async (ctx) => {
-      if (caller !== 'anyone') await requireCaller(ctx, services, caller);
+      const headers = sessionHeaders(ctx);
+      const context = createRequestContext(services, headers);
+      if (caller !== 'anyone') await requireCaller(context, caller);
       refuseBracketedParameters(ctx);
       const request = await readRequest(ctx, services, row.path, row.request);
       let reply;
       try {
-        reply = await row.handle(request, ctx, runner(ctx));
+        reply = await row.handle(request, ctx, { context, run: runner(ctx, headers) });
       } catch (error) {
         await discardStaged(request);
         throw error;

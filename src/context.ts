@@ -40,7 +40,8 @@ export interface RequestContext {
   /** the service's logger, bound to this request's id */
   logger: Logger;
   services: Services;
-  em: EntityManager;
+  /** the request's unit of work, made when first used */
+  readonly em: EntityManager;
   /** the session id from `Authorization: Bearer <id>` (the REST layer moves `sessionId` there) */
   sessionToken?: string;
   /** the caller, resolved once per request; a 401 without a valid session */
@@ -55,7 +56,7 @@ export function bearerToken(authorization: string | null | undefined): string | 
 }
 
 export function createRequestContext(services: Services, headers: Headers): RequestContext {
-  const em = services.orm.em.fork() as EntityManager;
+  let em: EntityManager | undefined;
   const sessionToken = bearerToken(headers.get('authorization'));
   let principal: Promise<Principal> | undefined;
   const requestId = headers.get('x-request-id') ?? 'internal';
@@ -67,11 +68,15 @@ export function createRequestContext(services: Services, headers: Headers): Requ
       return (logger ??= services.logger.child({ requestId }));
     },
     services,
-    em,
+    // made when first used: a read the caches and the read verb answer needs no unit of work, and
+    // making one (an ORM fork) was a measurable part of such a read (docs/benchmarks.md)
+    get em() {
+      return (em ??= services.orm.em.fork() as EntityManager);
+    },
     sessionToken,
     address: headers.get(clientAddressHeader) ?? 'unknown',
-    principal: () =>
-      (principal ??= resolveSession(em, services, sessionToken)),
+    // the session's statements hold no entity: they run on the ORM's pool, outside the unit of work
+    principal: () => (principal ??= resolveSession(services.orm.em, services, sessionToken)),
   };
 }
 

@@ -1,7 +1,8 @@
-import { CreateContentDocument, GetContentDocument } from '../operations/documents.generated.js';
-import { contentDomain, route, type RestRoute } from '../route.js';
+import { getContent } from '../../src/modules/entries/index.js';
+import { CreateContentDocument } from '../operations/documents.generated.js';
+import { contentDomain, operationRoute, route, type RestRoute } from '../route.js';
 import { contentSchema } from '../shapes/schemas.js';
-import { byId, createdEntryReply, entryReply } from './results.js';
+import { createdEntryReply, entryReply, readById } from './results.js';
 
 /** Contents of the content domain (DESIGN §4). */
 export const contentRoutes: RestRoute[] = [
@@ -17,13 +18,13 @@ export const contentRoutes: RestRoute[] = [
     variables: ({ params, body }) => ({ repository: params.repository!, input: { ...body.fields, uploadId: body.upload.uploadId! } }),
     reply: createdEntryReply,
   }),
-  route({
+  // a hot read: the read verb called directly (docs/api.md, "Hot reads")
+  operationRoute({
     method: 'GET',
     path: `${contentDomain}/content/:id`,
     summary: 'A content (any version, by its id)',
     responses: { 200: contentSchema },
-    document: GetContentDocument,
-    variables: byId,
+    operation: readById(getContent),
     reply: entryReply,
   }),
 ];

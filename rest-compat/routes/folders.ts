@@ -1,9 +1,10 @@
-import { CreateFolderDocument, FolderChildrenDocument, GetFolderDocument, HomeDocument } from '../operations/documents.generated.js';
+import { getFolder } from '../../src/modules/entries/index.js';
+import { CreateFolderDocument, FolderChildrenDocument, HomeDocument } from '../operations/documents.generated.js';
 import { fieldsOf } from '../inputs.js';
 import { searchPageParameters, withChildren } from '../params.js';
-import { contentDomain, route, type RestRoute } from '../route.js';
+import { contentDomain, operationRoute, route, type RestRoute } from '../route.js';
 import { entriesResponseSchema, folderSchema } from '../shapes/schemas.js';
-import { byId, createdEntryReply, entryReply, pageReply } from './results.js';
+import { byId, createdEntryReply, entryReply, pageReply, readById } from './results.js';
 
 /** Folders and the root of the content domain `access.svc.content.<repository_name>/v1`. */
 export const folderRoutes: RestRoute[] = [
@@ -27,13 +28,13 @@ export const folderRoutes: RestRoute[] = [
     variables: ({ params, body }) => ({ repository: params.repository!, input: body }),
     reply: createdEntryReply,
   }),
-  route({
+  // a hot read: the read verb called directly (docs/api.md, "Hot reads")
+  operationRoute({
     method: 'GET',
     path: `${contentDomain}/folder/:id`,
     summary: 'A folder',
     responses: { 200: folderSchema },
-    document: GetFolderDocument,
-    variables: byId,
+    operation: readById(getFolder),
     reply: entryReply,
   }),
   route({

@@ -57,7 +57,7 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     services,
     scopeOf: async (userName, roles = ['USER'], repositoryName = config.DEFAULT_REPOSITORY) => {
       const em = orm.em.fork() as EntityManager;
-      const repository = await services.repositories.find(em, repositoryName);
+      const repository = await services.repositories.find({ em }, repositoryName);
       // the user's groups as stored, as a session reads them
       return { em, services, principal: { userName, roles, groups: await groupsOfUser(em, userName) }, repository, logger: logger.child({ user: userName }) };
     },

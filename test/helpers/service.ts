@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createOrm } from '../../src/db/orm.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { startWholeService } from '../../app/service.js';
-import type { RunningService } from '../../src/service.js';
+import type { RunningService, ServiceParts } from '../../src/service.js';
 import { checkAnswer } from './openapi.js';
 
 export const adminPassword = 'admin-password-for-tests';
@@ -38,9 +38,12 @@ export interface TestService extends RunningService {
 
 /**
  * The real service (all roles in one process) on a free port, over its own database and data folder;
- * `logger` lets a test read what the service logs.
+ * `logger` lets a test read what the service logs, `moreRouters` serve more paths beside the service's.
  */
-export async function startTestService(env: Record<string, string> = {}, options: { authenticate?: boolean; logger?: Logger } = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  options: { authenticate?: boolean; logger?: Logger; moreRouters?: ServiceParts['gatewayRouters'] } = {},
+): Promise<TestService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-test-data-'));
   const config = loadConfig({
     DATABASE_URL: await createTestDatabase(),
@@ -56,7 +59,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     PREVIEWS_ENABLED: 'false',
     ...env,
   });
-  const running = await startWholeService(config, options.logger ?? createLogger(config.LOG_LEVEL));
+  const running = await startWholeService(config, options.logger ?? createLogger(config.LOG_LEVEL), options.moreRouters);
   const base = running.baseUrl;
 
   const login = async (user: string, password: string) => {

@@ -71,12 +71,12 @@ export class AclCache {
   private readonly levels = new LRUCache<string, AclLevels>({ max: 50_000 });
   private readonly readable = new LRUCache<string, { stamp: string; readable: ReadableAcls }>({ max: 10_000 });
 
-  /** The levels of a stored ACL, read from the database when not held yet. */
-  async levelsOf(em: EntityManager, id: number | string): Promise<AclLevels | undefined> {
+  /** The levels of a stored ACL, read from the database (by `unitOfWork`'s entity manager) when not held yet. */
+  async levelsOf(unitOfWork: { readonly em: EntityManager }, id: number | string): Promise<AclLevels | undefined> {
     const key = String(id);
     const known = this.levels.get(key);
     if (known) return known;
-    const [row] = await em.execute<{ entries: AclLevels }[]>('select entries from acl where id = ?', [key]);
+    const [row] = await unitOfWork.em.execute<{ entries: AclLevels }[]>('select entries from acl where id = ?', [key]);
     if (row) this.levels.set(key, row.entries);
     return row?.entries;
   }
@@ -100,11 +100,15 @@ export class AclCache {
   }
 }
 
-/** The level of `principal` on an entry: administrators and the owner hold all; otherwise its ACL decides. */
-export async function levelOn(em: EntityManager, cache: AclCache, principal: Principal, entry: AclFacts & { id: string }): Promise<Level> {
+/**
+ * The level of `principal` on an entry: administrators and the owner hold all; otherwise its ACL
+ * decides. `unitOfWork`'s entity manager (a request's is made when first used) reads only what this
+ * process does not hold: the ACL's levels, the ACL of a row just inserted (in its transaction).
+ */
+export async function levelOn(unitOfWork: { readonly em: EntityManager }, cache: AclCache, principal: Principal, entry: AclFacts & { id: string }): Promise<Level> {
   if (mayAdminister(principal) || entry.owner === principal.userName) return 3;
-  const aclId = entry.aclId ?? (await em.execute<{ acl_id: string }[]>('select acl_id from entry where id = ?', [entry.id]))[0]?.acl_id;
+  const aclId = entry.aclId ?? (await unitOfWork.em.execute<{ acl_id: string }[]>('select acl_id from entry where id = ?', [entry.id]))[0]?.acl_id;
   if (aclId === undefined || aclId === null) return 0;
-  const levels = await cache.levelsOf(em, aclId);
+  const levels = await cache.levelsOf(unitOfWork, aclId);
   return levels ? levelIn(principal, levels) : 0;
 }

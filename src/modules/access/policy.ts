@@ -198,7 +198,7 @@ const refusalOf = (action: EntryAction, level: Level, entry: EntryFacts) =>
 
 /** The caller's permission level on an entry (administrators and the owner: all). */
 export const levelOnEntry = (scope: AccessScope, entry: EntryFacts) =>
-  levelOn(scope.em, scope.services.acls, scope.principal, { id: entry.id, owner: entry.owner, aclId: entry.aclId ?? null });
+  levelOn(scope, scope.services.acls, scope.principal, { id: entry.id, owner: entry.owner, aclId: entry.aclId ?? null });
 
 /** Whether the caller may read an entry (else it is not there for them). */
 export const mayRead = async (scope: AccessScope, entry: EntryFacts) => (await levelOnEntry(scope, entry)) >= 1;

@@ -111,11 +111,12 @@ export async function resolveSession(em: EntityManager, services: Services, toke
   }
   // refresh the idle clock at most once a minute (not on every call), and well within the idle time
   // (with SESSION_IDLE_MINUTES=1, once a minute let a busy session expire)
-  if (now - lastSeen > Math.min(60_000, idleLimit / 10)) {
+  const refreshed = now - lastSeen > Math.min(60_000, idleLimit / 10);
+  if (refreshed) {
     await em.getConnection().execute('update user_session set last_seen_at = now() where token_hash = ?', [tokenHash]);
   }
   const principal: Principal = { userName: session.user_name, roles: session.roles, groups: session.groups };
-  sessions.set(tokenHash, principal, mark);
+  sessions.set(tokenHash, principal, mark, Math.min(new Date(session.expires_at).getTime(), (refreshed ? now : lastSeen) + idleLimit));
   return principal;
 }
 

@@ -46,6 +46,15 @@ describe('SessionCache', () => {
     expect(cache.get('a1')).toBeUndefined();
   });
 
+  it('holds an entry no longer than its session is valid, and none of a session past its expiry', async () => {
+    const cache = new SessionCache(60_000);
+    cache.set('a1', alice, cache.mark(), Date.now() + 50);
+    cache.set('b1', bob, cache.mark(), Date.now() - 1);
+    expect([cache.get('a1'), cache.get('b1')]).toEqual([alice, undefined]);
+    await sleep(120);
+    expect(cache.get('a1')).toBeUndefined();
+  });
+
   it('drops the least recently used session when full', () => {
     const cache = new SessionCache(60_000, 2);
     cache.set('a1', alice, cache.mark());

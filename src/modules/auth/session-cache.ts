@@ -16,7 +16,10 @@ export class SessionCache {
    */
   private forgotten = 0;
 
-  constructor(ttlMs = 5_000, maxEntries = 10_000) {
+  constructor(
+    private readonly ttlMs = 5_000,
+    maxEntries = 10_000,
+  ) {
     this.entries = new LRUCache({ max: maxEntries, ttl: ttlMs });
   }
 
@@ -29,8 +32,13 @@ export class SessionCache {
     return this.forgotten;
   }
 
-  set(tokenHash: string, principal: Principal, mark: number): void {
-    if (mark === this.forgotten) this.entries.set(tokenHash, principal);
+  /**
+   * `validUntil` (epoch ms): when the session expires, idle or at its end: a session is never honoured
+   * from here past its expiry, however recently it was verified.
+   */
+  set(tokenHash: string, principal: Principal, mark: number, validUntil = Number.POSITIVE_INFINITY): void {
+    const ttl = Math.min(this.ttlMs, validUntil - Date.now());
+    if (mark === this.forgotten && ttl > 0) this.entries.set(tokenHash, principal, { ttl });
   }
 
   forget(tokenHash: string): void {

@@ -9,7 +9,9 @@ import { entryWriteFailure, nameClash } from './chronicles.js';
 import { Entry, Resource } from './entry.entity.js';
 import { optionalMediaType } from './media-types.js';
 import { asStoredTag, isWellFormed, longerThan, textProblem, validateEntryName, validateTypeName } from './names.js';
-import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
+import { requireParentFolderWithPolicies } from './queries.js';
+import { readEntry, type EntryRead } from './read.js';
+import type { PlainRecord } from '../../db/plain-rows.js';
 import type { CreateFolderInput } from './folders.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
@@ -208,8 +210,9 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   return content;
 }
 
-export async function getContent(scope: EntryScope, id: string): Promise<Entry> {
-  return requireEntry(scope, id, 'CONTENT');
+/** A content version the caller may read, with its resource, parent and predecessor (the read verb, read.ts). */
+export async function getContent(scope: EntryScope, id: string): Promise<EntryRead> {
+  return readEntry(scope, id, 'CONTENT');
 }
 
 /**
@@ -217,10 +220,10 @@ export async function getContent(scope: EntryScope, id: string): Promise<Entry> 
  * the request asks for deactivated entries (`includeInactive`) and the caller is its owner or an
  * administrator.
  */
-export async function contentForDownload(scope: EntryScope, id: string, options: AuthorizeOptions = {}): Promise<{ content: Entry; resource: Resource }> {
+export async function contentForDownload(scope: EntryScope, id: string, options: AuthorizeOptions = {}): Promise<{ content: EntryRead; resource: PlainRecord<Resource> }> {
   const content = await getContent(scope, id);
   await authorize(scope, 'download', { entry: content }, options);
-  const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
+  const { resource } = content.preloaded;
   if (!resource) throw notFound(`content '${content.id}' has no resource`);
   return { content, resource };
 }

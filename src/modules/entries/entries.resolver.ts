@@ -8,7 +8,7 @@ import type { Entry } from './entry.entity.js';
 import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, SearchOptionsInput } from './entry.types.js';
 import { createFolder, getFolder } from './folders.js';
 import { CreateFolderInputNode } from './inputs.js';
-import { requireEntry } from './queries.js';
+import { readEntry, type EntryRead } from './read.js';
 import { entryScope, hasThumbnail, loadEntry, loadResource } from './scope-of-request.js';
 import { contentPath, resourceView } from './views.js';
 
@@ -33,7 +33,8 @@ export class EntryResolver {
 export class ContentResolver {
   /** Of the same chronicle, so under the same ACL as the version asked for. */
   @FieldResolver(() => ContentNode, { nullable: true })
-  async predecessor(@Root() entry: Entry, @Ctx() context: RequestContext): Promise<Entry | null> {
+  async predecessor(@Root() entry: Entry & Partial<EntryRead>, @Ctx() context: RequestContext): Promise<Entry | EntryRead | null> {
+    if (entry.preloaded?.predecessor !== undefined) return entry.preloaded.predecessor;
     return entry.predecessorId ? ((await loadEntry(context, entry.predecessorId)) ?? null) : null;
   }
 
@@ -84,7 +85,7 @@ export class FolderResolver {
     @Arg('id', () => ID, { description: 'the id of the folder or content version' }) id: string,
     @Ctx() context: RequestContext,
   ) {
-    return requireEntry(await entryScope(context, repository), id);
+    return readEntry(await entryScope(context, repository), id);
   }
 
   @Query(() => FolderNode, { description: 'a folder by id' })

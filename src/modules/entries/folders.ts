@@ -6,7 +6,8 @@ import { inTransaction, nameClash, reloaded } from './chronicles.js';
 import { validateProperties, validateTags, withInherited } from './contents.js';
 import { Entry } from './entry.entity.js';
 import { validateEntryName } from './names.js';
-import { requireEntry, requireParentFolderWithPolicies } from './queries.js';
+import { requireParentFolderWithPolicies } from './queries.js';
+import { readEntry, type EntryRead } from './read.js';
 import type { EntryScope } from './scope.js';
 
 /** A new folder: `parentId` absent, null or '' = the root; `tags` and `properties` are its own. */
@@ -54,6 +55,7 @@ export async function createFolder(scope: EntryScope, input: CreateFolderInput):
   return reloaded(scope, id);
 }
 
-export async function getFolder(scope: EntryScope, id: string): Promise<Entry> {
-  return requireEntry(scope, id, 'FOLDER');
+/** A folder the caller may read, with its parent as it may see it (the read verb, read.ts). */
+export async function getFolder(scope: EntryScope, id: string): Promise<EntryRead> {
+  return readEntry(scope, id, 'FOLDER');
 }

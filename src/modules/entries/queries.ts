@@ -1,5 +1,5 @@
 import { illegalArguments } from '../../errors.js';
-import { authorize, authorizeAtRoot, entryNotFound, mayRead } from '../access/policy.js';
+import { authorize, authorizeAtRoot, entryNotFound, mayRead, type EntryFacts } from '../access/policy.js';
 import { Entry, Resource, type EntryType } from './entry.entity.js';
 import type { EntryScope } from './scope.js';
 import { folderPolicies, folderRowWithPolicies, type FolderPolicies } from '../access/folder-policies.js';
@@ -7,7 +7,11 @@ import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 
 /** Loads one entry of the scope's repository that the caller may read, or a 404 naming what was asked (the same for one it may not read). */
 export async function requireEntry(scope: EntryScope, id: string, expected?: EntryType): Promise<Entry> {
-  const entry = await scope.em.findOne(Entry, { id, repositoryId: scope.repository.id });
+  return requireReadable(scope, id, await scope.em.findOne(Entry, { id, repositoryId: scope.repository.id }), expected);
+}
+
+/** The entry found for `id` (of the scope's repository) if it is of the kind `expected` and the caller may read it; else the 404 naming what was asked (the same for one it may not read). */
+export async function requireReadable<E extends EntryFacts>(scope: EntryScope, id: string, entry: E | null | undefined, expected?: EntryType): Promise<E> {
   const kind = expected === 'FOLDER' ? 'folder' : expected === 'CONTENT' ? 'content' : 'entry';
   if (!entry || (expected && entry.entryType !== expected) || !(await mayRead(scope, entry))) throw entryNotFound(kind, id, scope.repository);
   return entry;

@@ -48,10 +48,13 @@ export function entryScope(context: RequestContext, repositoryName: string): Pro
   if (!scope) {
     scope = (async () => {
       const principal = await context.principal();
-      const repository = await context.services.repositories.find(context.em, repositoryName);
+      const repository = await context.services.repositories.find(context, repositoryName);
       let logger: Logger | undefined;
       return {
-        em: context.em,
+        // the request's, made when first used (context.ts)
+        get em() {
+          return context.em;
+        },
         services: context.services,
         principal,
         repository,

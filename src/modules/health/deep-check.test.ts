@@ -162,7 +162,7 @@ describe('synchronous deep check (spec endpoint 11)', () => {
 
   it('removes its scratch folder when its deadline cuts it off', { timeout: 60_000 }, async () => {
     const em = service.services.orm.em.fork() as EntityManager;
-    const repository = await service.services.repositories.find(em, 'second');
+    const repository = await service.services.repositories.find({ em }, 'second');
     // shorter and shorter deadlines (how far a run gets depends on the machine's speed) until one cuts
     // a run off after it made its scratch folder and content: what is left fails on the deadline
     let cutAfterUpload = false;
@@ -239,7 +239,7 @@ describe('the report at reportUrl', () => {
 
   it('keeps the newest 20 of a repository; older ones are a 404', { timeout: 60_000 }, async () => {
     const em = () => service.services.orm.em.fork() as EntityManager;
-    const repository = await service.services.repositories.find(em(), 'second');
+    const repository = await service.services.repositories.find({ em: em() }, 'second');
     const template = await deepCheck(service.services, { userName: 'admin', roles: ['ADMIN'], groups: [] }, repository, { timeoutMs: 1, waitMs: 1 });
     const ids = Array.from({ length: reportsKeptPerRepository + 2 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     for (const id of ids) await saveDeepCheckReport(em(), repository.id, { ...template, _id: id });

@@ -126,12 +126,12 @@ export async function createRepository(em: EntityManager, config: Config, actor:
 export type RepositoryKey = { repositoryId: string } | { repositoryName: string } | { repositoryTechnicalName: string };
 
 export async function findRepository(services: Pick<Services, 'repositories'>, em: EntityManager, key: RepositoryKey): Promise<RepositoryRecord> {
-  if ('repositoryId' in key) return services.repositories.find(em, repositoryNameOfId(key.repositoryId));
-  if ('repositoryName' in key) return services.repositories.find(em, key.repositoryName);
+  if ('repositoryId' in key) return services.repositories.find({ em }, repositoryNameOfId(key.repositoryId));
+  if ('repositoryName' in key) return services.repositories.find({ em }, key.repositoryName);
   // the name only: the record itself comes through the cache, like the other two keys
   const [found] = await em.execute<{ name: string }[]>('select name from repository where technical_name = ?', [key.repositoryTechnicalName]);
   if (!found) throw notFound(`no repository with the technical name '${key.repositoryTechnicalName}'`);
-  return services.repositories.find(em, found.name);
+  return services.repositories.find({ em }, found.name);
 }
 
 export async function listRepositories(em: EntityManager): Promise<Repository[]> {

@@ -38,7 +38,7 @@ export class RepositoriesResolver {
 
   @Query(() => RepositoryNode, { description: 'a repository by name' })
   async repository(@Arg('name', () => String, { description: "the repository's name" }) name: string, @Ctx() context: RequestContext) {
-    return context.services.repositories.find(context.em, name);
+    return context.services.repositories.find(context, name);
   }
 
   @Mutation(() => RepositoryNode, { description: 'creates a repository' })

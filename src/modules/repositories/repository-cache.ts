@@ -17,11 +17,12 @@ export class RepositoryCache {
 
   constructor(private readonly ttlMs = 5_000) {}
 
-  async find(em: EntityManager, name: string): Promise<RepositoryRecord> {
+  /** `unitOfWork`: whose entity manager reads the record when it is not held (only then: a request's is made when first used). */
+  async find(unitOfWork: { readonly em: EntityManager }, name: string): Promise<RepositoryRecord> {
     const cached = this.records.get(name);
     if (cached && cached.until > Date.now()) return cached.record;
     const before = this.forgotten;
-    const record = await currentRepository(em, name);
+    const record = await currentRepository(unitOfWork.em, name);
     if (this.forgotten === before) this.records.set(name, { record, until: Date.now() + this.ttlMs });
     return record;
   }

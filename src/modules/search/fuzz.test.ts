@@ -127,7 +127,7 @@ beforeAll(async () => {
   await newContent(service, { name: 'a.txt', parentId: folder.id, tags: ['red'], properties: { color: 'red', size: 3, keywords: ['x'] } });
   await newContent(service, { name: "it's.pdf", tags: ['blue'], bytes: '%PDF-1.4' });
   const em = service.services.orm.em.fork();
-  scope = { em, services: service.services, logger: service.services.logger, principal: { userName: 'admin', roles: ['ADMIN'], groups: [] }, repository: await service.services.repositories.find(em, 'default') };
+  scope = { em, services: service.services, logger: service.services.logger, principal: { userName: 'admin', roles: ['ADMIN'], groups: [] }, repository: await service.services.repositories.find({ em }, 'default') };
 });
 afterAll(() => service?.stop());
 

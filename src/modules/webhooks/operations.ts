@@ -56,7 +56,7 @@ const webhookNotFound = (id: string) => notFound(`webhook '${id}' not found`);
  */
 export async function registerWebhook(em: EntityManager, services: Services, actor: Principal, input: WebhookRegistration): Promise<WebhookRecord> {
   const { url, events, repository, secret } = parseInput(registration, input);
-  const repositoryName = repository ? (await services.repositories.find(em, repository)).name : null;
+  const repositoryName = repository ? (await services.repositories.find({ em }, repository)).name : null;
   await resolveAllowed(new URL(url), services.config.WEBHOOK_ALLOW_PRIVATE);
   const [row] = await em.execute<Row[]>(
     `insert into webhook (id, url, events, repository, secret, created_by) values (?, ?, array(select jsonb_array_elements_text(?::jsonb)), ?, ?, ?) returning ${columns}`,

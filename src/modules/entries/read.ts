@@ -1,0 +1,96 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared } from '../../db/prepared.js';
+import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
+import { mayRead } from '../access/policy.js';
+import type { EntryRecord } from '../search/entry-query.js';
+import { Entry, Resource, type EntryType } from './entry.entity.js';
+import { requireReadable } from './queries.js';
+import type { EntryScope } from './scope.js';
+
+/**
+ * An entry read for an answer, as plain data (read-only: no entity of the unit of work), with what an
+ * answer about it nests: its parent folder (null when at the root or when the caller may not read it),
+ * its resource, and its predecessor with the same parts. The GraphQL field resolvers take these
+ * instead of loading them (entries.resolver.ts), and REST shapes them as they are (entryView).
+ */
+export interface EntryRead extends EntryRecord {
+  preloaded: {
+    parent: EntryRecord | null;
+    resource: PlainRecord<Resource> | null;
+    /** undefined: not read with it (a predecessor's own predecessor: GraphQL loads it when asked) */
+    predecessor?: EntryRead | null;
+  };
+}
+
+/** What an answer nests, each a left join of the read's statement onto `e`, the entry. */
+const joins = {
+  parent: 'entry p on p.id = e.parent_id',
+  resource: 'resource r on r.id = e.resource_id',
+  predecessor: 'entry v on v.id = e.predecessor_id',
+  predecessorParent: 'entry vp on vp.id = v.parent_id',
+  predecessorResource: 'resource vr on vr.id = v.resource_id',
+} as const;
+type Part = keyof typeof joins;
+
+/**
+ * The read's statement over `parts`, and the readers of its columns (made once per kind, from the
+ * entities' metadata). A part the statement does not read is null in its rows (`take`).
+ */
+function readStatement(em: EntityManager, name: string, parts: readonly Part[]) {
+  const selects = {
+    entry: plainSelect(em, Entry, 'e'),
+    parent: plainSelect(em, Entry, 'p', 'parent.'),
+    resource: plainSelect(em, Resource, 'r', 'resource.'),
+    predecessor: plainSelect(em, Entry, 'v', 'predecessor.'),
+    predecessorParent: plainSelect(em, Entry, 'vp', 'predecessor.parent.'),
+    predecessorResource: plainSelect(em, Resource, 'vr', 'predecessor.resource.'),
+  };
+  const sql = `select ${[selects.entry, ...parts.map((part) => selects[part])].map((select) => select.sql).join(', ')}
+      from entry e ${parts.map((part) => `left join ${joins[part]}`).join(' ')}
+     where e.id = ? and e.repository_id = ?`;
+  return { name, sql, selects };
+}
+
+/** A folder has neither resource nor predecessor: its read joins its parent only (a third of the columns to send and parse). */
+const statementOf = (em: EntityManager, expected: EntryType | undefined) =>
+  expected === 'FOLDER' ? readStatement(em, 'folder-read', ['parent']) : readStatement(em, 'entry-read', Object.keys(joins) as Part[]);
+const statements = new Map<EntryType | undefined, ReturnType<typeof readStatement>>();
+
+/** A parent folder as the caller may see it: not there when it may not read it (DESIGN §10). */
+const readableParent = async (scope: EntryScope, parent: EntryRecord | null) => (parent && (await mayRead(scope, parent)) ? parent : null);
+
+/**
+ * The read verb of one entry (GET of a folder or content, GraphQL `entry`, `folder`, `content`): the
+ * entry `id` of the scope's repository that the caller may read, of the kind `expected` if given, or
+ * the 404 that names what was asked (the same for one it may not read). One prepared statement reads
+ * the entry with its parent, resource and predecessor (with the predecessor's parent and resource; a
+ * folder with its parent); no entity is hydrated: forking a unit of work and hydrating entities were
+ * most of a read's time (docs/benchmarks.md, "gateway-overhead — the read verb").
+ */
+export async function readEntry(scope: EntryScope, id: string, expected?: EntryType): Promise<EntryRead> {
+  // a read, in no transaction: on the ORM's pool, without the request's unit of work (made when first
+  // used, context.ts: a read answered here and from the caches makes none)
+  const orm = scope.services.orm.em as EntityManager;
+  let statement = statements.get(expected);
+  if (!statement) statements.set(expected, (statement = statementOf(orm, expected)));
+  const { name, sql, selects } = statement;
+  // none found: an empty row, whose entry is none (a 404)
+  const [row = {}] = await executePrepared<Record<string, unknown>>(orm, name, sql, [id, scope.repository.id]);
+  const entry = await requireReadable(scope, id, selects.entry.take(row), expected);
+  const predecessor = selects.predecessor.take(row);
+  return Object.assign(entry, {
+    preloaded: {
+      parent: await readableParent(scope, selects.parent.take(row)),
+      resource: selects.resource.take(row),
+      // of the same chronicle, so under the same ACL as the version read
+      predecessor:
+        predecessor &&
+        Object.assign(predecessor, {
+          preloaded: {
+            parent: await readableParent(scope, selects.predecessorParent.take(row)),
+            resource: selects.predecessorResource.take(row),
+          },
+        }),
+    },
+  });
+}
