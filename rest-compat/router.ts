@@ -2,10 +2,11 @@ import Router from '@koa/router';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
-import { createRequestContext, type Services } from '../src/context.js';
+import type { Services } from '../src/context.js';
 import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
 import { sessionHeaders } from '../src/http/session.js';
+import { requestContextOf } from '../src/http/transfer.js';
 import { requireRole } from '../src/modules/access/index.js';
 import { InputSchemas } from './inputs.js';
 import { callerRule, openApiDocument, type CallerRule, type OperationDeclaration } from './openapi.js';
@@ -55,7 +56,7 @@ export const declareRoutes = (routes: readonly RestRoute[], schemas: readonly Gr
  * clients go there directly); the session is cached, so this costs no query.
  */
 async function requireCaller(ctx: Context, services: Services, rule: CallerRule): Promise<void> {
-  const principal = await createRequestContext(services, sessionHeaders(ctx)).principal();
+  const principal = await requestContextOf(ctx, services).principal();
   if (rule === 'admin') requireRole(principal, 'ADMIN');
 }
 
