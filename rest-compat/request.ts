@@ -89,6 +89,7 @@ export function pathParameters(path: string): z.ZodObject {
   return schema;
 }
 
+
 async function readBody(ctx: Context, services: Services, body: BodyDeclaration | undefined, repository: string | undefined): Promise<unknown> {
   if (!body) return undefined;
   if (body.kind === 'json') return parse(body.schema, await readJsonObject(ctx), 'body');

@@ -2,10 +2,11 @@ import Router from '@koa/router';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { Context } from 'koa';
-import { createRequestContext, type RequestContext, type Services } from '../src/context.js';
+import type { RequestContext, Services } from '../src/context.js';
 import { illegalArguments, reasonStatus, ServiceError, type ReasonCode } from '../src/errors.js';
 import type { Gateway } from '../src/gateway/gateway.js';
 import { sessionHeaders } from '../src/http/session.js';
+import { requestContextOf } from '../src/http/transfer.js';
 import { requireRole } from '../src/modules/access/index.js';
 import { InputSchemas } from './inputs.js';
 import { callerRule, openApiDocument, type CallerRule, type OperationDeclaration } from './openapi.js';
@@ -104,7 +105,8 @@ export function restRouter({ gateway, services, schemas, routes, prefix, otherOp
     const caller = callerRule(row.path);
     router.register(row.path, [row.method], async (ctx) => {
       const headers = sessionHeaders(ctx);
-      const context = createRequestContext(services, headers);
+      // one context per call: the caller check, the route and an upload's byte handling share its unit of work and session
+      const context = requestContextOf(ctx, services);
       if (caller !== 'anyone') await requireCaller(context, caller);
       refuseBracketedParameters(ctx);
       const request = await readRequest(ctx, services, row.path, row.request);

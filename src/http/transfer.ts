@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { createRequestContext, type Services } from '../context.js';
+import { createRequestContext, type RequestContext, type Services } from '../context.js';
 import { ServiceError } from '../errors.js';
 import { contentForDownload } from '../modules/entries/index.js';
 import { entryScope } from '../modules/entries/index.js';
@@ -14,9 +14,21 @@ import { readMultipart, singleField } from './multipart.js';
 import { bool, parse } from './query.js';
 import { contentDomain, sessionHeaders } from './session.js';
 
+const requestContexts = new WeakMap<Context, RequestContext>();
+
+/**
+ * The request context of a plain HTTP call, made once per call: the REST layer's check of the caller
+ * and its upload share one unit of work and one resolution of the session.
+ */
+export function requestContextOf(ctx: Context, services: Services): RequestContext {
+  let context = requestContexts.get(ctx);
+  if (!context) requestContexts.set(ctx, (context = createRequestContext(services, sessionHeaders(ctx))));
+  return context;
+}
+
 /** The caller's scope for a plain HTTP handler (same session rules as GraphQL and REST). */
 export async function scopeOfHttpRequest(ctx: Context, services: Services, repository: string): Promise<EntryScope> {
-  return entryScope(createRequestContext(services, sessionHeaders(ctx)), repository);
+  return entryScope(requestContextOf(ctx, services), repository);
 }
 
 /**

@@ -60,14 +60,16 @@ async function submitThumbnail(services: Services, em: EntityManager, source: Pr
  * Asks for the thumbnail of a content version's new bytes (a new content, its copy, a check-in with
  * new bytes, a replaced resource), without waiting: an upload never waits for its preview. PDFs and
  * images only, unless PREVIEWS_ENABLED is false. A submission that fails is logged; the workers' sweep
- * (`submitLostThumbnails`) asks again.
+ * (`submitLostThumbnails`) asks again. `known`: the version's resource as the caller has it (else read).
  */
-export function requestThumbnail(scope: EntryScope, content: Entry): void {
+export function requestThumbnail(scope: EntryScope, content: Entry, known?: PreviewSource['resource']): void {
   const { services } = scope;
   if (!services.config.PREVIEWS_ENABLED || !content.resourceId) return;
+  // the caller's row of the resource, when it has it, spares a query per upload (most are not previewable)
+  if (known && !previewable(known.mimeType)) return;
   const submit = async () => {
     const em = services.orm.em.fork() as EntityManager;
-    const resource = await em.findOne(Resource, { id: content.resourceId! });
+    const resource = known ?? (await em.findOne(Resource, { id: content.resourceId! }));
     if (!resource || !previewable(resource.mimeType)) return;
     await submitThumbnail(services, em, { repositoryId: scope.repository.id, owner: scope.principal.userName, contentId: content.id, resource });
   };

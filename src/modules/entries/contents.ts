@@ -203,10 +203,10 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
   }
   if (!row) throw uploadNotFound(input.uploadId);
   const { claimed, ...entry } = row;
-  scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
+  const resource = scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
   requestTextExtraction(scope);
   const content = scope.em.map(Entry, entry);
-  requestThumbnail(scope, content);
+  requestThumbnail(scope, content, resource);
   return content;
 }
 
