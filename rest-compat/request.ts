@@ -54,7 +54,8 @@ async function uploadBody(ctx: Context, services: Services, repository: string, 
   let upload = noUpload;
   if (ctx.request.is('multipart/form-data')) {
     const scope = await scopeOfHttpRequest(ctx, services, repository);
-    const received = await receiveMultipartUpload(ctx, scope, body.file === 'required');
+    // the call claims the upload itself (create, check-in, replace): its commit makes the pending row durable
+    const received = await receiveMultipartUpload(ctx, scope, body.file === 'required', { claimedInThisRequest: true });
     fields = received.fields;
     const staged = received.upload;
     if (staged) upload = { uploadId: staged.id, discard: () => discardUpload(scope, staged.id) };

@@ -5,7 +5,7 @@ import { createRequestContext, type RequestContext, type Services } from '../con
 import { ServiceError } from '../errors.js';
 import { contentForDownload } from '../modules/entries/index.js';
 import { entryScope } from '../modules/entries/index.js';
-import type { EntryScope } from '../modules/entries/index.js';
+import type { EntryScope, StageOptions } from '../modules/entries/index.js';
 import { discardUpload, refuseDeclaredMultipartLength, stageUpload } from '../modules/entries/index.js';
 import { contentDisposition, contentRange, notModified, parseRange, preconditionFailed } from '../storage/range.js';
 import { StoredFileUnavailableError } from '../storage/store.js';
@@ -43,7 +43,7 @@ const declaredLength = (ctx: Context) => (ctx.request.length === undefined ? und
  * Receives the bytes of a multipart request's `file` part as a pending upload; the text fields come
  * back with it. `requireFile` false: a request without a file part (check-in without new bytes).
  */
-export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, requireFile: boolean) {
+export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, requireFile: boolean, options: StageOptions = {}) {
   try {
     refuseDeclaredMultipartLength(scope.services.config, declaredLength(ctx));
   } catch (error) {
@@ -57,7 +57,7 @@ export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, re
         source: stream,
         // the resource keeps the file's name; the content's name may differ (the `name` field)
         fileName: info.fileName || singleField(fieldsSoFar, 'name') || 'upload',
-      }),
+      }, options),
     discard: (upload) => discardUpload(scope, upload.id),
   });
   if (!file && requireFile) {

@@ -10,6 +10,7 @@ export { MaintenanceResolver } from './maintenance.resolver.js';
 export { requireEntry } from './queries.js';
 export type { EntryRead } from './read.js';
 export type { EntryScope } from './scope.js';
+export type { StageOptions } from './uploads.js';
 export { entryScope } from './scope-of-request.js';
 export { entryView } from './views.js';
 export { discardUpload, maxUploadBodyBytes, refuseDeclaredMultipartLength, stageUpload, sweepPendingUploads, sweepUnreferencedFiles, uploadLifetimeMs } from './uploads.js';
