@@ -138,11 +138,11 @@ async function changeJobs(
   return rows.map(toRecord);
 }
 
-/** The statement of changeJobs. */
-function changeStatement(assignments: string, parameters: unknown[], where: string, whereParameters: unknown[], changesState: boolean): Statement {
+/** The statement of changeJobs; `returned`: the columns it answers (the state events read every column). */
+function changeStatement(assignments: string, parameters: unknown[], where: string, whereParameters: unknown[], changesState: boolean, returned = columns): Statement {
   return {
     sql: `with changed as (
-       update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${columns})${changesState ? `, ${stateEvents('changed')}` : ''}
+       update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${returned})${changesState ? `, ${stateEvents('changed')}` : ''}
      select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
        from changed`,
     params: [...parameters, ...whereParameters],
@@ -369,9 +369,12 @@ export const reportProgress = async (em: EntityManager, id: string, percentage: 
   await em.execute(sql, params);
 };
 
-/** The statement of reportProgress, for a transaction outside the ORM (JobRun.storeRows). */
+/**
+ * The statement of reportProgress, for a transaction outside the ORM too (JobRun.storeRows): it answers
+ * only what it announces (the whole record, its JSON included, was parsed for nothing once a page).
+ */
 export const progressStatement = (id: string, percentage: number): Statement =>
-  changeStatement('percentage = ?', [Math.max(0, Math.min(100, percentage))], `id = ? and (state = 'running')`, [id], false);
+  changeStatement('percentage = ?', [Math.max(0, Math.min(100, percentage))], `id = ? and (state = 'running')`, [id], false, 'id, state, percentage');
 
 /** The running job goes back to the queue: with another priority (LOW_PRIORITY strategy), or as it is (it gave its turn up). */
 export const requeueJob = (em: EntityManager, id: string, priority: number | undefined, note: Record<string, unknown> | undefined) =>
