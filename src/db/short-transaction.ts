@@ -29,7 +29,7 @@ export async function shortTransaction<R, T>(em: EntityManager, first: Statement
   try {
     const opened = (await client.query(`begin;${timeoutMs === undefined ? '' : ` set local statement_timeout = ${timeoutMs};`} ${inline(first)}`)) as unknown as { rows: R[] }[];
     const result = await between(opened.at(-1)!.rows);
-    await client.query(`${rest.map(inline).join(';\n')};\ncommit`);
+    await client.query([...rest.map(inline), 'commit'].join(';\n'));
     return result;
   } catch (error) {
     // a connection whose rollback failed is in a state nobody knows: it is ended, not pooled again
