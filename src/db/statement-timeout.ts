@@ -16,6 +16,9 @@ export function withStatementTimeout<T>(timeoutMs: number, work: () => Promise<T
   return timeouts.run(Math.floor(timeoutMs), work);
 }
 
+/** The bound of the work running now (withStatementTimeout), if any. */
+export const currentStatementTimeout = (): number | undefined => timeouts.getStore();
+
 /** Sets the bound of the work running now (withStatementTimeout) as each of its transactions begins (`set local`, undone with it). */
 export const statementTimeouts: EventSubscriber = {
   async afterTransactionStart({ em, transaction }) {

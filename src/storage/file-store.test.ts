@@ -120,6 +120,41 @@ describe('pathFor and path validation', () => {
   });
 });
 
+describe('stageSyncedFile', () => {
+  it('moves a synced file of .tmp into place at commit (the same inode: renamed, not copied), and a discard removes one', async () => {
+    const folder = path.join(store.scratchDirectory(), 'render-job');
+    await fsp.mkdir(folder);
+    const page = path.join(folder, 'page-1.png');
+    const bytes = randomBytes(300_000);
+    await fsp.writeFile(page, bytes, { flush: true });
+    const { ino } = await fsp.stat(page);
+    const staged = await store.stageSyncedFile(page);
+    expect(staged.size).toBe(bytes.length);
+    const target = store.pathFor('page_png_1');
+    await staged.commit(target);
+    const placed = store.absolutePath(target);
+    expect((await fsp.stat(placed)).ino).toBe(ino);
+    expect(await fsp.readFile(placed)).toEqual(bytes);
+    await expect(fsp.access(page)).rejects.toThrow();
+
+    const other = path.join(folder, 'page-2.png');
+    await fsp.writeFile(other, 'x');
+    await (await store.stageSyncedFile(other)).discard();
+    await expect(fsp.access(other)).rejects.toThrow();
+  });
+
+  it('refuses a file outside .tmp and anything but a regular file (a render process names the file)', async () => {
+    const outside = path.join(dir, 'outside.png');
+    await fsp.writeFile(outside, 'x');
+    await expect(store.stageSyncedFile(outside)).rejects.toBeInstanceOf(InvalidStoragePathError);
+    await expect(store.stageSyncedFile(path.join(store.scratchDirectory(), '..', '..', 'outside.png'))).rejects.toBeInstanceOf(InvalidStoragePathError);
+    const link = path.join(store.scratchDirectory(), 'link.png');
+    await fsp.symlink(outside, link);
+    await expect(store.stageSyncedFile(link)).rejects.toBeInstanceOf(InvalidStoragePathError);
+    expect(await fsp.readFile(outside, 'utf8')).toBe('x');
+  });
+});
+
 describe('receive', () => {
   it('computes size, md5 and head of a multi-MB stream in one pass, then commits to pathFor(id)', async () => {
     const data = randomBytes(5 * 1024 * 1024 + 123);

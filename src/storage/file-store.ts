@@ -22,8 +22,8 @@ import { pipeline } from 'node:stream/promises';
 import { placeFile, warmUpDurableIo, writeAndPlaceFile, writeNewFile } from './durable-io.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { sendFile } from './send-file.js';
-import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
-import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
+import { errorMessage, inBatches, InvalidStoragePathError, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
+import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, SyncedFile, WritableCheck } from './store.js';
 
 /**
  * Buffer of the upload sink: larger than the source's chunks so that reading continues while a
@@ -141,6 +141,23 @@ export class FileStore implements ByteStore {
       throw error;
     }
     return this.staged(tempPath, meter.size, md5, meter.head(), held);
+  }
+
+  /**
+   * A synced file of `.tmp` (a rendered page in a folder there), committed by a rename and the
+   * directory's fsync: no read, no copy, no md5. Anything else (outside `.tmp`, not a regular file:
+   * a render process's message names it) is refused.
+   */
+  async stageSyncedFile(file: string): Promise<SyncedFile> {
+    const relative = path.relative(this.tempDir, file);
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new InvalidStoragePathError(`${file} is not in ${this.tempDir}`);
+    const stats = await fsp.lstat(file);
+    if (!stats.isFile()) throw new InvalidStoragePathError(`${file} is not a regular file`);
+    return stagedFile(
+      { size: stats.size },
+      (relativePath) => this.place(file, relativePath),
+      () => fsp.rm(file, { force: true }),
+    );
   }
 
   /** Deletes a stored file; a missing file is not an error. */

@@ -9,7 +9,7 @@
  * and are copied into place at commit; an object is durable once S3 answered its upload.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import os from 'node:os';
@@ -34,7 +34,7 @@ import { ConfigError } from '../config.js';
 import { noteReceivedBytes, noteSentParts } from './garbage-pacer.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
-import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, WritableCheck } from './store.js';
+import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, SyncedFile, WritableCheck } from './store.js';
 
 /**
  * Multipart uploads: parts of S3's minimum size (5 MiB), two uploaded at once (and held in memory at most,
@@ -169,6 +169,13 @@ export class S3Store implements ByteStore {
       },
       () => this.deleteKey(key),
     );
+  }
+
+  /** Uploads the local file as `receive` does (to a temporary key, copied at commit); the local file goes once uploaded. */
+  async stageSyncedFile(file: string): Promise<SyncedFile> {
+    const staged = await this.receive(createReadStream(file), { maxBytes: Number.MAX_SAFE_INTEGER });
+    await fsp.rm(file, { force: true });
+    return staged;
   }
 
   async remove(storagePath: string): Promise<void> {

@@ -70,6 +70,9 @@ export interface StagedFile {
   discard(): Promise<void>;
 }
 
+/** A staged file known by its size alone (ByteStore.stageSyncedFile). */
+export type SyncedFile = Pick<StagedFile, 'size' | 'commit' | 'discard'>;
+
 export interface WritableCheck {
   ok: boolean;
   message: string;
@@ -110,6 +113,12 @@ export interface ByteStore {
    * source is destroyed (stream.pipeline semantics).
    */
   receive(source: Readable, options: ReceiveOptions): Promise<StagedFile>;
+  /**
+   * Stages a file of scratchDirectory() that its writer made durable (fsynced: a rendered page), for a
+   * caller that needs no md5: the file system takes it as it is (its commit renames it into place, no
+   * copy), S3 uploads it as `receive` does. The file is gone once committed or discarded.
+   */
+  stageSyncedFile(file: string): Promise<SyncedFile>;
   /** Deletes a stored file; a missing one is not an error. */
   remove(storagePath: string): Promise<void>;
   exists(storagePath: string): Promise<boolean>;
@@ -201,12 +210,12 @@ export class UploadMeter {
  * The lifecycle of a staged file: commit once, discard unless committed. A failed commit may be
  * retried or discarded, unless `lostOnFailure` says the bytes are gone: then it is discarded.
  */
-export function stagedFile(
-  fields: { size: number; md5: string; head: Buffer },
+export function stagedFile<F extends { size: number }>(
+  fields: F,
   place: (storagePath: string) => Promise<void>,
   drop: () => Promise<void>,
   lostOnFailure: () => boolean = () => false,
-): StagedFile {
+): F & SyncedFile {
   let state: 'staged' | 'committing' | 'committed' | 'discarded' = 'staged';
   const discard = async () => {
     if (state !== 'staged') return;

@@ -9,7 +9,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 import { FileStore } from './file-store.js';
 import { createS3Client, S3Store } from './s3-store.js';
-import { StoredFileUnavailableError, type ByteStore, type ReceiveOptions, type StagedFile, type StoredFile, type WritableCheck } from './store.js';
+import { StoredFileUnavailableError, type ByteStore, type ReceiveOptions, type StagedFile, type StoredFile, type SyncedFile, type WritableCheck } from './store.js';
 
 export interface Stores {
   contentStore: ByteStore;
@@ -93,6 +93,10 @@ export class FallbackStore implements ByteStore {
 
   receive(source: Readable, options: ReceiveOptions): Promise<StagedFile> {
     return this.primary.receive(source, options);
+  }
+
+  stageSyncedFile(file: string): Promise<SyncedFile> {
+    return this.primary.stageSyncedFile(file);
   }
 
   async remove(storagePath: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { JobFailure } from '../../src/modules/jobs/index.js';
 
@@ -16,9 +16,18 @@ export type FinalMessage = { type: 'done' } | { type: 'failed'; reasonCode: stri
 /** What a pooled child sends once it has loaded its libraries and waits for its first job. */
 export type ReadyMessage = { type: 'ready' };
 
-/** Resident set size of a process in bytes (Linux), or 0 when it is gone. */
-async function residentBytes(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+/**
+ * Resident set size of a process in bytes (Linux), or 0 when it is gone. Read synchronously: /proc is
+ * in memory, and the watchdog reads it 20 times a second per job, where the promise API's open, stat,
+ * read and close were a measurable share of the service's CPU per page (docs/benchmarks.md).
+ */
+function residentBytes(pid: number): number {
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    // gone
+  }
   const match = /VmRSS:\s+(\d+) kB/.exec(status);
   return match ? Number(match[1]) * 1024 : 0;
 }
@@ -118,7 +127,7 @@ export class ChildPool implements ChildSource {
   async giveBack(child: ChildProcess): Promise<void> {
     const served = (this.served.get(child) ?? 0) + 1;
     this.served.set(child, served);
-    const grown = (await residentBytes(child.pid!)) > (this.memoryMb * 1024 * 1024) / 2;
+    const grown = residentBytes(child.pid!) > (this.memoryMb * 1024 * 1024) / 2;
     if (this.closed || grown || served >= this.maxJobs || this.idle.size >= this.options.maxIdle || !isAlive(child)) child.kill('SIGKILL');
     else this.park(child);
   }
@@ -234,9 +243,7 @@ export async function runBoundedChild<M extends { type: string }>(
     };
     const limitBytes = source.memoryMb * 1024 * 1024;
     const watchdog = setInterval(() => {
-      void residentBytes(child.pid!).then((bytes) => {
-        if (bytes > limitBytes) settle(failures.memoryExceeded(), false);
-      });
+      if (residentBytes(child.pid!) > limitBytes) settle(failures.memoryExceeded(), false);
     }, 50);
     const deadline = setTimeout(() => settle(failures.timedOut(), false), timeoutMs);
     const onChildMessage = (raw: unknown) => {

@@ -8,8 +8,7 @@
  * PDFs: pdfjs-dist (its worker code runs in this process) draws on @napi-rs/canvas; the pixels are
  * encoded by sharp. Images: sharp alone, with a pixel limit read from the header before decoding.
  */
-import { mkdir } from 'node:fs/promises';
-import { readFile } from 'node:fs/promises';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -62,6 +61,21 @@ function encoder(format: TargetFormat, image: Image): Image {
 }
 
 /**
+ * Encodes `image` into `file`, fsynced: the service moves a page image into its cache store as it is
+ * (a rename, no copy), so the file must be durable before the service records it.
+ */
+async function writeDurably(image: Image, file: string) {
+  const info = await image.toFile(file);
+  const handle = await open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return info;
+}
+
+/**
  * The longest side of a result: what the request asks (a preview), and at most 16383 pixels for WebP;
  * a larger page or image is scaled to fit, as for the pixel limit.
  */
@@ -94,7 +108,7 @@ async function writeCanvas(start: StartMessage, page: number, canvas: Canvas, pl
   // rendered pages are opaque (painted on white): RGB is a quarter less to encode; a page with no
   // colour (most text pages) is one grey channel, the same pixels in a third of the data (half the
   // PNG's bytes and encoding time on the conversion benchmark's text pages, for a scan costing ~2 ms)
-  await encoder(start.format, isGrey(rgba) ? pixels.extractChannel(0) : pixels.removeAlpha()).toFile(file);
+  await writeDurably(encoder(start.format, isGrey(rgba) ? pixels.extractChannel(0) : pixels.removeAlpha()), file);
   await send({ type: 'page', page, path: file, width, height, placeholder });
 }
 
@@ -138,7 +152,7 @@ async function convertImage(start: StartMessage) {
   try {
     const side = maxSide(start);
     const image = sharp(start.inputPath, { limitInputPixels: start.maxPixels }).rotate();
-    const info = await encoder(start.format, side < Infinity ? image.resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }) : image).toFile(file);
+    const info = await writeDurably(encoder(start.format, side < Infinity ? image.resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }) : image), file);
     await send({ type: 'page', page: 1, path: file, width: info.width, height: info.height, placeholder: false });
   } catch (error) {
     throw new RenderFailure('illegalArguments', `input resource ${start.fileName} could not be converted (${(error as Error).message})`);

@@ -18,7 +18,7 @@ import { saveJobResult, saveLowlevelRequest } from '../jobs/records.js';
 import { checkInputFiles, checkPdfPageCount, decidePdf, type PdfDecision } from './limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from './operations.js';
 import type { InputKind, PageRenderer, RenderedPage } from './page-renderer.js';
-import { recordRepresentation, representationId, representationsOf, type RepresentationRecord } from './representations.js';
+import { representationId, representationStatement, representationsOf, type RepresentationRecord } from './representations.js';
 
 export const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
 
@@ -79,28 +79,31 @@ export async function storeRepresentation(
   percentage?: number,
 ) {
   const id = representationId(source.id, format, page.page);
-  const staged = await services.cacheStore.receive(createReadStream(page.path), { maxBytes: Number.MAX_SAFE_INTEGER });
+  // the render process fsynced the page (a representation keeps no md5): placed as it is, not copied
+  const staged = await services.cacheStore.stageSyncedFile(page.path);
   const storagePath = services.cacheStore.pathFor(id);
   try {
-    await run.whileRunning(async (em) => {
-      await staged.commit(storagePath);
-      await recordRepresentation(em, {
-        id,
-        repositoryId: source.repositoryId,
-        sourceEntryId: source.id,
-        format,
-        page: page.page,
-        pageCount,
-        status: page.placeholder ? 'PLACEHOLDER' : 'READY',
-        mimeType,
-        fileSize: staged.size,
-        width: page.width,
-        height: page.height,
-        storagePath,
-        jobId: run.record.id,
-      });
-      if (percentage !== undefined) await run.progress(percentage, em);
-    });
+    await run.storeRows(
+      () => staged.commit(storagePath),
+      [
+        representationStatement({
+          id,
+          repositoryId: source.repositoryId,
+          sourceEntryId: source.id,
+          format,
+          page: page.page,
+          pageCount,
+          status: page.placeholder ? 'PLACEHOLDER' : 'READY',
+          mimeType,
+          fileSize: staged.size,
+          width: page.width,
+          height: page.height,
+          storagePath,
+          jobId: run.record.id,
+        }),
+      ],
+      percentage,
+    );
   } finally {
     await staged.discard();
   }
@@ -293,12 +296,12 @@ async function convert(
                 result.contentIds[page.page] = await createResultContent(run, scope, { path: page.path, mimeType: mimeTypeOf(format) }, name, specification, retried);
                 await saveJobResult(em, record.id, { ...result });
               }
+              // a page image's file was moved into the cache store; this one was copied into the new content
+              await rm(page.path, { force: true });
+              await run.progress(percentage);
             }
             // a page the render process could not draw (malformed, an image over CONV_MAX_IMAGE_PIXELS) is a placeholder too
             if (page.placeholder && !result.placeholders.includes(page.page)) result.placeholders = [...result.placeholders, page.page].sort((a, b) => a - b);
-            await rm(page.path, { force: true });
-            // a page image's percentage was saved with it (a no-op here)
-            await run.progress(percentage);
           },
         },
         run.signal,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Statement } from '../../db/short-transaction.js';
 import { notFound } from '../../errors.js';
 import type { EntryScope } from '../entries/scope.js';
 import { requireEntry } from '../entries/queries.js';
@@ -44,18 +45,18 @@ const toRecord = (row: Record<string, any>): RepresentationRecord => ({
 export const representationId = (sourceEntryId: string, format: string, page: number) => `${sourceEntryId}_${format}_${page}`;
 
 /**
- * Records a page image. A page recorded before is rendered again only when it must change (a
- * placeholder, see the convert job), so the row then takes the new render (its file was replaced
- * under the same path).
+ * The statement recording a page image. A page recorded before is rendered again only when it must
+ * change (a placeholder, see the convert job), so the row then takes the new render (its file was
+ * replaced under the same path).
  */
-export async function recordRepresentation(em: EntityManager, row: Omit<RepresentationRecord, 'createdAt'>): Promise<void> {
-  await em.execute(
-    `insert into representation (id, repository_id, source_entry_id, format, page, page_count, status, mime_type, file_size, width, height, storage_path, job_id)
+export function representationStatement(row: Omit<RepresentationRecord, 'createdAt'>): Statement {
+  return {
+    sql: `insert into representation (id, repository_id, source_entry_id, format, page, page_count, status, mime_type, file_size, width, height, storage_path, job_id)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (source_entry_id, format, page) do update set page_count = excluded.page_count, status = excluded.status, file_size = excluded.file_size,
        width = excluded.width, height = excluded.height, storage_path = excluded.storage_path, job_id = excluded.job_id, created_at = now()`,
-    [row.id, row.repositoryId, row.sourceEntryId, row.format, row.page, row.pageCount, row.status, row.mimeType, row.fileSize, row.width, row.height, row.storagePath, row.jobId],
-  );
+    params: [row.id, row.repositoryId, row.sourceEntryId, row.format, row.page, row.pageCount, row.status, row.mimeType, row.fileSize, row.width, row.height, row.storagePath, row.jobId],
+  };
 }
 
 export async function representationsOf(em: EntityManager, sourceEntryId: string, format?: string): Promise<RepresentationRecord[]> {

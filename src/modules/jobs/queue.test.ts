@@ -156,7 +156,8 @@ describe('queue jobs, locks and cancellation (one job at a time, a lock lifetime
   const runs = new Map<string, number>();
   let release: () => void = () => undefined;
   let released = new Promise<void>((resolve) => (release = resolve));
-  let stopped: { reason: string; store: string } | undefined;
+  let stopped: { reason: string; store: string; rows: string; placed: boolean } | undefined;
+  let storedRows: { placed: boolean; targetName: string | null; percentage: number } | undefined;
   const submit = (jobName: string, label: string) => queue.submit(service.services.orm.em.fork(), labelledJob(jobName, label));
   const lockedQueueJobs = async (name: string) =>
     (await service.services.orm.em.fork().getConnection().execute<{ n: number }[]>(`select count(*)::int as n from agenda_jobs where name = ? and locked_at is not null`, [name]))[0]!.n;
@@ -180,9 +181,22 @@ describe('queue jobs, locks and cancellation (one job at a time, a lock lifetime
       // as a render process is killed: the run ends when the job is cancelled
       await new Promise((resolve) => run.signal.addEventListener('abort', resolve, { once: true }));
       // nothing is stored for it any more
-      const store = await run.whileRunning(async () => 'stored').catch((error: unknown) => (error instanceof JobCancelled ? 'refused' : String(error)));
-      stopped = { reason: run.signal.reason instanceof JobCancelled ? 'JobCancelled' : String(run.signal.reason), store };
+      const refused = (error: unknown) => (error instanceof JobCancelled ? 'refused' : String(error));
+      const store = await run.whileRunning(async () => 'stored').catch(refused);
+      // the page store's path outside the ORM answers the same, before placing anything
+      let placed = false;
+      const rows = await run
+        .storeRows(async () => void (placed = true), [{ sql: `update service_job set target_name = ? where id = ?`, params: ['stored', run.record.id] }], 50)
+        .then(() => 'stored', refused);
+      stopped = { reason: run.signal.reason instanceof JobCancelled ? 'JobCancelled' : String(run.signal.reason), store, rows, placed };
       return { result: { stored: true } };
+    });
+    queue.define('stores-rows', async (run) => {
+      let placed = false;
+      await run.storeRows(async () => void (placed = true), [{ sql: `update service_job set target_name = ? where id = ?`, params: ['rows stored', run.record.id] }], 40);
+      const record = (await findJob(service.services.orm.em.fork(), run.record.id))!;
+      storedRows = { placed, targetName: record.targetName, percentage: record.percentage };
+      return { result: {} };
     });
     // a kind in a slot of its own beside JOB_CONCURRENCY (as the deep check): the process may lock two queue jobs
     queue.define('waits', async () => ({ result: {} }), { ownSlot: true });
@@ -218,7 +232,13 @@ describe('queue jobs, locks and cancellation (one job at a time, a lock lifetime
     // the handler returns a result after the cancellation: it is not kept
     for (const until = Date.now() + 10_000; (await lockedQueueJobs('stoppable')) > 0; await sleep(50)) expect(Date.now()).toBeLessThan(until);
     expect(await findJob(service.services.orm.em.fork(), job.id)).toMatchObject({ state: 'cancelled', errorMessage: 'cancelled by a test', serializedResult: null });
-    expect(stopped).toEqual({ reason: 'JobCancelled', store: 'refused' });
+    expect(stopped).toEqual({ reason: 'JobCancelled', store: 'refused', rows: 'refused', placed: false });
+  });
+
+  it('a running job stores rows outside the ORM: placed first, then the rows and its percentage committed', { timeout: 30_000 }, async () => {
+    const job = await submit('stores-rows', 'rows');
+    expect(await finished(job.id)).toMatchObject({ state: 'Done', targetName: 'rows stored' });
+    expect(storedRows).toEqual({ placed: true, targetName: 'rows stored', percentage: 40 });
   });
 });
 

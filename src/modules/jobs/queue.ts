@@ -8,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Orm } from '../../db/orm.js';
 import { endPool } from '../../db/end-pool.js';
+import { shortTransaction, type Statement } from '../../db/short-transaction.js';
 import { withStatementTimeout } from '../../db/statement-timeout.js';
 import { withProjectPaths } from '../../paths.js';
 import { isStatementTimeout } from '../../errors.js';
@@ -18,10 +19,13 @@ import {
   failJob,
   findJob,
   holdRunning,
+  holdRunningStatement,
   insertBoundedJob,
   insertExclusiveJob,
   insertJob,
+  isRunning,
   kindsWaitingLong,
+  progressStatement,
   reportProgress,
   requeueJob,
   type JobRecord,
@@ -49,6 +53,14 @@ export interface JobRun {
    * way, so that nothing of a job is stored after its cancellation answered.
    */
   whileRunning<T>(store: (em: EntityManager) => Promise<T>): Promise<T>;
+  /**
+   * whileRunning for a result stored as rows written by `statements` (a page image: one such store a
+   * page), with the job's `percentage` after them, outside the ORM in two messages to Postgres
+   * (shortTransaction): the record held `for share`, then `place` (the result's file placed durably),
+   * then the rows and the percentage committed together. Refused with JobCancelled as whileRunning,
+   * before `place` runs.
+   */
+  storeRows(place: () => Promise<void>, statements: Statement[], percentage?: number): Promise<void>;
 }
 
 /**
@@ -339,6 +351,20 @@ export class JobQueue {
             if (!(await holdRunning(tx as EntityManager, jobId))) throw new JobCancelled(jobId);
             return store(tx as EntityManager);
           }),
+        storeRows: async (place, statements, value) => {
+          const rounded = value === undefined ? percentage : Math.round(value * 10) / 10;
+          const progress = rounded === percentage ? [] : [progressStatement(jobId, rounded)];
+          await shortTransaction(
+            em,
+            holdRunningStatement(jobId),
+            async (rows: Parameters<typeof isRunning>[0]) => {
+              if (!isRunning(rows)) throw new JobCancelled(jobId);
+              await place();
+            },
+            [...statements, ...progress],
+          );
+          percentage = rounded;
+        },
       });
       // a job cancelled meanwhile keeps its record as the cancellation left it
       if ('requeue' in outcome) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Statement } from '../../db/short-transaction.js';
 import { notFound, ServiceError } from '../../errors.js';
 
 export const jobStates = ['pending', 'running', 'Done', 'panic', 'cancelled'] as const;
@@ -132,14 +133,20 @@ async function changeJobs(
   whereParameters: unknown[],
   changesState = false,
 ): Promise<JobRecord[]> {
-  const rows: Record<string, any>[] = await em.execute(
-    `with changed as (
-       update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${columns})${changesState ? `, ${stateEvents('changed')}` : ''}
+  const { sql, params } = changeStatement(assignments, parameters, where, whereParameters, changesState);
+  const rows: Record<string, any>[] = await em.execute(sql, params);
+  return rows.map(toRecord);
+}
+
+/** The statement of changeJobs; `returned`: the columns it answers (the state events read every column). */
+function changeStatement(assignments: string, parameters: unknown[], where: string, whereParameters: unknown[], changesState: boolean, returned = columns): Statement {
+  return {
+    sql: `with changed as (
+       update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${returned})${changesState ? `, ${stateEvents('changed')}` : ''}
      select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
        from changed`,
-    [...parameters, ...whereParameters],
-  );
-  return rows.map(toRecord);
+    params: [...parameters, ...whereParameters],
+  };
 }
 
 /** Changes one job record (see changeJobs); undefined when `where` excluded it. */
@@ -341,9 +348,13 @@ export async function kindsWaitingLong(em: EntityManager, jobNames: string[], ol
  * this check is stored before the cancellation, or not at all. Answers whether the job is running.
  */
 export async function holdRunning(em: EntityManager, id: string): Promise<boolean> {
-  const [row] = await em.execute<{ state: JobState }[]>(`select state from service_job where id = ? for share`, [id]);
-  return row?.state === 'running';
+  const { sql, params } = holdRunningStatement(id);
+  return isRunning(await em.execute<{ state: JobState }[]>(sql, params));
 }
+
+/** The statement of holdRunning, and how to read its rows (isRunning). */
+export const holdRunningStatement = (id: string): Statement => ({ sql: `select state from service_job where id = ? for share`, params: [id] });
+export const isRunning = (rows: { state: JobState }[]) => rows[0]?.state === 'running';
 
 /** Cancels a pending or running job, saying why (`errorMessage`); undefined when it had ended. */
 export const markCancelled = (em: EntityManager, id: string, why: string) =>
@@ -353,8 +364,17 @@ export const markCancelled = (em: EntityManager, id: string, why: string) =>
 export const markClientJobsCancelled = (em: EntityManager, clientUsername: string, why: string) =>
   changeJobs(em, `state = 'cancelled', error_message = ?, end_timestamp = clock_timestamp()`, [why], `client_username = ? and state in ('pending', 'running')`, [clientUsername], true);
 
-export const reportProgress = (em: EntityManager, id: string, percentage: number) =>
-  changeJob(em, id, 'percentage = ?', [Math.max(0, Math.min(100, percentage))], `state = 'running'`);
+export const reportProgress = async (em: EntityManager, id: string, percentage: number) => {
+  const { sql, params } = progressStatement(id, percentage);
+  await em.execute(sql, params);
+};
+
+/**
+ * The statement of reportProgress, for a transaction outside the ORM too (JobRun.storeRows): it answers
+ * only what it announces (the whole record, its JSON included, was parsed for nothing once a page).
+ */
+export const progressStatement = (id: string, percentage: number): Statement =>
+  changeStatement('percentage = ?', [Math.max(0, Math.min(100, percentage))], `id = ? and (state = 'running')`, [id], false, 'id, state, percentage');
 
 /** The running job goes back to the queue: with another priority (LOW_PRIORITY strategy), or as it is (it gave its turn up). */
 export const requeueJob = (em: EntityManager, id: string, priority: number | undefined, note: Record<string, unknown> | undefined) =>
