@@ -3,12 +3,12 @@ import { SearchByConditionDocument, SearchByPropertiesDocument, SearchByTextDocu
 import { fieldsOf } from '../../rest-compat/inputs.js';
 import { nonEmptyText, searchPageParameters, withChildren } from '../../rest-compat/params.js';
 import { contentDomain, route } from '../../rest-compat/route.js';
-import { restRouter } from '../../rest-compat/router.js';
 import { pageReply } from '../../rest-compat/routes/results.js';
 import { entriesResponseSchema } from '../../rest-compat/shapes/schemas.js';
 import { z } from 'zod';
-import { newContent, newFolder, succeeded } from '../helpers/entries.js';
-import { call, json, startTestService, type TestService } from '../helpers/service.js';
+import { newContent, succeeded } from '../helpers/entries.js';
+import { referencePrefix, startBesideReference } from '../helpers/reference.js';
+import { call, type TestService } from '../helpers/service.js';
 
 /*
  * The three searches over REST call their verbs directly and shape the page as their GraphQL documents
@@ -18,7 +18,6 @@ import { call, json, startTestService, type TestService } from '../helpers/servi
  * the same status and the same JSON, byte for byte but `duration`, over a matrix of searches and callers.
  */
 
-const referencePrefix = '/reference/api/v1';
 /** The three rows as they were before the direct searches. */
 const documentRows = [
   route({
@@ -54,8 +53,8 @@ const documentRows = [
 ];
 
 let service: TestService;
-const sessions: Record<string, string> = {};
-const ids: Record<string, string> = {};
+let sessions: Record<string, string>;
+let ids: Record<string, string>;
 
 type Query = Record<string, string | number | string[]>;
 
@@ -75,25 +74,7 @@ async function answer(prefix: string, repository: string, kind: string, query: Q
 }
 
 beforeAll(async () => {
-  service = await startTestService({}, { moreRouters: (parts) => [restRouter({ ...parts, routes: documentRows, prefix: referencePrefix, version: 'reference' })] });
-  sessions.admin = service.adminSession;
-  sessions.reader = await service.createUserSession('reader');
-  sessions.outsider = await service.createUserSession('outsider');
-  // users read only what an ACL grants them
-  const narrowed = await call(`${service.adminBase}/repository/acl?repositoryId=svc.repository.default&sessionId=${service.adminSession}`, json('PUT', { entries: [] }));
-  expect(narrowed.status).toBe(200);
-
-  ids.team = (await newFolder(service, 'team')).id;
-  await succeeded(service, 'PUT', `/folder/${ids.team}/acl`, { entries: [{ principal: 'reader', permission: 'read' }] });
-  ids.inner = (await newFolder(service, 'inner', ids.team)).id;
-  ids.secret = (await newFolder(service, 'secret')).id;
-
-  // versions (a predecessor), tags, properties, a lock
-  const plan = await newContent(service, { name: 'plan.txt', parentId: ids.team, tags: ['a', 'b'], properties: { k: 'v', n: 1 }, mimeType: 'text/plain' });
-  ids.planV1 = plan.id;
-  const copy = await succeeded(service, 'POST', `/content/${plan.id}/check-out`);
-  ids.planV2 = (await succeeded(service, 'POST', `/content/${copy.id}/check-in`)).id;
-  await succeeded(service, 'POST', `/content/${ids.planV2}/lock`);
+  ({ service, sessions, ids } = await startBesideReference(documentRows));
   // checked out now: the working copy beside the version
   ids.draft = (await newContent(service, { name: 'draft plan.txt', parentId: ids.inner, tags: ['a'] })).id;
   ids.draftCopy = (await succeeded(service, 'POST', `/content/${ids.draft}/check-out`)).id;
