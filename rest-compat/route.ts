@@ -152,4 +152,24 @@ export function operationRoute<R extends RequestDeclaration, Result>(definition:
   return tableRow(definition, async (request, { context }) => definition.reply(await definition.operation(context, request), request));
 }
 
+/**
+ * A row that calls its domain operation directly (as operationRoute) for the requests `operation`
+ * answers, and runs its GraphQL document for the others (`operation` answers undefined): the searches,
+ * whose page of 100 entries cost about twice as much node CPU through GraphQL as reading it
+ * (docs/benchmarks.md), leave the virtual `Folder.children` to their document. A test holds both paths
+ * to the same answers (test/rest/search-direct.test.ts).
+ */
+export interface DirectRoute<R extends RequestDeclaration, Result, DocumentResult extends Result, Variables extends Record<string, unknown>> extends GraphqlRoute<R, Result, Variables> {
+  document: TypedDocumentNode<DocumentResult, Variables>;
+  operation: (context: RequestContext, request: ParsedRequest<R>, declared: R) => Promise<Result> | undefined;
+}
+
+export function directRoute<R extends RequestDeclaration, Result, DocumentResult extends Result, Variables extends Record<string, unknown>>(
+  definition: DirectRoute<R, Result, DocumentResult, Variables>,
+): RestRoute {
+  return tableRow(definition, async (request, { context, run }, declared) =>
+    definition.reply(await (definition.operation(context, request, declared) ?? run(definition.document, definition.variables(request, declared))), request),
+  );
+}
+
 export { adminDomain, contentDomain } from '../src/http/session.js';

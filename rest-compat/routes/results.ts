@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../src/context.js';
 import { entryScope, entryView, type EntryRead, type EntryScope } from '../../src/modules/entries/index.js';
+import type { EntriesPageView } from '../../src/modules/search/index.js';
 import type { EntriesPageFieldsFragment } from '../operations/documents.generated.js';
 import type { Reply } from '../route.js';
 import { withRestDates } from '../shapes/dates.js';
@@ -14,7 +15,7 @@ export const recordReply = ({ result }: { result: unknown }): Reply => ({ body: 
 export const createdRecordReply = (data: { result: unknown }): Reply => ({ status: 201, ...recordReply(data) });
 
 /** An EntriesResponse, projected as the search parameters ask. */
-export const pageReply = ({ result }: { result: EntriesPageFieldsFragment }, { query }: { query: Projection }): Reply => ({
+export const pageReply = ({ result }: { result: EntriesPageFieldsFragment | EntriesPageView }, { query }: { query: Projection }): Reply => ({
   body: entriesResponse(result, query),
 });
 

@@ -38,6 +38,7 @@ import { Migration20261128150000EventTallies } from './migrations/Migration20261
 import { Migration20261128151000WordCountsPerAcl } from './migrations/Migration20261128151000WordCountsPerAcl.js';
 import { Migration20261128154000PreviewSweep } from './migrations/Migration20261128154000PreviewSweep.js';
 import { Migration20261129071000AclChangesPerStatement } from './migrations/Migration20261129071000AclChangesPerStatement.js';
+import { Migration20261129102000VisibleChildrenIndex } from './migrations/Migration20261129102000VisibleChildrenIndex.js';
 
 export type Orm = MikroORM;
 
@@ -79,6 +80,7 @@ export const migrationsList = [
   { name: 'Migration20261128151000WordCountsPerAcl', class: Migration20261128151000WordCountsPerAcl },
   { name: 'Migration20261128154000PreviewSweep', class: Migration20261128154000PreviewSweep },
   { name: 'Migration20261129071000AclChangesPerStatement', class: Migration20261129071000AclChangesPerStatement },
+  { name: 'Migration20261129102000VisibleChildrenIndex', class: Migration20261129102000VisibleChildrenIndex },
 ];
 
 export interface OrmOptions {

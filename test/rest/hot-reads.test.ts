@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetContentDocument, GetFolderDocument } from '../../rest-compat/operations/documents.generated.js';
 import { contentDomain, route } from '../../rest-compat/route.js';
-import { restRouter } from '../../rest-compat/router.js';
 import { byId, entryReply } from '../../rest-compat/routes/results.js';
 import { contentSchema, folderSchema } from '../../rest-compat/shapes/schemas.js';
 import { contentUrl, newContent, newFolder, sql, succeeded } from '../helpers/entries.js';
-import { call, json, startTestService, type TestService } from '../helpers/service.js';
+import { referencePrefix, startBesideReference } from '../helpers/reference.js';
+import { call, type TestService } from '../helpers/service.js';
 
 /*
  * The hot reads (GET C/folder/{id}, GET C/content/{id}) call the entries' read verb directly instead
@@ -15,7 +15,6 @@ import { call, json, startTestService, type TestService } from '../helpers/servi
  * the same status and the same JSON, byte for byte, over a matrix of entries and callers.
  */
 
-const referencePrefix = '/reference/api/v1';
 /** The two rows as they were before the hot reads. */
 const documentRows = [
   route({ method: 'GET', path: `${contentDomain}/folder/:id`, summary: 'A folder', responses: { 200: folderSchema }, document: GetFolderDocument, variables: byId, reply: entryReply }),
@@ -23,8 +22,8 @@ const documentRows = [
 ];
 
 let service: TestService;
-const sessions: Record<string, string> = {};
-const ids: Record<string, string> = {};
+let sessions: Record<string, string>;
+let ids: Record<string, string>;
 
 /** `{prefix}/access.svc.content.<repository>/v1/<kind>/<id>`, with the session as `sessionId` (none: no session at all). */
 function readPath(prefix: string, repository: string, kind: 'folder' | 'content', id: string, session: string | undefined): string {
@@ -45,25 +44,7 @@ async function documentAnswer(repository: string, kind: 'folder' | 'content', id
 }
 
 beforeAll(async () => {
-  service = await startTestService({}, { moreRouters: (parts) => [restRouter({ ...parts, routes: documentRows, prefix: referencePrefix, version: 'reference' })] });
-  sessions.admin = service.adminSession;
-  sessions.reader = await service.createUserSession('reader');
-  sessions.outsider = await service.createUserSession('outsider');
-  // users read only what an ACL grants them
-  const narrowed = await call(`${service.adminBase}/repository/acl?repositoryId=svc.repository.default&sessionId=${service.adminSession}`, json('PUT', { entries: [] }));
-  expect(narrowed.status).toBe(200);
-
-  ids.team = (await newFolder(service, 'team')).id;
-  await succeeded(service, 'PUT', `/folder/${ids.team}/acl`, { entries: [{ principal: 'reader', permission: 'read' }] });
-  ids.inner = (await newFolder(service, 'inner', ids.team)).id;
-  ids.secret = (await newFolder(service, 'secret')).id;
-
-  // versions, tags, properties, a lock: 1.0 → checked out → 2.0, then locked
-  const plan = await newContent(service, { name: 'plan.txt', parentId: ids.team, tags: ['a', 'b'], properties: { k: 'v', n: 1 }, mimeType: 'text/plain' });
-  ids.planV1 = plan.id;
-  const copy = await succeeded(service, 'POST', `/content/${plan.id}/check-out`);
-  ids.planV2 = (await succeeded(service, 'POST', `/content/${copy.id}/check-in`)).id;
-  await succeeded(service, 'POST', `/content/${ids.planV2}/lock`);
+  ({ service, sessions, ids } = await startBesideReference(documentRows));
 
   // checked out now: the working copy and the version it was made from
   const draft = await newContent(service, { name: 'draft.txt', parentId: ids.inner });

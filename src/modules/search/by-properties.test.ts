@@ -52,6 +52,13 @@ describe('GET C/content/search (spec endpoint 1)', () => {
     expect(names((await search({ version: '1.1' })).body)).toEqual(['a.txt']);
     expect(names((await search({ chronicalId: ids.c! })).body)).toEqual(['c.txt']);
     expect(names((await search({ versionStatus: 'CURRENT', parentId: ids.reports!, tags: ['blue'] })).body)).toEqual(['a.txt']);
+    // in one folder the tags are checked on its children's rows (not through the tags' index): the same answers, page and count
+    expect(names((await search({ parentId: ids.reports!, tags: ['red'] })).body)).toEqual(['a.txt', 'b.pdf']);
+    expect(names((await search({ parentId: ids.reports!, tags: ['red', 'blue'] })).body)).toEqual(['a.txt']);
+    const paged = (await search({ parentId: ids.reports!, tags: ['red'], limit: 1 })).body;
+    expect(paged.count).toBe(2);
+    expect(paged.entries).toHaveLength(1);
+    expect((await search({ parentId: ids.reports!, tags: ['green'] })).body).toMatchObject({ count: 0, entries: [] });
     expect((await search({ name: 'nothing-like-this' })).body).toMatchObject({ count: 0, entries: [] });
   });
 
