@@ -140,7 +140,7 @@ export function route<R extends RequestDeclaration, Result, Variables extends Re
  * A row of the table that calls its domain operation directly instead of a GraphQL document: for the
  * hot reads only (GET of a folder or content), where running a document through the gateway cost most
  * of the request (docs/api.md, "Hot reads"). The operation is the one the GraphQL resolver of the
- * same read calls, and a test holds both paths to the same answers (rest-compat/hot-reads.test.ts).
+ * same read calls, and a test holds both paths to the same answers (test/rest/hot-reads.test.ts).
  */
 export interface OperationRoute<R extends RequestDeclaration, Result> extends RowDeclaration<R> {
   /** the domain operation, as the caller of the request (its errors are the REST errors as they are) */

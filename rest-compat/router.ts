@@ -81,10 +81,10 @@ export function restRouter({ gateway, services, schemas, routes, prefix, otherOp
     if (text === undefined) texts.set(document, (text = print(document)));
     return text;
   };
-  /** `run` for one request, as its session */
-  const runner = (ctx: Context, headers: Headers): RunDocument => {
+  /** `run` for one request, as its session (its headers made only when a document runs: the hot reads and searches run none) */
+  const runner = (ctx: Context): RunDocument => {
     return async <Result, Variables extends Record<string, unknown>>(document: TypedDocumentNode<Result, Variables>, variables: Variables) => {
-      const result = await gateway.execute({ document: textOf(document), variables, headers });
+      const result = await gateway.execute({ document: textOf(document), variables, headers: sessionHeaders(ctx) });
       if (result.errors?.length) {
         const known = restErrorOf(result.errors[0]!);
         if (known) throw known;
@@ -104,7 +104,6 @@ export function restRouter({ gateway, services, schemas, routes, prefix, otherOp
   for (const row of declared) {
     const caller = callerRule(row.path);
     router.register(row.path, [row.method], async (ctx) => {
-      const headers = sessionHeaders(ctx);
       // one context per call: the caller check, the route and an upload's byte handling share its unit of work and session
       const context = requestContextOf(ctx, services);
       if (caller !== 'anyone') await requireCaller(context, caller);
@@ -112,7 +111,7 @@ export function restRouter({ gateway, services, schemas, routes, prefix, otherOp
       const request = await readRequest(ctx, services, row.path, row.request);
       let reply;
       try {
-        reply = await row.handle(request, ctx, { context, run: runner(ctx, headers) });
+        reply = await row.handle(request, ctx, { context, run: runner(ctx) });
       } catch (error) {
         await discardStaged(request);
         throw error;

@@ -14,5 +14,5 @@ import { sessionRoutes } from './session.js';
 import { versionRoutes } from './versions.js';
 import { webhookRoutes } from './webhooks.js';
 
-/** The REST table: every path of the spec and DESIGN §4 but the byte transfer; each runs a GraphQL document, but the hot reads, which call their operation (docs/api.md). */
+/** The REST table: every path of the spec and DESIGN §4 but the byte transfer; each runs a GraphQL document, but the hot reads and the searches, which call their operation (docs/api.md). */
 export const graphqlRoutes: RestRoute[] = [...sessionRoutes, ...folderRoutes, ...searchRoutes, ...contentRoutes, ...versionRoutes, ...maintenanceRoutes, ...conversionRoutes, ...adminRoutes, ...policyRoutes, ...checkRoutes, ...fullTextRoutes, ...aclRoutes, ...webhookRoutes, ...auditRoutes];

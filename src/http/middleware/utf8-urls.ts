@@ -11,8 +11,7 @@ import { percentDecodesAsUtf8 } from '../body.js';
 export function useUtf8Urls(): Middleware {
   return async (ctx, next) => {
     // no escape, nothing to decode (raw bytes outside ASCII never get here): most URLs
-    const url = ctx.url;
-    if (url.includes('%') && (!percentDecodesAsUtf8(ctx.path) || !percentDecodesAsUtf8(ctx.querystring))) throw illegalArguments('the request URL is not valid UTF-8 once percent-decoded');
+    if (ctx.url.includes('%') && (!percentDecodesAsUtf8(ctx.path) || !percentDecodesAsUtf8(ctx.querystring))) throw illegalArguments('the request URL is not valid UTF-8 once percent-decoded');
     await next();
   };
 }
