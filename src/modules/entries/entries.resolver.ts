@@ -1,6 +1,5 @@
 import { Arg, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../../context.js';
-import { mayRead } from '../access/policy.js';
 import { partitionOf, repositoryNameOf } from '../repositories/operations.js';
 import { children, home } from '../search/by-properties.js';
 import type { PageEntry } from '../search/entry-query.js';
@@ -8,7 +7,7 @@ import type { Entry } from './entry.entity.js';
 import { ContentNode, EntriesPageNode, EntryNode, FolderNode, ResourceNode, SearchOptionsInput } from './entry.types.js';
 import { createFolder, getFolder } from './folders.js';
 import { CreateFolderInputNode } from './inputs.js';
-import { readEntry, type EntryRead } from './read.js';
+import { readableParent, readEntry, type EntryRead } from './read.js';
 import { entryScope, hasThumbnail, loadEntry, loadResource } from './scope-of-request.js';
 import { contentPath, resourceView } from './views.js';
 
@@ -24,7 +23,7 @@ export class EntryResolver {
   @FieldResolver(() => FolderNode, { nullable: true })
   async parent(@Root() entry: Entry & Partial<PageEntry>, @Ctx() context: RequestContext): Promise<Entry | PageEntry['preloaded']['parent']> {
     const parent = entry.preloaded ? entry.preloaded.parent : entry.parentId ? ((await loadEntry(context, entry.parentId)) ?? null) : null;
-    return parent && (await mayRead(await entryScope(context, repositoryNameOf(entry.repositoryId)), parent)) ? parent : null;
+    return readableParent(await entryScope(context, repositoryNameOf(entry.repositoryId)), parent);
   }
 }
 

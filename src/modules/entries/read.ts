@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executePrepared } from '../../db/prepared.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
-import { mayRead } from '../access/policy.js';
+import { mayRead, type EntryFacts } from '../access/policy.js';
 import type { EntryRecord } from '../search/entry-query.js';
 import { Entry, Resource, type EntryType } from './entry.entity.js';
 import { requireReadable } from './queries.js';
@@ -57,7 +57,8 @@ const statementOf = (em: EntityManager, expected: EntryType | undefined) =>
 const statements = new Map<EntryType | undefined, ReturnType<typeof readStatement>>();
 
 /** A parent folder as the caller may see it: not there when it may not read it (DESIGN §10). */
-const readableParent = async (scope: EntryScope, parent: EntryRecord | null) => (parent && (await mayRead(scope, parent)) ? parent : null);
+export const readableParent = async <P extends EntryFacts>(scope: EntryScope, parent: P | null | undefined): Promise<P | null> =>
+  parent && (await mayRead(scope, parent)) ? parent : null;
 
 /**
  * The read verb of one entry (GET of a folder or content, GraphQL `entry`, `folder`, `content`): the

@@ -1,11 +1,9 @@
 import type { RequestContext } from '../../context.js';
-import { mayRead } from '../access/policy.js';
-import type { Entry } from '../entries/entry.entity.js';
-import type { EntryRead } from '../entries/read.js';
+import { readableParent, type EntryRead } from '../entries/read.js';
 import type { EntryScope } from '../entries/scope.js';
 import { loadEntry, loadResource } from '../entries/scope-of-request.js';
 import { entryView } from '../entries/views.js';
-import type { EntriesPage, EntryRecord } from './entry-query.js';
+import type { EntriesPage } from './entry-query.js';
 
 /** A page of a search as the API shows it: each entry as `entryView` shows it. */
 export interface EntriesPageView {
@@ -25,12 +23,11 @@ export interface EntriesPageView {
  */
 export async function entriesPageView(context: RequestContext, scope: EntryScope, page: EntriesPage): Promise<EntriesPageView> {
   const basePath = context.services.config.BASE_PATH;
-  const readable = async (parent: EntryRecord | Entry | null | undefined) => (parent && (await mayRead(scope, parent)) ? parent : null);
   const predecessorOf = async (id: string | null | undefined): Promise<EntryRead | null> => {
     const predecessor = id ? ((await loadEntry(context, id)) ?? null) : null;
     if (!predecessor) return null;
     const [parent, resource] = await Promise.all([
-      readable(predecessor.parentId ? await loadEntry(context, predecessor.parentId) : null),
+      readableParent(scope, predecessor.parentId ? await loadEntry(context, predecessor.parentId) : null),
       predecessor.resourceId ? loadResource(context, predecessor.resourceId) : null,
     ]);
     // the entity's fields read through the prototype, as the GraphQL types read them
@@ -38,7 +35,7 @@ export async function entriesPageView(context: RequestContext, scope: EntryScope
   };
   const entries = await Promise.all(
     page.entries.map(async (entry) => {
-      const [parent, predecessor] = await Promise.all([readable(entry.preloaded.parent), entry.entryType === 'CONTENT' ? predecessorOf(entry.predecessorId) : null]);
+      const [parent, predecessor] = await Promise.all([readableParent(scope, entry.preloaded.parent), entry.entryType === 'CONTENT' ? predecessorOf(entry.predecessorId) : null]);
       return entryView(Object.assign(entry, { preloaded: { parent, resource: entry.preloaded.resource, predecessor } }), basePath);
     }),
   );
