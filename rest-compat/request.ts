@@ -5,14 +5,19 @@ import { illegalArguments, ServiceError } from '../src/errors.js';
 import { readForm, readJsonObject } from '../src/http/body.js';
 import { readMultipart } from '../src/http/multipart.js';
 import { parse } from '../src/http/query.js';
-import { receiveMultipartUpload, scopeOfHttpRequest } from '../src/http/transfer.js';
-import { discardUpload } from '../src/modules/entries/index.js';
+import { holdingUploads, receiveMultipartUpload, scopeOfHttpRequest, stagingUploads } from '../src/http/transfer.js';
+import { discardReceived, discardUpload, type ReceivedBytes } from '../src/modules/entries/index.js';
 import type { BodyDeclaration, ParsedRequest, RequestDeclaration } from './route.js';
 
-/** A multipart request's `file` part, staged as a pending upload of the caller. */
+/**
+ * A multipart request's `file` part: staged as a pending upload of the caller (`uploadId`, for a
+ * document that claims it), or held for the verb that writes it with its row (`received`, a body
+ * declared `held`).
+ */
 export interface ReceivedUpload {
   uploadId?: string;
-  /** drops the staged bytes (the operation failed, or a field was bad) */
+  received?: ReceivedBytes;
+  /** drops the staged or held bytes (the operation failed, or a field was bad) */
   discard(): Promise<void>;
 }
 
@@ -54,11 +59,18 @@ async function uploadBody(ctx: Context, services: Services, repository: string, 
   let upload = noUpload;
   if (ctx.request.is('multipart/form-data')) {
     const scope = await scopeOfHttpRequest(ctx, services, repository);
-    // the call claims the upload itself (create, check-in, replace): its commit makes the pending row durable
-    const received = await receiveMultipartUpload(ctx, scope, body.file === 'required', { claimedInThisRequest: true });
-    fields = received.fields;
-    const staged = received.upload;
-    if (staged) upload = { uploadId: staged.id, discard: () => discardUpload(scope, staged.id) };
+    if (body.held) {
+      const received = await receiveMultipartUpload(ctx, scope, body.file === 'required', holdingUploads(scope));
+      fields = received.fields;
+      const bytes = received.upload;
+      if (bytes) upload = { received: bytes, discard: () => discardReceived(bytes) };
+    } else {
+      // the call claims the upload itself (check-in, replace): its commit makes the pending row durable
+      const received = await receiveMultipartUpload(ctx, scope, body.file === 'required', stagingUploads(scope, { claimedInThisRequest: true }));
+      fields = received.fields;
+      const staged = received.upload;
+      if (staged) upload = { uploadId: staged.id, discard: () => discardUpload(scope, staged.id) };
+    }
   } else if (body.orFields && !hasBody(ctx)) {
     fields = {};
   } else if (body.orFields && ctx.request.is('application/x-www-form-urlencoded', 'application/json')) {

@@ -19,12 +19,13 @@ export interface Reply {
  * A request body as a route declares it: its schema validates it and describes it in the OpenAPI
  * document. `json`: a JSON object; `form`: form fields, url-encoded or multipart without a file (or a
  * JSON object of them); `upload`: multipart with a part `file` streamed into a pending upload of the
- * caller, and text fields (`orFields`: or no file at all, the fields as a form, JSON or nothing).
+ * caller, and text fields (`orFields`: or no file at all, the fields as a form, JSON or nothing;
+ * `held`: the file's bytes held for a verb that writes them with its row, no pending upload).
  */
 export type BodyDeclaration =
   | { kind: 'json'; schema: z.ZodType }
   | { kind: 'form'; schema: z.ZodObject }
-  | { kind: 'upload'; schema: z.ZodObject; file: 'required' | 'optional'; orFields?: boolean };
+  | { kind: 'upload'; schema: z.ZodObject; file: 'required' | 'optional'; orFields?: boolean; held?: boolean };
 
 /** What a request may carry beside its path: query parameters (the session is not one of them: it is the security scheme) and a body. */
 export interface RequestDeclaration {

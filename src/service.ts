@@ -107,8 +107,8 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
   await sweepPendingUploads(em, services, abandonedAfterMs);
   const workers = config.ROLE === 'all' || config.ROLE === 'worker' ? (parts.workers?.(services) ?? []) : [];
   // a process that submits jobs starts the queue too: only a started queue announces new jobs (NOTIFY);
-  // health submits the deep check's jobs
-  const usesJobs = config.ROLE === 'all' || config.ROLE === 'worker' || config.ROLE === 'content' || config.ROLE === 'health';
+  // health submits the deep check's jobs, the gateway those of REST's create (its text, its thumbnail)
+  const usesJobs = config.ROLE !== 'admin';
   if (usesJobs) await jobs.start();
 
   await ensureAdministrator(em, services);

@@ -5,8 +5,8 @@ import { createRequestContext, type RequestContext, type Services } from '../con
 import { ServiceError } from '../errors.js';
 import { contentForDownload } from '../modules/entries/index.js';
 import { entryScope } from '../modules/entries/index.js';
-import type { EntryScope, StageOptions } from '../modules/entries/index.js';
-import { discardUpload, refuseDeclaredMultipartLength, stageUpload } from '../modules/entries/index.js';
+import type { EntryScope, ReceivedBytes, StageOptions, StagedUpload, UploadInput } from '../modules/entries/index.js';
+import { discardReceived, discardUpload, receiveUpload, refuseDeclaredMultipartLength, stageUpload } from '../modules/entries/index.js';
 import { contentDisposition, contentRange, notModified, parseRange, preconditionFailed } from '../storage/range.js';
 import { StoredFileUnavailableError } from '../storage/store.js';
 import type { RequestState } from './middleware/request-id.js';
@@ -39,11 +39,29 @@ const rawBodyType = (type: string) => (type && type !== 'application/octet-strea
 
 const declaredLength = (ctx: Context) => (ctx.request.length === undefined ? undefined : Number(ctx.request.length));
 
+/** What becomes of an upload's bytes: staged as a pending upload (`stagingUploads`) or held for a verb (`holdingUploads`). */
+export interface UploadReceiver<T> {
+  receive(input: UploadInput): Promise<T>;
+  discard(received: T): Promise<void>;
+}
+
+/** Bytes recorded as a pending upload of the caller, for a later claim by id (a GraphQL document's). */
+export const stagingUploads = (scope: EntryScope, options: StageOptions = {}): UploadReceiver<StagedUpload> => ({
+  receive: (input) => stageUpload(scope, input, options),
+  discard: (upload) => discardUpload(scope, upload.id),
+});
+
+/** Bytes held (neither placed nor recorded) for a verb that writes them with its version's row. */
+export const holdingUploads = (scope: EntryScope): UploadReceiver<ReceivedBytes> => ({
+  receive: (input) => receiveUpload(scope, input),
+  discard: discardReceived,
+});
+
 /**
- * Receives the bytes of a multipart request's `file` part as a pending upload; the text fields come
+ * Receives the bytes of a multipart request's `file` part through `receiver`; the text fields come
  * back with it. `requireFile` false: a request without a file part (check-in without new bytes).
  */
-export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, requireFile: boolean, options: StageOptions = {}) {
+export async function receiveMultipartUpload<T>(ctx: Context, scope: EntryScope, requireFile: boolean, receiver: UploadReceiver<T>) {
   try {
     refuseDeclaredMultipartLength(scope.services.config, declaredLength(ctx));
   } catch (error) {
@@ -53,12 +71,12 @@ export async function receiveMultipartUpload(ctx: Context, scope: EntryScope, re
   }
   const { fields, file } = await readMultipart(ctx, {
     receive: (stream, info, fieldsSoFar) =>
-      stageUpload(scope, {
+      receiver.receive({
         source: stream,
         // the resource keeps the file's name; the content's name may differ (the `name` field)
         fileName: info.fileName || singleField(fieldsSoFar, 'name') || 'upload',
-      }, options),
-    discard: (upload) => discardUpload(scope, upload.id),
+      }),
+    discard: (received) => receiver.discard(received),
   });
   if (!file && requireFile) {
     const hint = fields.file ? ": the part named 'file' came as a text field (give it a filename, as `curl -F file=@path` does)" : '';
@@ -104,7 +122,7 @@ export function transferRouter(services: Services): Router {
   router.post(`${contentDomain}/uploads`, async (ctx) => {
     const scope = await scopeOfHttpRequest(ctx, services, ctx.params.repository!);
     const resource = ctx.request.is('multipart/form-data')
-      ? (await receiveMultipartUpload(ctx, scope, true)).upload!
+      ? (await receiveMultipartUpload(ctx, scope, true, stagingUploads(scope))).upload!
       : await stageUpload(scope, {
           source: ctx.req,
           fileName: typeof ctx.query.fileName === 'string' ? ctx.query.fileName : 'upload',

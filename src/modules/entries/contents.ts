@@ -14,7 +14,7 @@ import { readEntry, type EntryRead } from './read.js';
 import type { PlainRecord } from '../../db/plain-rows.js';
 import type { CreateFolderInput } from './folders.js';
 import type { EntryScope } from './scope.js';
-import { claimExpressions, claimParameters, pendingUploadName, uploadNotFound } from './uploads.js';
+import { claimExpressions, claimParameters, pendingUploadName, receivedExpressions, receivedParameters, uploadNotFound, type ReceivedBytes } from './uploads.js';
 import { requestTextExtraction } from '../fulltext/operations.js';
 import { requestThumbnail } from '../conversion/thumbnails.js';
 
@@ -155,23 +155,39 @@ export interface CreateContentInput extends Omit<CreateFolderInput, 'name'> {
   typeName?: string | null;
 }
 
-/** A new content (version 1.0, CURRENT, its own chronicle) over an upload. */
-export async function createContent(scope: EntryScope, input: CreateContentInput): Promise<Entry> {
+/**
+ * The input of `createContent`: its bytes either a pending upload of the caller (`uploadId`, GraphQL)
+ * or bytes the same request received (`received`, REST's create: no pending row to claim).
+ */
+export type NewContentInput = Omit<CreateContentInput, 'uploadId'> & ({ uploadId: string } | { received: ReceivedBytes });
+
+/** A content as its creation answers it: the version with its folder and resource as read (no predecessor), as the read verb's. */
+export type CreatedContent = Entry & EntryRead;
+
+/**
+ * A new content (version 1.0, CURRENT, its own chronicle) over an upload. Received bytes are written,
+ * fsynced and placed before the statement that records them, and removed when it fails; a crash in
+ * between leaves a file no row names, which `sweepUnreferencedFiles` removes.
+ */
+export async function createContent(scope: EntryScope, input: NewContentInput): Promise<CreatedContent> {
   const { parent, policies } = await requireParentFolderWithPolicies(scope, input.parentId);
   const typeName = validateTypeName(input.typeName) || policies.defaultTypeName;
   if (parent) await checkTypeAllowed(scope.em, policies, typeName, parent.name);
   const { tags, properties } = withInherited(parent, policies, { tags: validateTags(input.tags), properties: validateProperties(input.properties) });
   const mimeType = optionalMediaType(input.mimeType);
+  const received = 'received' in input ? input.received : undefined;
   // without a name the content is named after the upload's file, which must then be a valid name
-  const name = validateEntryName(input.name ?? (await pendingUploadName(scope, input.uploadId)));
+  const name = validateEntryName(input.name ?? ('received' in input ? input.received.name : await pendingUploadName(scope, input.uploadId)));
+  if (received) await received.file.commit(received.storagePath);
   let row: (Record<string, unknown> & { claimed: Record<string, unknown> }) | undefined;
   try {
-    // one statement: the upload is taken over (and queued for its text), version 1.0 inserted and its
-    // event recorded (the outbox, events/record.ts) together, or none of it (the upload stays pending) — a single round trip where a transaction would take four
+    // one statement: the resource taken over or inserted (and queued for its text), version 1.0
+    // inserted and its event recorded (the outbox, events/record.ts) together, or none of it (an
+    // upload stays pending) — a single round trip where a transaction would take four
     [row] = await executePrepared<Record<string, unknown> & { claimed: Record<string, unknown> }>(
       scope.em,
-      'create-content',
-      `with ${claimExpressions},
+      received ? 'create-content-received' : 'create-content',
+      `with ${received ? receivedExpressions : claimExpressions},
        created as (
          insert into entry (id, repository_id, entry_type, chronical_id, name, active, owner, created_at, created_by,
              last_modified_at, last_modified_by, version, version_major, version_minor, version_status, is_latest,
@@ -186,7 +202,7 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
            from created)
        select created.*, row_to_json(claimed) as claimed from created, claimed`,
       [
-        ...claimParameters(scope, input.uploadId, mimeType),
+        ...('received' in input ? receivedParameters(scope, input.received, mimeType) : claimParameters(scope, input.uploadId, mimeType)),
         scope.repository.id,
         name,
         ...Array<string>(3).fill(scope.principal.userName),
@@ -199,15 +215,18 @@ export async function createContent(scope: EntryScope, input: CreateContentInput
       ],
     );
   } catch (error) {
+    if (received) await scope.services.contentStore.remove(received.storagePath);
     throw entryWriteFailure(error, () => nameClash(name)) ?? error;
   }
-  if (!row) throw uploadNotFound(input.uploadId);
+  // no row: no such pending upload (received bytes always make theirs)
+  if (!row) throw uploadNotFound('uploadId' in input ? input.uploadId : input.received.id);
   const { claimed, ...entry } = row;
   const resource = scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
   requestTextExtraction(scope);
   const content = scope.em.map(Entry, entry);
   requestThumbnail(scope, content, resource);
-  return content;
+  // the folder is one the caller may read (requireParentFolderWithPolicies): the answer shows it
+  return Object.assign(content, { preloaded: { parent, resource, predecessor: null } });
 }
 
 /** A content version the caller may read, with its resource, parent and predecessor (the read verb, read.ts). */

@@ -6,7 +6,7 @@ import { missingRows } from '../../db/missing-rows.js';
 import { executePrepared } from '../../db/prepared.js';
 import { notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
-import { TooLargeError } from '../../storage/store.js';
+import { TooLargeError, type StagedFile } from '../../storage/store.js';
 import { Resource } from './entry.entity.js';
 import { optionalMediaType } from './media-types.js';
 import { asResourceName } from './names.js';
@@ -63,7 +63,7 @@ const pendingColumns = 'insert into resource (id, repository_id, name, mime_type
 export async function insertPendingResource(
   scope: EntryScope,
   fields: Pick<Resource, 'name' | 'mimeType' | 'fileSize' | 'md5'>,
-  id = randomUUID(),
+  id: string = randomUUID(),
   { claimedInThisRequest = false }: StageOptions = {},
 ): Promise<StagedUpload> {
   const resource: StagedUpload = {
@@ -89,11 +89,16 @@ export async function insertPendingResource(
 }
 
 /**
- * Streams bytes into the content store as a pending resource (the upload id). A content takes it
- * over in the transaction that creates its version (`claimUpload`), so a crash at any point leaves
- * either nothing visible or a pending resource that `sweepPendingUploads` removes.
+ * An upload's bytes received (small ones held in memory, larger ones in a temporary file), neither
+ * placed in the content store nor recorded: a verb writes them with its version's row
+ * (`createContent` with `received`), or `stageUpload` records them as a pending upload.
  */
-export async function stageUpload(scope: EntryScope, input: UploadInput, options: StageOptions = {}): Promise<StagedUpload> {
+export interface ReceivedBytes extends Pick<Resource, 'id' | 'name' | 'mimeType' | 'fileSize' | 'md5' | 'storagePath'> {
+  file: StagedFile;
+}
+
+/** Receives an upload's bytes (size, md5, sniffed type) under a new resource id; `discardReceived` drops them unless a verb placed them. */
+export async function receiveUpload(scope: EntryScope, input: UploadInput): Promise<ReceivedBytes> {
   const { contentStore, config } = scope.services;
   const maxBytes = config.MAX_UPLOAD_BYTES;
   // refused before reading: the bytes are drained, so that the client gets the answer
@@ -108,26 +113,42 @@ export async function stageUpload(scope: EntryScope, input: UploadInput, options
     throw refuse(error);
   }
   if (declaredTooLarge(config, input.declaredLength, false)) throw refuse(tooLarge(maxBytes));
-  let staged;
+  let file;
   // the id comes first: a store that cannot rename (S3) writes the bytes where they stay
   const id = randomUUID();
+  const storagePath = contentStore.pathFor(id);
   try {
-    // a small upload's bytes wait in memory for the row below: then written and placed in one worker call
-    staged = await contentStore.receive(input.source, { maxBytes, holdSmall: true, destination: contentStore.pathFor(id) });
+    // a small upload's bytes wait in memory for their row: then written and placed in one worker call
+    file = await contentStore.receive(input.source, { maxBytes, holdSmall: true, destination: storagePath });
   } catch (error) {
     throw error instanceof TooLargeError ? tooLarge(maxBytes) : error;
   }
   try {
-    const resource = await insertPendingResource(scope, {
-      name: asResourceName(input.fileName),
-      mimeType: mimeType ?? (await sniffMimeType(staged.head, input.fileName)),
-      fileSize: staged.size,
-      md5: staged.md5,
-    }, id, options);
-    await staged.commit(resource.storagePath);
+    const name = asResourceName(input.fileName);
+    return { id, name, mimeType: mimeType ?? (await sniffMimeType(file.head, input.fileName)), fileSize: file.size, md5: file.md5, storagePath, file };
+  } catch (error) {
+    await file.discard();
+    throw error;
+  }
+}
+
+/** Drops received bytes that no verb placed (a no-op once placed: the verb that placed them removes them if its row fails). */
+export const discardReceived = (received: ReceivedBytes): Promise<void> => received.file.discard();
+
+/**
+ * Streams bytes into the content store as a pending resource (the upload id). A content takes it
+ * over in the transaction that creates its version (`claimUpload`), so a crash at any point leaves
+ * either nothing visible or a pending resource that `sweepPendingUploads` removes.
+ */
+export async function stageUpload(scope: EntryScope, input: UploadInput, options: StageOptions = {}): Promise<StagedUpload> {
+  const received = await receiveUpload(scope, input);
+  try {
+    const { name, mimeType, fileSize, md5 } = received;
+    const resource = await insertPendingResource(scope, { name, mimeType, fileSize, md5 }, received.id, options);
+    await received.file.commit(resource.storagePath);
     return resource;
   } catch (error) {
-    await staged.discard();
+    await discardReceived(received);
     throw error;
   }
 }
@@ -138,14 +159,37 @@ export async function stageUpload(scope: EntryScope, input: UploadInput, options
  * the text extraction queue when the repository indexes full text — in the claim's own statement, so
  * the extraction is as durable as the version (docs/search.md, extraction).
  */
+const queuedExpression = `queued as (
+    insert into text_extraction_queue (resource_id, repository_id, uploader) select id, repository_id, creator from claimed where ?::boolean)`;
+
 export const claimExpressions = `claimed as (
     update resource set state = 'ready', mime_type = coalesce(?, mime_type)
      where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *),
-  queued as (
-    insert into text_extraction_queue (resource_id, repository_id, uploader) select id, repository_id, creator from claimed where ?::boolean)`;
+  ${queuedExpression}`;
 
 export const claimParameters = (scope: EntryScope, uploadId: string, mimeType?: string | null) =>
   [mimeType || null, uploadId, scope.repository.id, scope.principal.userName, scope.repository.fullTextEnabled];
+
+/**
+ * The same two expressions over bytes this request received and placed (parameters:
+ * receivedParameters): `claimed` is their resource row, inserted ready — no pending row, commit and
+ * update before it (a quarter of an upload's Postgres CPU, docs/benchmarks.md).
+ */
+export const receivedExpressions = `claimed as (
+    ${pendingColumns} values (?, ?, ?, ?, ?, ?, ?, 'ready', now(), ?) returning *),
+  ${queuedExpression}`;
+
+export const receivedParameters = (scope: EntryScope, received: ReceivedBytes, mimeType?: string | null) => [
+  received.id,
+  scope.repository.id,
+  received.name,
+  mimeType || received.mimeType,
+  received.fileSize,
+  received.md5,
+  received.storagePath,
+  scope.principal.userName,
+  scope.repository.fullTextEnabled,
+];
 
 export const uploadNotFound = (uploadId: string) => notFound(`upload '${uploadId}' not found (or already used)`);
 
