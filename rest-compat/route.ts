@@ -138,10 +138,12 @@ export function route<R extends RequestDeclaration, Result, Variables extends Re
 }
 
 /**
- * A row of the table that calls its domain operation directly instead of a GraphQL document: for the
- * hot reads only (GET of a folder or content), where running a document through the gateway cost most
- * of the request (docs/api.md, "Hot reads"). The operation is the one the GraphQL resolver of the
- * same read calls, and a test holds both paths to the same answers (test/rest/hot-reads.test.ts).
+ * A row of the table that calls its domain operation directly instead of a GraphQL document: the hot
+ * reads (GET of a folder or content), where running a document through the gateway cost most of the
+ * request (docs/api.md, "Hot reads"), and the create (POST C/content), whose verb writes the bytes the
+ * request received with its row instead of claiming a pending upload (docs/api.md, "Uploads"). The
+ * operation is the one the GraphQL resolver of the same verb calls, and a test holds both paths to the
+ * same answers (test/rest/hot-reads.test.ts, test/rest/create-direct.test.ts).
  */
 export interface OperationRoute<R extends RequestDeclaration, Result> extends RowDeclaration<R> {
   /** the domain operation, as the caller of the request (its errors are the REST errors as they are) */
