@@ -17,7 +17,8 @@ export function startUploadSweeper(services: Services, everyMs = 600_000): Backg
 
 /**
  * Removes, a minute after the start and then every six hours, the stored files no row refers to
- * (bytes a crash left between a deletion's commit and its file removals): it walks both stores.
+ * (bytes a crash left between a deletion's commit and its file removals, or between a REST create's
+ * placing of its bytes and its row's commit): it walks both stores.
  */
 export function startUnreferencedFileSweeper(services: Services, everyMs = 6 * 3_600_000, firstAfterMs = 60_000): BackgroundJob {
   return startPeriodic(

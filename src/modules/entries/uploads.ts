@@ -229,7 +229,8 @@ export async function discardUpload(scope: EntryScope, uploadId: string): Promis
 /**
  * Removes the files of both stores that no row refers to and that were last written more than
  * `olderThanMs` ago (younger ones may belong to a transaction still under way): bytes a crash left
- * between a deletion's commit and its file removals. Answers how many went, per store.
+ * between a deletion's commit and its file removals, or between a create's placing of received bytes
+ * and its row's commit. Answers how many went, per store.
  */
 export async function sweepUnreferencedFiles(em: EntityManager, services: Services, olderThanMs: number): Promise<{ contents: number; pageImages: number }> {
   const sweep = async (store: Services['contentStore'], table: 'resource' | 'representation') => {
