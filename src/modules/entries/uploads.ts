@@ -43,7 +43,7 @@ export function refuseDeclaredMultipartLength(config: Pick<Services['config'], '
 
 export interface StageOptions {
   /**
-   * The same request claims the upload (a REST create, check-in or replace): the pending row's commit
+   * The same request claims the upload (a REST check-in or replace): the pending row's commit
    * does not wait for its WAL to reach the disk (`synchronous_commit` off for that one transaction). The
    * claim's own commit flushes the WAL past it; a crash before the claim fails the request and can lose
    * only this pending row, and bytes placed by then are removed by `sweepUnreferencedFiles`. One WAL
