@@ -73,7 +73,27 @@ export interface MatchSpread {
   matches: number | undefined;
   found: number;
   visible: number;
+  /** the query's one word (`wordCount`), whose postings list its matches newest first; undefined for any other query */
+  word?: string;
 }
+
+/** The row of `wordCount`. */
+export interface WordCounts {
+  word: string | null;
+  n: string | null;
+  found: string | null;
+  summed: string | null;
+  kept: string | null;
+  visible: string;
+}
+
+/** The spread of a search's `matches` (undefined: not counted yet) by its `wordCount` row. */
+export const matchSpread = (counts: WordCounts, matches: number | undefined): MatchSpread => ({
+  matches,
+  found: counts.found === null ? (matches ?? 0) : Number(counts.found),
+  visible: Number(counts.visible),
+  word: counts.word ?? undefined,
+});
 
 /**
  * Whether walking the creation index finds `rows` of the matches sooner than sorting every match the
@@ -81,6 +101,17 @@ export interface MatchSpread {
  * matches: sorted.
  */
 const walks = ({ matches, found, visible }: MatchSpread, rows: number) => matches !== undefined && rows * visible < matches * found;
+
+/**
+ * Whether walking the word's postings (Migration20261129130000EntryVisiblePostings) newest first finds
+ * `rows` of the matches sooner than sorting them: it visits about rows × found / matches postings, each
+ * with a lookup of its words row (for a caller who may not read them all, whether it may), the sort
+ * visits every one of the `found` once, in order on the heap — about half the cost of a posting each
+ * (at 100,000 contents: 2,000 postings walked 5.9 ms, 2,000 matches sorted 2.4–4.5 ms;
+ * docs/benchmarks.md). So the postings from twice as many matches as the rows on; they are fewer rows
+ * than the walk of the creation index whenever they apply (found ≤ visible).
+ */
+const posts = ({ matches, word }: MatchSpread, rows: number) => word !== undefined && matches !== undefined && matches >= 2 * rows;
 
 export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, options: SearchOptions): VisibleWordsQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
@@ -123,24 +154,39 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   // materialized: the matches are collected by the GIN index, not found by walking the creation index
   const sorted = `with matches as materialized (select w.entry_id, w.created_at from entry_visible_words w where ${where}) select entry_id from matches order by ${creationOrder}`;
   const paged = [...whereParams, limit, offset];
-  // the newest matches with their words, walked or sorted (the same rows either way)
-  const newest = (walked: boolean) =>
-    walked
-      ? `select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where} order by w.created_at desc, w.entry_id desc limit ? offset ?`
-      : `with matches as materialized (select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where})
-         select entry_id, created_at, words from matches order by created_at desc, entry_id desc limit ? offset ?`;
+  // The newest matches with their words, from the word's postings, walked or sorted (the same rows
+  // each way). Each posting's words row is looked up by its key and checked against the whole search
+  // (the `limit 1` keeps the lookup inside the loop over the postings: joined, the planner hashed a
+  // scan of every words row for a caller who may not read all of them, docs/benchmarks.md).
+  const newest = (spread: MatchSpread, rows: number) =>
+    posts(spread, rows)
+      ? {
+          sql: `select w.entry_id, w.created_at, w.words from entry_visible_posting p
+                  cross join lateral (select w.entry_id, w.created_at, w.words from entry_visible_words w where w.entry_id = p.entry_id and ${where} limit 1) w
+                 where p.repository_id = ? and p.word = ? order by p.created_at desc, p.entry_id desc limit ? offset ?`,
+          params: [...whereParams, scope.repository.id, spread.word],
+        }
+      : {
+          sql: walks(spread, rows)
+            ? `select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where} order by w.created_at desc, w.entry_id desc limit ? offset ?`
+            : `with matches as materialized (select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where})
+               select entry_id, created_at, words from matches order by created_at desc, entry_id desc limit ? offset ?`,
+          params: whereParams,
+        };
   // ties of relevance in creation order (`orderingDirection`)
-  const rankedNewest = (spread: MatchSpread) => ({
-    sql: numbered(
-      `select c.entry_id from (${newest(walks(spread, relevanceCandidates))}) c order by ts_rank(c.words, (${query.sql})) desc, c.created_at ${dir}, c.entry_id ${dir} limit ? offset ?`,
-    ),
-    params: [...whereParams, relevanceCandidates, 0, ...query.params, Math.max(0, Math.min(limit, relevanceCandidates - offset)), offset],
-  });
+  const rankedNewest = (spread: MatchSpread) => {
+    const candidates = newest(spread, relevanceCandidates);
+    return {
+      sql: numbered(`select c.entry_id from (${candidates.sql}) c order by ts_rank(c.words, (${query.sql})) desc, c.created_at ${dir}, c.entry_id ${dir} limit ? offset ?`),
+      params: [...candidates.params, relevanceCandidates, 0, ...query.params, Math.max(0, Math.min(limit, relevanceCandidates - offset)), offset],
+    };
+  };
   const newestAfterRanked = (spread: MatchSpread) => {
     const from = Math.max(offset, relevanceCandidates);
     if (offset + limit <= relevanceCandidates || (spread.matches !== undefined && spread.matches <= from)) return undefined;
     const rows = offset + limit - from;
-    return { sql: numbered(`select c.entry_id from (${newest(walks(spread, from + rows))}) c order by c.created_at desc, c.entry_id desc`), params: [...whereParams, rows, from] };
+    const older = newest(spread, from + rows);
+    return { sql: numbered(`select c.entry_id from (${older.sql}) c order by c.created_at desc, c.entry_id desc`), params: [...older.params, rows, from] };
   };
   return {
     limit,
@@ -189,9 +235,9 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
   const countOf = async (run: RunStatement, statement: Statement) => Number((await run<{ n: string }>(statement))[0]?.n ?? 0);
   return runSearchStatements(scope, async (run, beside) => {
     // one row, whatever the query
-    const [counts] = await run<{ word: string | null; n: string | null; found: string | null; summed: string | null; kept: string | null; visible: string }>(query.wordCount);
+    const [counts] = await run<WordCounts>(query.wordCount);
     const wordMatches = counts!.n === null ? undefined : Number(counts!.n);
-    const spreadOf = (matches: number | undefined): MatchSpread => ({ matches, found: counts!.found === null ? (matches ?? 0) : Number(counts!.found), visible: Number(counts!.visible) });
+    const spreadOf = (matches: number | undefined) => matchSpread(counts!, matches);
     if (counts!.word !== null && Number(counts!.summed) - Number(counts!.kept) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
