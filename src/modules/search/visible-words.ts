@@ -104,14 +104,16 @@ const walks = ({ matches, found, visible }: MatchSpread, rows: number) => matche
 
 /**
  * Whether walking the word's postings (Migration20261129130000EntryVisiblePostings) newest first finds
- * `rows` of the matches sooner than sorting them: it visits about rows × found / matches postings, each
- * with a lookup of its words row (for a caller who may not read them all, whether it may), the sort
- * visits every one of the `found` once, in order on the heap — about half the cost of a posting each
- * (at 100,000 contents: 2,000 postings walked 5.9 ms, 2,000 matches sorted 2.4–4.5 ms;
- * docs/benchmarks.md). So the postings from twice as many matches as the rows on; they are fewer rows
- * than the walk of the creation index whenever they apply (found ≤ visible).
+ * `rows` of the matches sooner than the other ways: it visits about rows × found / matches postings,
+ * each with a lookup of its words row by key (for a caller who may not read them all, whether it may).
+ * At 1,000,000 contents (docs/benchmarks.md) a posting so costs about 3.2 µs, a match sorted 1.6–2.4 µs,
+ * a row of the creation walk 0.6–0.8 µs (the rows lie on the heap in creation order). So postings
+ * from twice as many matches as the rows on (fewer, and all of them are sorted anyway), and for a word
+ * in fewer than a quarter of the visible entries (a common one is found sooner by the walk).
  */
-const posts = ({ matches, word }: MatchSpread, rows: number) => word !== undefined && matches !== undefined && matches >= 2 * rows;
+const postingCostInWalkedRows = 4;
+const posts = ({ matches, found, visible, word }: MatchSpread, rows: number) =>
+  word !== undefined && matches !== undefined && matches >= 2 * rows && postingCostInWalkedRows * found < visible;
 
 export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, options: SearchOptions): VisibleWordsQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
