@@ -34,9 +34,9 @@ export type WordsOrder = 'relevance' | 'created';
 /**
  * Bounded relevance (docs/search.md, "Relevance"): by-text ranks the newest this many matches and lists
  * the others after them, newest first. Ranking every match grows with the matches — 306 ms of SQL for
- * a word in 40 % of 1,000,000 contents — where the newest 1,000 of them are found by walking the creation
- * index about as fast at any size; Lucene's top-k and Meilisearch's bounded hits (`maxTotalHits`, 1,000
- * by default) bound the work so too. `count` stays exact.
+ * a word in 40 % of 1,000,000 contents — where the newest 1,000 of them are found (from the word's
+ * postings, or by walking the creation index) about as fast at any size; Lucene's top-k and
+ * Meilisearch's bounded hits (`maxTotalHits`, 1,000 by default) bound the work so too. `count` stays exact.
  */
 export const relevanceCandidates = 1_000;
 
@@ -107,9 +107,10 @@ const walks = ({ matches, found, visible }: MatchSpread, rows: number) => matche
  * `rows` of the matches sooner than the other ways: it visits about rows × found / matches postings,
  * each with a lookup of its words row by key (for a caller who may not read them all, whether it may).
  * At 1,000,000 contents (docs/benchmarks.md) a posting so costs about 3.2 µs, a match sorted 1.6–2.4 µs,
- * a row of the creation walk 0.6–0.8 µs (the rows lie on the heap in creation order). So postings
- * from twice as many matches as the rows on (fewer, and all of them are sorted anyway), and for a word
- * in fewer than a quarter of the visible entries (a common one is found sooner by the walk).
+ * a row of the creation walk 0.6–0.8 µs (the rows lie on the heap in creation order). So: the
+ * postings when the caller's matches are at least twice the rows (with fewer, most of them are needed
+ * and sorting them is cheaper) and the word is in fewer than a quarter of the visible entries (a more
+ * common one is found sooner by the walk).
  */
 const postingCostInWalkedRows = 4;
 const posts = ({ matches, found, visible, word }: MatchSpread, rows: number) =>
