@@ -504,6 +504,11 @@ describe('bounded relevance', () => {
     expect(chosen(10_000, 20_000)).toContain('entry_visible_posting');
     expect(chosen(1_500, 1_500)).not.toContain('entry_visible_posting');
     expect(chosen(400_000, 400_000)).not.toContain('entry_visible_posting');
+    // for a caller who may read part, each posting's words row is looked up by its key, in the loop over the postings (never a scan of every words row hashed)
+    const forced = buildVisibleWordsQuery(callers.alice, 'ant', {}).rankedNewest({ matches: Number.MAX_SAFE_INTEGER, found: 1, visible: Number.MAX_SAFE_INTEGER, word: 'ant' });
+    const plan = (await rowsOf<{ 'QUERY PLAN': string }>({ sql: `explain ${forced.sql}`, params: forced.params })).map((row) => row['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Nested Loop[\s\S]*entry_visible_posting[\s\S]*Index Scan using entry_visible_words_pkey/);
+    expect(plan).not.toMatch(/Hash|Seq Scan on entry_visible_words/);
 
     // renames, texts replaced and gone, deactivated and restored, moved to another ACL, deleted: one statement each, many rows
     const some = (share: number) => rows.filter(() => random() < share).map((row) => row.id);
