@@ -31,7 +31,7 @@ import { AclCache } from '../src/modules/access/index.js';
 import type { Principal } from '../src/modules/auth/index.js';
 import { EntryTypeEnum } from '../src/modules/entries/index.js';
 import { postgresTextIndex, resolveFullTextTerms } from '../src/modules/fulltext/index.js';
-import { buildVisibleWordsQuery, creationPage } from '../src/modules/search/index.js';
+import { buildVisibleWordsQuery, creationPage, matchSpread, type WordCounts } from '../src/modules/search/index.js';
 import { propertyPredicates } from '../src/modules/search/index.js';
 import { compileCondition } from '../src/modules/search/index.js';
 import { fullTextTexts, parseCondition } from '../src/modules/search/index.js';
@@ -96,10 +96,10 @@ async function statementsOf(orm: Orm, q: Query, scope: SearchScope): Promise<Pic
   const client = orm.em.getConnection().getClient();
   /** a words search's count: from entry_visible_word_count for one word, else by visiting the matches (as the service counts) */
   const wordsCount = async (words: ReturnType<typeof buildVisibleWordsQuery>) => {
-    const [counted] = (await client.executeQuery<{ n: string | null; found: string | null; visible: string }>(CompiledQuery.raw(words.wordCount.sql, words.wordCount.params))).rows;
+    const [counted] = (await client.executeQuery<WordCounts>(CompiledQuery.raw(words.wordCount.sql, words.wordCount.params))).rows;
     const byWord = counted!.n;
     const matches = Number(byWord ?? (await client.executeQuery<{ n: string }>(CompiledQuery.raw(words.count.sql, words.count.params))).rows[0]!.n);
-    const spread = { matches, found: counted!.found === null ? matches : Number(counted!.found), visible: Number(counted!.visible) };
+    const spread = matchSpread(counted!, matches);
     return { statement: byWord === null ? words.count : words.wordCount, spread };
   };
   const run: RunStatement = async <Row>({ sql, params }: Statement) => (await client.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;

@@ -59,8 +59,9 @@ export async function seedContents(orm: Orm, rows: number, { from = 1, shapeRows
   // Each word's count is built once at the end, as its migration builds it: through its row trigger,
   // a load of 100,000 contents in one statement leaves a row per change for each word, which uploads,
   // one a transaction, fold as they go (Migration20261123170000EntryVisibleWordCounts).
-  const wordCountTriggers = ['entry_visible_word_count_insert_delete', 'entry_visible_word_count_update'];
-  for (const trigger of wordCountTriggers) await run(`alter table entry_visible_words disable trigger ${trigger}`);
+  // So are the postings (Migration20261129130000EntryVisiblePostings): those of this load's contents are added at the end, in one statement.
+  const bulkBuiltTriggers = ['entry_visible_word_count_insert_delete', 'entry_visible_word_count_update', 'entry_visible_posting_insert_delete', 'entry_visible_posting_update'];
+  for (const trigger of bulkBuiltTriggers) await run(`alter table entry_visible_words disable trigger ${trigger}`);
   if (from === 1) await seedAclsAndFolders(run, folders);
   for (let lo = from; lo <= rows; lo += CHUNK) {
     const hi = Math.min(rows, lo + CHUNK - 1);
@@ -86,8 +87,16 @@ export async function seedContents(orm: Orm, rows: number, { from = 1, shapeRows
     process.stdout.write(`\rseeded ${hi.toLocaleString('en')} contents`);
   }
   process.stdout.write('\n');
-  for (const trigger of wordCountTriggers) await run(`alter table entry_visible_words enable trigger ${trigger}`);
+  for (const trigger of bulkBuiltTriggers) await run(`alter table entry_visible_words enable trigger ${trigger}`);
   await run('select entry_visible_word_count_rebuild()');
+  if (from === 1) await run('select entry_visible_posting_rebuild()');
+  else {
+    await run(`
+      insert into entry_visible_posting (repository_id, word, created_at, entry_id)
+      select w.repository_id, word, w.created_at, w.entry_id
+        from generate_series(${from}, ${rows}) i join entry_visible_words w on w.entry_id = 'bc-' || i cross join unnest(tsvector_to_array(w.words)) as word
+       order by 1, 2, 3, 4`);
+  }
   // the visible totals folded into a row per entry type and ACL, as the fold the triggers run now and then leaves them
   // (unfolded, a bulk load leaves a row per statement and ACL: an administrator's count summed 100,000 rows)
   await run(`select entry_visible_count_fold('${REPOSITORY_ID}')`);
@@ -101,6 +110,7 @@ export async function seedContents(orm: Orm, rows: number, { from = 1, shapeRows
   await run('vacuum analyze entry_visible_words');
   await run('vacuum analyze entry_visible_tag');
   await run('vacuum analyze entry_visible_word_count');
+  await run('vacuum analyze entry_visible_posting');
   // and the checkpoint Postgres makes within minutes: the seeding's dirty pages are written now, not
   // during the first searches (with shared_buffers at 1 GB they stalled the first queries' p95)
   await run('checkpoint');

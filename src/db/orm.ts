@@ -39,6 +39,7 @@ import { Migration20261128151000WordCountsPerAcl } from './migrations/Migration2
 import { Migration20261128154000PreviewSweep } from './migrations/Migration20261128154000PreviewSweep.js';
 import { Migration20261129071000AclChangesPerStatement } from './migrations/Migration20261129071000AclChangesPerStatement.js';
 import { Migration20261129102000VisibleChildrenIndex } from './migrations/Migration20261129102000VisibleChildrenIndex.js';
+import { Migration20261129130000EntryVisiblePostings } from './migrations/Migration20261129130000EntryVisiblePostings.js';
 
 export type Orm = MikroORM;
 
@@ -81,6 +82,7 @@ export const migrationsList = [
   { name: 'Migration20261128154000PreviewSweep', class: Migration20261128154000PreviewSweep },
   { name: 'Migration20261129071000AclChangesPerStatement', class: Migration20261129071000AclChangesPerStatement },
   { name: 'Migration20261129102000VisibleChildrenIndex', class: Migration20261129102000VisibleChildrenIndex },
+  { name: 'Migration20261129130000EntryVisiblePostings', class: Migration20261129130000EntryVisiblePostings },
 ];
 
 export interface OrmOptions {

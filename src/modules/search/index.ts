@@ -8,4 +8,4 @@ export { fullTextTexts, parseCondition } from './condition/parser.js';
 export { buildEntryQuery, maxLimit } from './entry-query.js';
 export type { EntriesPage, EntryQuery, RunStatement, SearchOptions, SearchScope, Statement } from './entry-query.js';
 export { SearchResolver } from './search.resolver.js';
-export { buildVisibleWordsQuery, creationPage } from './visible-words.js';
+export { buildVisibleWordsQuery, creationPage, matchSpread, type WordCounts } from './visible-words.js';

@@ -4,7 +4,7 @@ import { changeVisibility, defaultVisibility, extracted, fileForm, newContent, n
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { SnapshotReaders } from '../../db/snapshot-readers.js';
 import type { SearchOptions, SearchScope } from './entry-query.js';
-import { buildVisibleWordsQuery, relevanceCandidates, type MatchSpread } from './visible-words.js';
+import { buildVisibleWordsQuery, matchSpread, relevanceCandidates, type MatchSpread, type WordCounts } from './visible-words.js';
 
 /*
  * The words of visible entries (Migration20261123050000EntryVisibleWords), which answer searches that
@@ -21,21 +21,25 @@ const ok = (method: string, path: string, body?: FormData | Record<string, unkno
 
 /**
  * Compares the kept words (with their entries' ACL and owner) with the entry rows, and the kept counts of each word and ACL
- * (Migration20261123170000EntryVisibleWordCounts, Migration20261128151000WordCountsPerAcl) with the kept words, in one statement (one snapshot:
- * extraction jobs may commit meanwhile).
+ * (Migration20261123170000EntryVisibleWordCounts, Migration20261128151000WordCountsPerAcl) and the postings of each word
+ * (Migration20261129130000EntryVisiblePostings) with the kept words, in one statement (one snapshot: extraction jobs may commit meanwhile).
  */
 async function expectWordsEqualRows(step: string): Promise<void> {
-  const [both] = await sql<{ kept: string[] | null; rows: string[] | null; keptCounts: string[] | null; wordCounts: string[] | null }>(
+  const [both] = await sql<{ kept: string[] | null; rows: string[] | null; keptCounts: string[] | null; wordCounts: string[] | null; keptPostings: string[] | null; postings: string[] | null }>(
     service,
     `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, acl_id, owner, words) order by entry_id) from entry_visible_words) as kept,
             (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, acl_id, owner, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows,
             (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
               select repository_id, word, entry_type, acl_id, sum(n) as n from entry_visible_word_count group by 1, 2, 3, 4 having sum(n) <> 0) kept) as "keptCounts",
             (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
-              select repository_id, word, entry_type, acl_id, count(*) as n from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3, 4) counted) as "wordCounts"`,
+              select repository_id, word, entry_type, acl_id, count(*) as n from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3, 4) counted) as "wordCounts",
+            (select array_agg(concat_ws('|', repository_id, word, created_at, entry_id) order by repository_id, word, created_at, entry_id) from entry_visible_posting) as "keptPostings",
+            (select array_agg(concat_ws('|', repository_id, word, created_at, entry_id) order by repository_id, word, created_at, entry_id)
+               from entry_visible_words cross join unnest(tsvector_to_array(words)) as word) as postings`,
   );
   expect(both!.kept, step).toEqual(both!.rows);
   expect(both!.keptCounts, `${step}: the counts of each word`).toEqual(both!.wordCounts);
+  expect(both!.keptPostings, `${step}: the postings of each word`).toEqual(both!.postings);
 }
 
 /** A text content whose text has been extracted. */
@@ -287,6 +291,7 @@ describe('the counts of each word', () => {
     await expectWordsEqualRows('folded by a search');
     // counted anew (after a bulk load with the triggers disabled): one row for each word, type and ACL
     await sql(service, `select entry_visible_word_count_rebuild()`);
+    await sql(service, `select entry_visible_posting_rebuild()`);
     await expectWordsEqualRows('rebuilt');
     const [shape] = await sql<{ rows: string; keys: string }>(service, `select count(*) as rows, count(distinct (repository_id, word, entry_type, acl_id)) as keys from entry_visible_word_count`);
     expect(shape!.rows).toBe(shape!.keys);
@@ -390,7 +395,7 @@ describe('bounded relevance', () => {
     // orderingDirection orders the ties only: newest first
     expect(await byText({ limit: '3', orderingDirection: 'desc' })).toEqual({ count: N, names: [name(N - 3), name(N), name(N - 1)] });
 
-    // the newest matches found both ways (walking the creation index; the GIN index's matches sorted) are the same
+    // the newest matches found every way (walking the creation index; the GIN index's matches sorted; the word's postings) are the same
     const scope = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: repository!.id }, em: service.services.orm.em } as unknown as SearchScope;
     const ids = async (statement: { sql: string; params: unknown[] } | undefined) =>
       (await sql<{ entry_id: string }>(service, statement!.sql.replace(/\$\d+/g, '?'), statement!.params)).map((row) => row.entry_id);
@@ -400,8 +405,130 @@ describe('bounded relevance', () => {
       const walked = await both({ matches: N, found: N, visible: 0 });
       const sorted = await both({ matches: undefined, found: N, visible: N });
       expect(walked, JSON.stringify(options)).toEqual(sorted);
+      expect(await both({ matches: N, found: N, visible: N, word: 'beacon' }), JSON.stringify(options)).toEqual(sorted);
       expect(walked).toHaveLength(Math.min(options.limit!, N - (options.offset ?? 0)));
     }
     await sql(service, `delete from entry where id like 'beacon-%'`);
   });
+
+  it("answers from a word's postings what the sorted matches answer, for an administrator and for callers who may read part, as the entries change", async () => {
+    const [repository] = await sql<{ id: string }>(service, `select id from repository where name = 'default'`);
+    // three folders of other ACLs, their contents inheriting them (the insert trigger sets each entry's ACL)
+    const folders = [await newFolder(service, 'posted-open'), await newFolder(service, 'posted-alice'), await newFolder(service, 'posted-closed')];
+    // (the principals named in the ACLs do not matter here: each caller's readable ACLs are given)
+    await ok('PUT', `/folder/${folders[1]!.id}/acl`, { inherit: false, entries: [{ principal: 'admin', permission: 'read' }] });
+    await ok('PUT', `/folder/${folders[2]!.id}/acl`, { inherit: false, entries: [] });
+    // a seeded random draw (mulberry32): the same data on every run
+    let seed = 20261129;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    // words of every frequency (ant in most names, eel in a few), said once or twice; many entries share a creation time
+    const vocabulary: [string, number][] = [['ant', 0.9], ['bee', 0.5], ['cat', 0.1], ['dog', 0.02], ['eel', 0.003]];
+    const nameOf = () => vocabulary.flatMap(([word, p]) => (random() < p ? (random() < 0.2 ? [word, word] : [word]) : [])).join('-');
+    const N = 3000;
+    const rows = Array.from({ length: N }, (_, i) => ({
+      id: `posted-${i}`,
+      type: i % 10 === 0 ? 'CONTENT' : 'FOLDER',
+      name: `${nameOf()}-${i}`,
+      parent: folders[Math.floor(random() * 3)]!.id,
+      owner: ['alice', 'bob', 'admin'][Math.floor(random() * 3)]!,
+      minutes: Math.floor(random() * 600),
+      text: i % 10 === 0 ? nameOf().replace(/-/g, ' ') || 'nothing' : null,
+    }));
+    await sql(
+      service,
+      `insert into resource (id, repository_id, name, mime_type, file_size, md5, storage_path, state, created_at, creator)
+       select 'posted-r-' || r.id, ?, r.name, 'text/plain', 1, md5(r.id), 'posted/' || r.id, 'ready', now(), 'admin'
+         from jsonb_to_recordset(?::jsonb) r (id text, name text, text text) where r.text is not null`,
+      [repository!.id, JSON.stringify(rows)],
+    );
+    await sql(
+      service,
+      `insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest, parent_id, resource_id)
+       select r.id, ?, r.type, r.id, r.name, r.owner, 'admin', 'admin', now() - (r.minutes || ' minutes')::interval, now(), true, r.parent,
+              case when r.text is not null then 'posted-r-' || r.id end
+         from jsonb_to_recordset(?::jsonb) r (id text, type text, name text, parent text, owner text, minutes int, text text)`,
+      [repository!.id, JSON.stringify(rows)],
+    );
+    await sql(
+      service,
+      `insert into resource_text (resource_id, repository_id, text) select 'posted-r-' || r.id, ?, r.text from jsonb_to_recordset(?::jsonb) r (id text, text text) where r.text is not null`,
+      [repository!.id, JSON.stringify(rows)],
+    );
+    const [acls] = await sql<{ open: string; alice: string }>(
+      service,
+      `select (select acl_id from entry where id = ?) as open, (select acl_id from entry where id = ?) as alice`,
+      [folders[0]!.id, folders[1]!.id],
+    );
+    const admin = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: repository!.id }, em: service.services.orm.em } as unknown as SearchScope;
+    // alice reads two of the three folders' ACLs, bob one, and each what it owns under the closed one
+    const user = (userName: string, ids: string[]) =>
+      ({ principal: { userName, roles: ['USER'], groups: [] }, repository: { id: repository!.id }, em: service.services.orm.em, readable: { ids: ids.map(Number), all: false } }) as unknown as SearchScope;
+    const callers = { admin, alice: user('alice', [acls!.open, acls!.alice]), bob: user('bob', [acls!.open]) };
+    const pagings = [{}, { limit: 30, offset: 985 }, { limit: 40, orderingDirection: 'desc', entryType: 'FOLDER' }, { limit: 25, offset: 1200, entryType: 'CONTENT' }] as SearchOptions[];
+    // arrays bound as one parameter each (the ORM's execute would spread them)
+    const client = service.services.orm.em.getConnection().getClient();
+    const rowsOf = async <Row>(statement: { sql: string; params: unknown[] }) => (await client.executeQuery<Row>(CompiledQuery.raw(statement.sql, statement.params))).rows;
+    const ids = async (statement: { sql: string; params: unknown[] } | undefined) => (statement ? (await rowsOf<{ entry_id: string }>(statement)).map((row) => row.entry_id) : []);
+    const pageOf = async (query: ReturnType<typeof buildVisibleWordsQuery>, spread: MatchSpread) => [
+      ...(query.offset < relevanceCandidates ? await ids(query.rankedNewest(spread)) : []),
+      ...(await ids(query.newestAfterRanked(spread))),
+    ];
+    const expectSameAnswers = async (step: string) => {
+      await expectWordsEqualRows(step);
+      for (const [caller, scope] of Object.entries(callers)) {
+        for (const [word] of vocabulary) {
+          for (const options of pagings) {
+            const query = buildVisibleWordsQuery(scope, word, options);
+            const [counts] = await rowsOf<WordCounts>(query.wordCount);
+            const spread = matchSpread(counts!, Number(counts!.n));
+            const what = `${step}: ${caller} '${word}' ${JSON.stringify(options)}`;
+            // today's statement (the matches sorted, or the creation index walked) against the postings (forced: as chosen, it is one of the two)
+            const today = await pageOf(query, { ...spread, word: undefined });
+            expect(await pageOf(query, { ...spread, matches: Number.MAX_SAFE_INTEGER, visible: Number.MAX_SAFE_INTEGER }), what).toEqual(today);
+          }
+        }
+      }
+    };
+    await expectSameAnswers('inserted');
+    // which way is chosen, by the counts: the postings for a word in 2 % of a million entries (as
+    // administrator, and as a caller who reads half of its matches), neither for a rare word (sorted)
+    // nor for one in 40 % (the creation walk)
+    const chosen = (n: number, found: number) =>
+      buildVisibleWordsQuery(admin, 'ant', {}).rankedNewest(matchSpread({ word: 'ant', n: String(n), found: String(found), summed: '1', kept: '1', visible: '1000000' }, n)).sql;
+    expect(chosen(20_000, 20_000)).toContain('entry_visible_posting');
+    expect(chosen(10_000, 20_000)).toContain('entry_visible_posting');
+    expect(chosen(1_500, 1_500)).not.toContain('entry_visible_posting');
+    expect(chosen(400_000, 400_000)).not.toContain('entry_visible_posting');
+    // for a caller who may read part, each posting's words row is looked up by its key, in the loop over the postings (never a scan of every words row hashed)
+    const forced = buildVisibleWordsQuery(callers.alice, 'ant', {}).rankedNewest({ matches: Number.MAX_SAFE_INTEGER, found: 1, visible: Number.MAX_SAFE_INTEGER, word: 'ant' });
+    const plan = (await rowsOf<{ 'QUERY PLAN': string }>({ sql: `explain ${forced.sql}`, params: forced.params })).map((row) => row['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Nested Loop[\s\S]*entry_visible_posting[\s\S]*Index Scan using entry_visible_words_pkey/);
+    expect(plan).not.toMatch(/Hash|Seq Scan on entry_visible_words/);
+
+    // renames, texts replaced and gone, deactivated and restored, moved to another ACL, deleted: one statement each, many rows
+    const some = (share: number) => rows.filter(() => random() < share).map((row) => row.id);
+    await rowsOf({ sql: `update entry set name = case when length(name) % 2 = 0 then 'cat-' || name else replace(name, 'ant', 'dog') end where id = any($1::text[])`, params: [some(0.2)] });
+    await expectSameAnswers('renamed');
+    await rowsOf({ sql: `update resource_text set text = 'eel bee ' || text where resource_id = any(array(select 'posted-r-' || x from unnest($1::text[]) x))`, params: [some(0.5)] });
+    await rowsOf({ sql: `delete from resource_text where resource_id = any(array(select 'posted-r-' || x from unnest($1::text[]) x))`, params: [some(0.2)] });
+    await expectSameAnswers('texts replaced and gone');
+    const inactive = some(0.1);
+    await rowsOf({ sql: `update entry set active = false where id = any($1::text[])`, params: [inactive] });
+    await expectSameAnswers('deactivated');
+    await rowsOf({ sql: `update entry set active = true where id = any($1::text[])`, params: [inactive.slice(0, inactive.length / 2)] });
+    await rowsOf({ sql: `update entry set parent_id = $1 where id = any($2::text[])`, params: [folders[2]!.id, some(0.2)] });
+    await ok('PUT', `/folder/${folders[0]!.id}/acl`, { inherit: false, entries: [{ principal: 'admin', permission: 'write' }] });
+    await expectSameAnswers('restored, moved and an ACL changed');
+    await rowsOf({ sql: `delete from entry where id = any($1::text[])`, params: [some(0.3)] });
+    await expectSameAnswers('deleted');
+
+    await sql(service, `delete from entry where id like 'posted-%'`);
+    await sql(service, `delete from resource where id like 'posted-r-%'`);
+    for (const folder of folders) await ok('DELETE', `/folder/${folder.id}`, undefined, { recursive: 'true' });
+  }, 120_000);
 });

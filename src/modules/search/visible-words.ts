@@ -34,9 +34,9 @@ export type WordsOrder = 'relevance' | 'created';
 /**
  * Bounded relevance (docs/search.md, "Relevance"): by-text ranks the newest this many matches and lists
  * the others after them, newest first. Ranking every match grows with the matches — 306 ms of SQL for
- * a word in 40 % of 1,000,000 contents — where the newest 1,000 of them are found by walking the creation
- * index about as fast at any size; Lucene's top-k and Meilisearch's bounded hits (`maxTotalHits`, 1,000
- * by default) bound the work so too. `count` stays exact.
+ * a word in 40 % of 1,000,000 contents — where the newest 1,000 of them are found (from the word's
+ * postings, or by walking the creation index) about as fast at any size; Lucene's top-k and
+ * Meilisearch's bounded hits (`maxTotalHits`, 1,000 by default) bound the work so too. `count` stays exact.
  */
 export const relevanceCandidates = 1_000;
 
@@ -73,7 +73,27 @@ export interface MatchSpread {
   matches: number | undefined;
   found: number;
   visible: number;
+  /** the query's one word (`wordCount`), whose postings list its matches newest first; undefined for any other query */
+  word?: string;
 }
+
+/** The row of `wordCount`. */
+export interface WordCounts {
+  word: string | null;
+  n: string | null;
+  found: string | null;
+  summed: string | null;
+  kept: string | null;
+  visible: string;
+}
+
+/** The spread of a search's `matches` (undefined: not counted yet) by its `wordCount` row. */
+export const matchSpread = (counts: WordCounts, matches: number | undefined): MatchSpread => ({
+  matches,
+  found: counts.found === null ? (matches ?? 0) : Number(counts.found),
+  visible: Number(counts.visible),
+  word: counts.word ?? undefined,
+});
 
 /**
  * Whether walking the creation index finds `rows` of the matches sooner than sorting every match the
@@ -81,6 +101,20 @@ export interface MatchSpread {
  * matches: sorted.
  */
 const walks = ({ matches, found, visible }: MatchSpread, rows: number) => matches !== undefined && rows * visible < matches * found;
+
+/**
+ * Whether walking the word's postings (Migration20261129130000EntryVisiblePostings) newest first finds
+ * `rows` of the matches sooner than the other ways: it visits about rows × found / matches postings,
+ * each with a lookup of its words row by key (for a caller who may not read them all, whether it may).
+ * At 1,000,000 contents (docs/benchmarks.md) a posting so costs about 3.2 µs, a match sorted 1.6–2.4 µs,
+ * a row of the creation walk 0.6–0.8 µs (the rows lie on the heap in creation order). So: the
+ * postings when the caller's matches are at least twice the rows (with fewer, most of them are needed
+ * and sorting them is cheaper) and the word is in fewer than a quarter of the visible entries (a more
+ * common one is found sooner by the walk).
+ */
+const postingCostInWalkedRows = 4;
+const posts = ({ matches, found, visible, word }: MatchSpread, rows: number) =>
+  word !== undefined && matches !== undefined && matches >= 2 * rows && postingCostInWalkedRows * found < visible;
 
 export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, options: SearchOptions): VisibleWordsQuery {
   const { limit, offset } = checkPaging(options.limit, options.offset);
@@ -123,24 +157,39 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
   // materialized: the matches are collected by the GIN index, not found by walking the creation index
   const sorted = `with matches as materialized (select w.entry_id, w.created_at from entry_visible_words w where ${where}) select entry_id from matches order by ${creationOrder}`;
   const paged = [...whereParams, limit, offset];
-  // the newest matches with their words, walked or sorted (the same rows either way)
-  const newest = (walked: boolean) =>
-    walked
-      ? `select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where} order by w.created_at desc, w.entry_id desc limit ? offset ?`
-      : `with matches as materialized (select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where})
-         select entry_id, created_at, words from matches order by created_at desc, entry_id desc limit ? offset ?`;
+  // The newest matches with their words, from the word's postings, walked or sorted (the same rows
+  // each way). Each posting's words row is looked up by its key and checked against the whole search
+  // (the `limit 1` keeps the lookup inside the loop over the postings: joined, the planner hashed a
+  // scan of every words row for a caller who may not read all of them, docs/benchmarks.md).
+  const newest = (spread: MatchSpread, rows: number) =>
+    posts(spread, rows)
+      ? {
+          sql: `select w.entry_id, w.created_at, w.words from entry_visible_posting p
+                  cross join lateral (select w.entry_id, w.created_at, w.words from entry_visible_words w where w.entry_id = p.entry_id and ${where} limit 1) w
+                 where p.repository_id = ? and p.word = ? order by p.created_at desc, p.entry_id desc limit ? offset ?`,
+          params: [...whereParams, scope.repository.id, spread.word],
+        }
+      : {
+          sql: walks(spread, rows)
+            ? `select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where} order by w.created_at desc, w.entry_id desc limit ? offset ?`
+            : `with matches as materialized (select w.entry_id, w.created_at, w.words from entry_visible_words w where ${where})
+               select entry_id, created_at, words from matches order by created_at desc, entry_id desc limit ? offset ?`,
+          params: whereParams,
+        };
   // ties of relevance in creation order (`orderingDirection`)
-  const rankedNewest = (spread: MatchSpread) => ({
-    sql: numbered(
-      `select c.entry_id from (${newest(walks(spread, relevanceCandidates))}) c order by ts_rank(c.words, (${query.sql})) desc, c.created_at ${dir}, c.entry_id ${dir} limit ? offset ?`,
-    ),
-    params: [...whereParams, relevanceCandidates, 0, ...query.params, Math.max(0, Math.min(limit, relevanceCandidates - offset)), offset],
-  });
+  const rankedNewest = (spread: MatchSpread) => {
+    const candidates = newest(spread, relevanceCandidates);
+    return {
+      sql: numbered(`select c.entry_id from (${candidates.sql}) c order by ts_rank(c.words, (${query.sql})) desc, c.created_at ${dir}, c.entry_id ${dir} limit ? offset ?`),
+      params: [...candidates.params, relevanceCandidates, 0, ...query.params, Math.max(0, Math.min(limit, relevanceCandidates - offset)), offset],
+    };
+  };
   const newestAfterRanked = (spread: MatchSpread) => {
     const from = Math.max(offset, relevanceCandidates);
     if (offset + limit <= relevanceCandidates || (spread.matches !== undefined && spread.matches <= from)) return undefined;
     const rows = offset + limit - from;
-    return { sql: numbered(`select c.entry_id from (${newest(walks(spread, from + rows))}) c order by c.created_at desc, c.entry_id desc`), params: [...whereParams, rows, from] };
+    const older = newest(spread, from + rows);
+    return { sql: numbered(`select c.entry_id from (${older.sql}) c order by c.created_at desc, c.entry_id desc`), params: [...older.params, rows, from] };
   };
   return {
     limit,
@@ -189,9 +238,9 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
   const countOf = async (run: RunStatement, statement: Statement) => Number((await run<{ n: string }>(statement))[0]?.n ?? 0);
   return runSearchStatements(scope, async (run, beside) => {
     // one row, whatever the query
-    const [counts] = await run<{ word: string | null; n: string | null; found: string | null; summed: string | null; kept: string | null; visible: string }>(query.wordCount);
+    const [counts] = await run<WordCounts>(query.wordCount);
     const wordMatches = counts!.n === null ? undefined : Number(counts!.n);
-    const spreadOf = (matches: number | undefined): MatchSpread => ({ matches, found: counts!.found === null ? (matches ?? 0) : Number(counts!.found), visible: Number(counts!.visible) });
+    const spreadOf = (matches: number | undefined) => matchSpread(counts!, matches);
     if (counts!.word !== null && Number(counts!.summed) - Number(counts!.kept) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
