@@ -10,36 +10,41 @@ export const types = {
 
 type Node = Record<string, unknown> & { __typename?: string };
 
-const dateFields = ['createdAt', 'lastModifiedAt', 'lockedAt'];
-
-function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const key in record) if (record[key] !== null && record[key] !== undefined) kept[key] = record[key];
-  return kept;
-}
+const dateFields = new Set(['createdAt', 'lastModifiedAt', 'lockedAt']);
+/** The parts of a node shaped apart (nested), after its own fields. */
+const nestedParts = new Set(['__typename', 'parent', 'predecessor', 'resource', 'children']);
 
 function resourceShape(resource: Node): Record<string, unknown> {
   const source = resource.resourceSource as { type: string; id: string; partition: string; path: string };
-  return withoutNulls({
-    _type: types.resource,
-    ...resource,
-    created: restDate(resource.created as string),
-    resourceSource: { _type: source.type, id: source.id, partition: source.partition, path: source.path },
-  });
+  const shaped: Record<string, unknown> = { _type: types.resource };
+  for (const key in resource) {
+    const value = key === 'created' ? restDate(resource.created as string) : key === 'resourceSource' ? { _type: source.type, id: source.id, partition: source.partition, path: source.path } : resource[key];
+    if (value !== null && value !== undefined) shaped[key] = value;
+  }
+  return shaped;
 }
 
-/** A Folder or Content of the GraphQL API in the spec's REST shape: `_type`, dates, nested parts. */
-export function entryShape(node: Node): Record<string, unknown> {
-  const { __typename, parent, predecessor, resource, children, ...fields } = node;
-  const isFolder = __typename === 'Folder' || fields.entryType === 'FOLDER';
-  const shaped: Record<string, unknown> = { _type: isFolder ? types.folder : types.content, ...fields };
-  for (const field of dateFields) if (field in shaped) shaped[field] = restDate(shaped[field] as string);
-  if (parent) shaped.parent = entryShape({ __typename: 'Folder', ...(parent as Node) });
-  if (predecessor) shaped.predecessor = entryShape({ __typename: 'Content', ...(predecessor as Node) });
+/**
+ * A Folder or Content of the GraphQL API in the spec's REST shape: `_type`, its fields without nulls
+ * (dates in the REST form), then its nested parts. One pass, one object per level: a page shapes 100
+ * entries with two or three levels each (docs/benchmarks.md, "the page shaped in one pass").
+ * `typename`: the GraphQL type when the node does not say it (a nested parent or predecessor).
+ */
+export function entryShape(node: Node, typename?: string): Record<string, unknown> {
+  const isFolder = ('__typename' in node ? node.__typename : typename) === 'Folder' || node.entryType === 'FOLDER';
+  const shaped: Record<string, unknown> = { _type: isFolder ? types.folder : types.content };
+  for (const key in node) {
+    if (nestedParts.has(key)) continue;
+    const value = dateFields.has(key) ? restDate(node[key] as string | Date | null) : node[key];
+    if (value !== null && value !== undefined) shaped[key] = value;
+  }
+  const { parent, predecessor, resource, children } = node;
+  if (parent) shaped.parent = entryShape(parent as Node, 'Folder');
+  if (predecessor) shaped.predecessor = entryShape(predecessor as Node, 'Content');
   if (resource) shaped.resource = resourceShape(resource as Node);
   // the virtual Folder.children: the folder's entries (the first page, folders first)
-  if (children) shaped.children = (children as { entries: Node[] }).entries.map(entryShape);
-  return withoutNulls(shaped);
+  if (children) shaped.children = (children as { entries: Node[] }).entries.map((child) => entryShape(child));
+  return shaped;
 }
 
 export interface Projection {
@@ -67,6 +72,10 @@ function projector(projection: Projection): (entry: Record<string, unknown>) => 
     return !(autoExclude && virtualProperties.has(key));
   };
   return (entry) => {
+    // most pages keep every property: then the entry is its own projection (no copy of 100 entries)
+    let dropsSome = false;
+    for (const key in entry) if (!kept(key)) dropsSome = true;
+    if (!dropsSome) return entry;
     const projected: Record<string, unknown> = {};
     for (const key in entry) if (kept(key)) projected[key] = entry[key];
     return projected;

@@ -36,7 +36,7 @@ type Part = keyof typeof joins;
  * The read's statement over `parts`, and the readers of its columns (made once per kind, from the
  * entities' metadata). A part the statement does not read is null in its rows (`take`).
  */
-function readStatement(em: EntityManager, name: string, parts: readonly Part[]) {
+function readStatement(em: EntityManager, name: string, parts: readonly Part[], where = 'e.id = ? and e.repository_id = ?') {
   const selects = {
     entry: plainSelect(em, Entry, 'e'),
     parent: plainSelect(em, Entry, 'p', 'parent.'),
@@ -47,7 +47,7 @@ function readStatement(em: EntityManager, name: string, parts: readonly Part[]) 
   };
   const sql = `select ${[selects.entry, ...parts.map((part) => selects[part])].map((select) => select.sql).join(', ')}
       from entry e ${parts.map((part) => `left join ${joins[part]}`).join(' ')}
-     where e.id = ? and e.repository_id = ?`;
+     where ${where}`;
   return { name, sql, selects };
 }
 
@@ -59,6 +59,27 @@ const statements = new Map<EntryType | undefined, ReturnType<typeof readStatemen
 /** A parent folder as the caller may see it: not there when it may not read it (DESIGN §10). */
 export const readableParent = async <P extends EntryFacts>(scope: EntryScope, parent: P | null | undefined): Promise<P | null> =>
   parent && (await mayRead(scope, parent)) ? parent : null;
+
+let predecessorsStatement: ReturnType<typeof readStatement> | undefined;
+
+/**
+ * The predecessors `ids` of a search page's contents (entriesPageView), each with what `readEntry`
+ * nests under a predecessor: its parent folder when the caller may read it, and its resource. Of the
+ * same chronicles, so under the same ACLs as the versions found. One statement for the page, plain
+ * rows: loading them as entities took a batch of predecessors, then one of their parents and
+ * resources, and a hydration per entry.
+ */
+export async function readPredecessors(scope: EntryScope, ids: readonly string[]): Promise<Map<string, EntryRead>> {
+  const read = new Map<string, EntryRead>();
+  if (ids.length === 0) return read;
+  const orm = scope.services.orm.em as EntityManager;
+  const { name, sql, selects } = (predecessorsStatement ??= readStatement(orm, 'predecessors-read', ['parent', 'resource'], 'e.id = any(?::text[]) and e.repository_id = ?'));
+  for (const row of await executePrepared<Record<string, unknown>>(orm, name, sql, [ids, scope.repository.id])) {
+    const predecessor = selects.entry.take(row)!;
+    read.set(predecessor.id, Object.assign(predecessor, { preloaded: { parent: await readableParent(scope, selects.parent.take(row)), resource: selects.resource.take(row) } }));
+  }
+  return read;
+}
 
 /**
  * The read verb of one entry (GET of a folder or content, GraphQL `entry`, `folder`, `content`): the
