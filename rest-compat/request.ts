@@ -5,8 +5,8 @@ import { illegalArguments, ServiceError } from '../src/errors.js';
 import { readForm, readJsonObject } from '../src/http/body.js';
 import { readMultipart } from '../src/http/multipart.js';
 import { parse } from '../src/http/query.js';
-import { holdingUploads, receiveMultipartUpload, scopeOfHttpRequest, stagingUploads } from '../src/http/transfer.js';
-import { discardReceived, discardUpload, type ReceivedBytes } from '../src/modules/entries/index.js';
+import { holdingUploads, receiveMultipartUpload, scopeOfHttpRequest, stagingUploads, type UploadReceiver } from '../src/http/transfer.js';
+import type { ReceivedBytes } from '../src/modules/entries/index.js';
 import type { BodyDeclaration, ParsedRequest, RequestDeclaration } from './route.js';
 
 /**
@@ -53,24 +53,26 @@ async function formFields(ctx: Context): Promise<Record<string, string | string[
   return fields;
 }
 
-/** An upload body: the `file` part streamed into a pending upload, then the fields validated (a bad one drops the bytes). */
+/**
+ * An upload body: the `file` part staged as a pending upload (a document claims it), or held for a
+ * verb that writes it with its row (`held`); then the fields validated (a bad one drops the bytes).
+ */
 async function uploadBody(ctx: Context, services: Services, repository: string, body: Extract<BodyDeclaration, { kind: 'upload' }>) {
   let fields: Record<string, string | string[]>;
   let upload = noUpload;
   if (ctx.request.is('multipart/form-data')) {
     const scope = await scopeOfHttpRequest(ctx, services, repository);
-    if (body.held) {
-      const received = await receiveMultipartUpload(ctx, scope, body.file === 'required', holdingUploads(scope));
-      fields = received.fields;
-      const bytes = received.upload;
-      if (bytes) upload = { received: bytes, discard: () => discardReceived(bytes) };
-    } else {
-      // the call claims the upload itself (check-in, replace): its commit makes the pending row durable
-      const received = await receiveMultipartUpload(ctx, scope, body.file === 'required', stagingUploads(scope, { claimedInThisRequest: true }));
-      fields = received.fields;
-      const staged = received.upload;
-      if (staged) upload = { uploadId: staged.id, discard: () => discardUpload(scope, staged.id) };
-    }
+    /** the fields, and the file part through `receiver` (whose discard is the request's) */
+    const receive = async <T>(receiver: UploadReceiver<T>, named: (file: T) => Omit<ReceivedUpload, 'discard'>) => {
+      const received = await receiveMultipartUpload(ctx, scope, body.file === 'required', receiver);
+      const file = received.upload;
+      if (file) upload = { ...named(file), discard: () => receiver.discard(file) };
+      return received.fields;
+    };
+    fields = body.held
+      ? await receive(holdingUploads(scope), (bytes) => ({ received: bytes }))
+      : // the call claims the upload itself (check-in, replace): its commit makes the pending row durable
+        await receive(stagingUploads(scope, { claimedInThisRequest: true }), (staged) => ({ uploadId: staged.id }));
   } else if (body.orFields && !hasBody(ctx)) {
     fields = {};
   } else if (body.orFields && ctx.request.is('application/x-www-form-urlencoded', 'application/json')) {
