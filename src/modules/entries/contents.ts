@@ -175,9 +175,14 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
   if (parent) await checkTypeAllowed(scope.em, policies, typeName, parent.name);
   const { tags, properties } = withInherited(parent, policies, { tags: validateTags(input.tags), properties: validateProperties(input.properties) });
   const mimeType = optionalMediaType(input.mimeType);
-  const received = 'received' in input ? input.received : undefined;
+  // the version's bytes: received by this request (placed here, their row inserted ready by the statement) or the caller's pending upload (claimed by it)
+  const bytes =
+    'received' in input
+      ? { received: input.received, statement: 'create-content-received', expressions: receivedExpressions, parameters: receivedParameters(scope, input.received, mimeType) }
+      : { uploadId: input.uploadId, statement: 'create-content', expressions: claimExpressions, parameters: claimParameters(scope, input.uploadId, mimeType) };
+  const { received } = bytes;
   // without a name the content is named after the upload's file, which must then be a valid name
-  const name = validateEntryName(input.name ?? ('received' in input ? input.received.name : await pendingUploadName(scope, input.uploadId)));
+  const name = validateEntryName(input.name ?? (received ? received.name : await pendingUploadName(scope, bytes.uploadId!)));
   if (received) await received.file.commit(received.storagePath);
   let row: (Record<string, unknown> & { claimed: Record<string, unknown> }) | undefined;
   try {
@@ -186,8 +191,8 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
     // upload stays pending) — a single round trip where a transaction would take four
     [row] = await executePrepared<Record<string, unknown> & { claimed: Record<string, unknown> }>(
       scope.em,
-      received ? 'create-content-received' : 'create-content',
-      `with ${received ? receivedExpressions : claimExpressions},
+      bytes.statement,
+      `with ${bytes.expressions},
        created as (
          insert into entry (id, repository_id, entry_type, chronical_id, name, active, owner, created_at, created_by,
              last_modified_at, last_modified_by, version, version_major, version_minor, version_status, is_latest,
@@ -202,7 +207,7 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
            from created)
        select created.*, row_to_json(claimed) as claimed from created, claimed`,
       [
-        ...('received' in input ? receivedParameters(scope, input.received, mimeType) : claimParameters(scope, input.uploadId, mimeType)),
+        ...bytes.parameters,
         scope.repository.id,
         name,
         ...Array<string>(3).fill(scope.principal.userName),
@@ -219,7 +224,7 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
     throw entryWriteFailure(error, () => nameClash(name)) ?? error;
   }
   // no row: no such pending upload (received bytes always make theirs)
-  if (!row) throw uploadNotFound('uploadId' in input ? input.uploadId : input.received.id);
+  if (!row) throw uploadNotFound(bytes.uploadId ?? bytes.received!.id);
   const { claimed, ...entry } = row;
   const resource = scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
   requestTextExtraction(scope);
