@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import type { EntityManager, PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperationsBench, type OperationsBench } from '../../../test/helpers/operations.js';
-import { stageUpload } from './uploads.js';
+import { createContent } from './contents.js';
+import { receiveUpload, stageUpload, sweepUnreferencedFiles, uploadLifetimeMs } from './uploads.js';
 
 let bench: OperationsBench;
 beforeAll(async () => {
@@ -53,5 +54,28 @@ describe('an upload staged for its own request to claim (claimedInThisRequest)',
       return row!.synchronous_commit;
     });
     expect(setting).toBe('on');
+  });
+});
+
+describe("REST's create: the bytes placed before their row commits (createContent with received bytes)", () => {
+  it('leaves, after a crash between the two, a file the unreferenced-file sweep removes once old enough; the bytes of a created content stay', async () => {
+    const scope = await bench.scopeOf('admin', ['ADMIN']);
+    const receive = (text: string, fileName: string) => receiveUpload(scope, { source: Readable.from([Buffer.from(text)]), fileName });
+    const kept = await receive('a content made of these', 'kept.txt');
+    const content = await createContent(scope, { received: kept, name: 'kept.txt' });
+    expect(content.resourceId).toBe(kept.id);
+    // what createContent does before its statement, and then the process dies: placed, no row
+    const orphan = await receive('placed, then the process died', 'orphan.txt');
+    await orphan.file.commit(orphan.storagePath);
+    const store = bench.services.contentStore;
+    const em = bench.services.orm.em.fork();
+
+    // a create in flight holds its placed bytes for a moment: the periodic sweep (files older than an upload's lifetime) leaves them
+    expect(await sweepUnreferencedFiles(em, bench.services, uploadLifetimeMs)).toMatchObject({ contents: 0 });
+    expect(await store.exists(orphan.storagePath)).toBe(true);
+    // once old enough (here: any age), the file no row names goes, and only it
+    expect(await sweepUnreferencedFiles(em, bench.services, -60_000)).toMatchObject({ contents: 1 });
+    expect(await store.exists(orphan.storagePath)).toBe(false);
+    expect(await store.exists(kept.storagePath)).toBe(true);
   });
 });
