@@ -248,6 +248,18 @@ describe.each(['fs', 's3'] as const)('%s store', (kind) => {
     expect(await temporary()).toEqual([]);
   });
 
+  it('answers many connection checks at once (several processes probing one store), each writable, leaving no probe', async () => {
+    const rounds = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const answers = [];
+        for (let n = 0; n < 40; n++) answers.push(await store.checkWritable());
+        return answers;
+      }),
+    );
+    expect(rounds.flat().filter((answer) => !answer.ok)).toEqual([]);
+    expect(await temporary()).toEqual([]);
+  });
+
   it('names files by ids only', async () => {
     for (const id of ['', '../x', 'a/b', '.tmp', 'x'.repeat(201)]) expect(() => store.pathFor(id)).toThrow(InvalidStoragePathError);
     for (const storagePath of ['../etc/passwd', '/abs', '.tmp/x', 'a//b']) await expect(store.exists(storagePath)).rejects.toThrow(InvalidStoragePathError);

@@ -17,6 +17,7 @@ import { createS3Client, type S3Settings } from '../../src/storage/s3-store.js';
 interface S3rverInstance {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
+  store: { deleteObject(bucket: string, key: string): Promise<void>; getResourcePath(bucket: string, key: string, resource: string): string };
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
 
@@ -30,6 +31,23 @@ export interface TestS3 {
   /** the keys in a bucket */
   keys(bucket: string): Promise<string[]>;
   stop(): Promise<void>;
+}
+
+/**
+ * s3rver 3.7.1 removes a key's folder when its last key is deleted. Between another PUT's `mkdirp` of that
+ * folder and the opening of its file, that removal makes the open fail, on a write stream with no error
+ * listener: an uncaught ENOENT in the test process (seen when two service processes' storage probes under
+ * `.tmp/` crossed). Real S3 has no folders; s3rver lists keys from files, so an empty folder left behind
+ * changes no answer. Deleting therefore removes the key's files only.
+ */
+function keepKeyFolders(store: S3rverInstance['store']): void {
+  store.deleteObject = async (bucket, key) => {
+    await Promise.all(
+      ['object', 'object.md5', 'metadata.json'].map((resource) =>
+        fs.rm(store.getResourcePath(bucket, key, resource), { force: true }),
+      ),
+    );
+  };
 }
 
 export async function startTestS3(): Promise<TestS3> {
@@ -47,6 +65,7 @@ export async function startTestS3(): Promise<TestS3> {
     const S3rver = createRequire(import.meta.url)('s3rver') as S3rverClass;
     const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-s3rver-'));
     const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, vhostBuckets: false });
+    keepKeyFolders(server.store);
     const { port } = await server.run();
     settings = { endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true };
     stopServer = async () => {
