@@ -294,8 +294,9 @@ async function measure(
   const expected = expectedCount(q, caller, rows);
   const url = `${base}${q.path}?${new URLSearchParams({ sessionId: caller.session, ...q.query })}`;
   const samples: Sample[] = [];
-  // the backends that serve the searches stay; a parallel worker that comes and goes is counted by its parent's reaped CPU
-  const postgresPids = processTree(processes.postmaster);
+  // the backends that serve the searches, listed once the warm-up has opened them; a parallel worker that
+  // comes and goes is counted by its parent's reaped CPU
+  let postgresPids: number[] = [];
   const postgresSched = () => {
     const { cpuMs, waitMs } = schedOf(postgresPids);
     return { cpuMs: cpuMs + reapedChildrenCpuMs(processes.postmaster), waitMs };
@@ -305,6 +306,7 @@ async function measure(
   let count = SAMPLES;
   for (let n = 0; n < WARMUP + count; n++) {
     if (n === WARMUP) {
+      postgresPids = processTree(processes.postmaster);
       cpuBefore = cpuSecondsOf(processes.service);
       gcBefore = await gcSoFar(processes.metrics);
     }
