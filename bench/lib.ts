@@ -96,6 +96,40 @@ export function cpuTimesOf(pid: number): { user: number; system: number } {
   }
 }
 
+/**
+ * CPU time and time spent runnable but waiting for a CPU (ms), summed over the threads of `pids`, from
+ * the scheduler's own accounting (/proc/<pid>/task/<tid>/schedstat, nanoseconds): on a shared machine
+ * the wait tells a slow request that was starved of a CPU from one that worked longer. Threads that
+ * ended meanwhile are missed (the search benchmark adds the postmaster's reaped children apart).
+ */
+export function schedOf(pids: readonly number[]): { cpuMs: number; waitMs: number } {
+  let cpuNs = 0;
+  let waitNs = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSafe(`/proc/${pid}/task`)) {
+      try {
+        const [cpu, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+        cpuNs += Number(cpu);
+        waitNs += Number(wait);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return { cpuMs: cpuNs / 1e6, waitMs: waitNs / 1e6 };
+}
+
+/** CPU ms of the children a process has reaped (cutime + cstime of /proc/<pid>/stat): Postgres' parallel workers that came and went. */
+export function reapedChildrenCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** The process and all its descendants (the service's embedded Postgres backends are its children). */
 export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
@@ -166,7 +200,7 @@ export const fmt = (n: number, digits = 1) => n.toFixed(digits);
 export const ratio = (a: number, b: number) => (b > 0 ? a / b : Number.NaN);
 export const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
 /** The p-th percentile of ascending `sorted` (nearest rank). */
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+export const percentile = <T>(sorted: readonly T[], p: number): T => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** The last line of a benchmark: `<name>: <figures> (targets: MET)` or `(targets: MISSED: <which>)`. */
 export function targetsLine(name: string, figures: string, missed: string[]): string {

@@ -18,12 +18,13 @@
  *
  *   npm run bench -- search        (= npm run build && node dist/bench/run-all.js search)
  *   knobs: SEARCH_ROWS (1000000), SEARCH_SMALL_ROWS (100000), SEARCH_SAMPLES (30 per query; 5 for a query slower than a second),
- *   SEARCH_WARMUP (3). A search the service stops after SEARCH_TIMEOUT_MS (503) is reported as missed.
+ *   SEARCH_WARMUP (3), SEARCH_TRACE (1: print every sample's breakdown). A search the service stops after SEARCH_TIMEOUT_MS (503) is reported as missed.
  *
  * Full text (fullText() and by-text) runs on the Postgres index (the default): names and the seeded
  * extracted texts.
  */
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { CompiledQuery } from 'kysely';
 import type { Orm } from '../src/db/orm.js';
@@ -37,7 +38,7 @@ import { compileCondition } from '../src/modules/search/index.js';
 import { fullTextTexts, parseCondition } from '../src/modules/search/index.js';
 import { buildEntryQuery, type EntryQuery, type RunStatement, type SearchScope, type Statement } from '../src/modules/search/index.js';
 import type { PropertyFilter } from '../src/modules/search/index.js';
-import { contentBase, cpuSecondsOf, fmt, header, percentile, runBench, targetsLine, verdict } from './lib.js';
+import { contentBase, cpuSecondsOf, fmt, header, percentile, processTree, reapedChildrenCpuMs, runBench, schedOf, targetsLine, verdict } from './lib.js';
 import { BENCH_USER, BENCH_USER_GROUPS, REPOSITORY_ID, SEEDED_ACLS, seedContents, seededFolders, seededReadable, seededWord, startSeededService } from './seed.js';
 
 const ROWS = Number(process.env.SEARCH_ROWS ?? 1_000_000);
@@ -47,6 +48,8 @@ const HEADROOM = 0.7;
 const TARGET_GROWTH = 1.5;
 const SAMPLES = Number(process.env.SEARCH_SAMPLES ?? 30);
 const WARMUP = Number(process.env.SEARCH_WARMUP ?? 3);
+/** SEARCH_TRACE=1: every sample's breakdown, in the order taken */
+const TRACE = process.env.SEARCH_TRACE === '1';
 const FOLDERS = seededFolders(ROWS);
 
 interface Query {
@@ -142,6 +145,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   );
   const { service, orm, session, userSession } = await startSeededService('search', SMALL_ROWS, cleanup, ROWS);
   const base = contentBase(service.baseUrl);
+  const processes = { service: service.pid, postmaster: await postmasterOf(orm), metrics: `${service.baseUrl}/metrics` };
   const callers: Caller[] = [
     { name: 'administrator', session, principal: { userName: 'admin', roles: ['ADMIN'], groups: [] }, readable: () => true },
     {
@@ -186,10 +190,12 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     for (const caller of callers) {
       console.log(`\n## ${rows.toLocaleString('en')} contents, as ${caller.name} (load ${loadNow()})`);
       const scope = await benchScope(orm, caller.principal);
+      const background = await backgroundSoFar(orm);
       for (const q of queries) {
-        const p95 = await measure(orm, base, scope, q, caller, rows, service.pid);
+        const p95 = await measure(orm, base, scope, q, caller, rows, processes);
         p95s.set(`${q.name} (${caller.name})`, [...(p95s.get(`${q.name} (${caller.name})`) ?? []), p95]);
       }
+      console.log(`background work meanwhile: ${await backgroundSince(orm, background)}`);
     }
   }
 
@@ -219,20 +225,100 @@ const loadNow = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
+/** What ran beside the searches: the jobs the service queued (by kind and state) and autovacuum's runs, so far. */
+async function backgroundSoFar(orm: Orm): Promise<{ at: string; autovacuums: number }> {
+  const client = orm.em.getConnection().getClient();
+  const { rows } = await client.executeQuery<{ at: string; autovacuums: string }>(
+    CompiledQuery.raw(`select now()::text as at, (select sum(autovacuum_count + autoanalyze_count) from pg_stat_all_tables)::text as autovacuums`),
+  );
+  return { at: rows[0]!.at, autovacuums: Number(rows[0]!.autovacuums) };
+}
+
+async function backgroundSince(orm: Orm, before: { at: string; autovacuums: number }): Promise<string> {
+  const client = orm.em.getConnection().getClient();
+  const { rows: jobs } = await client.executeQuery<{ job_name: string; state: string; n: string }>(
+    CompiledQuery.raw(`select job_name, state, count(*)::text as n from service_job where created_at >= $1::timestamptz group by 1, 2 order by 1, 2`, [before.at]),
+  );
+  const after = await backgroundSoFar(orm);
+  const queued = jobs.map((j) => `${j.job_name} ${j.state} ${j.n}`).join(', ');
+  return `jobs queued: ${queued === '' ? 'none' : queued}; autovacuum/autoanalyze runs: ${after.autovacuums - before.autovacuums}`;
+}
+
+/** The embedded Postgres' postmaster (the parent of its checkpointer): its backends' CPU is read per sample. */
+async function postmasterOf(orm: Orm): Promise<number> {
+  const client = orm.em.getConnection().getClient();
+  const { rows } = await client.executeQuery<{ pid: number }>(CompiledQuery.raw(`select pid from pg_stat_activity where backend_type = 'checkpointer'`));
+  const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** The service's garbage collection so far (prom-client's default metrics): pauses by kind, and the event loop's delay since the last scrape. */
+async function gcSoFar(metrics: string): Promise<{ pauses: Map<string, { count: number; ms: number }>; loopDelayMaxMs: number }> {
+  const text = await (await fetch(metrics)).text();
+  const pauses = new Map<string, { count: number; ms: number }>();
+  for (const [, part, kind, value] of text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) {
+    const entry = pauses.get(kind!) ?? { count: 0, ms: 0 };
+    if (part === 'sum') entry.ms = Number(value) * 1000;
+    else entry.count = Number(value);
+    pauses.set(kind!, entry);
+  }
+  const loopDelayMaxMs = Number(/^nodejs_eventloop_lag_max_seconds ([\d.e+-]+)$/m.exec(text)?.[1] ?? Number.NaN) * 1000;
+  return { pauses, loopDelayMaxMs };
+}
+
+const gcTotalMs = (gc: Awaited<ReturnType<typeof gcSoFar>>) => [...gc.pauses.values()].reduce((sum, pause) => sum + pause.ms, 0);
+
+/** One sample: its latency, the service's `duration` (its search transaction), and the CPU used and waited for by the service's node process and by Postgres meanwhile (ms). */
+interface Sample {
+  ms: number;
+  duration: number;
+  node: { cpuMs: number; waitMs: number };
+  postgres: { cpuMs: number; waitMs: number };
+  /** SEARCH_TRACE: the service's GC pauses during the sample (its metrics read after each one, outside the timing) */
+  gcMs?: number;
+}
+
+const describeSample = (s: Sample) =>
+  `${fmt(s.ms)} = ${s.duration} in SQL transaction + ${fmt(s.ms - s.duration)}; node CPU ${fmt(s.node.cpuMs)} waited ${fmt(s.node.waitMs)}; postgres CPU ${fmt(s.postgres.cpuMs)} waited ${fmt(s.postgres.waitMs)}${s.gcMs === undefined ? '' : `; GC ${fmt(s.gcMs)}`}`;
+
 /** Samples one query as one caller at `rows` contents, prints its figures and plans, and answers its p95 (ms). */
-async function measure(orm: Orm, base: string, scope: SearchScope, q: Query, caller: Caller, rows: number, servicePid: number): Promise<number> {
+async function measure(
+  orm: Orm,
+  base: string,
+  scope: SearchScope,
+  q: Query,
+  caller: Caller,
+  rows: number,
+  processes: { service: number; postmaster: number; metrics: string },
+): Promise<number> {
   const expected = expectedCount(q, caller, rows);
   const url = `${base}${q.path}?${new URLSearchParams({ sessionId: caller.session, ...q.query })}`;
-  const latencies: number[] = [];
-  const durations: number[] = [];
+  const samples: Sample[] = [];
+  // the backends that serve the searches, listed once the warm-up has opened them; a parallel worker that
+  // comes and goes is counted by its parent's reaped CPU
+  let postgresPids: number[] = [];
+  const postgresSched = () => {
+    const { cpuMs, waitMs } = schedOf(postgresPids);
+    return { cpuMs: cpuMs + reapedChildrenCpuMs(processes.postmaster), waitMs };
+  };
   let cpuBefore = 0;
-  let samples = SAMPLES;
-  for (let n = 0; n < WARMUP + samples; n++) {
-    if (n === WARMUP) cpuBefore = cpuSecondsOf(servicePid);
+  let gcBefore: Awaited<ReturnType<typeof gcSoFar>> | undefined;
+  let count = SAMPLES;
+  for (let n = 0; n < WARMUP + count; n++) {
+    if (n === WARMUP) {
+      postgresPids = processTree(processes.postmaster);
+      cpuBefore = cpuSecondsOf(processes.service);
+      gcBefore = await gcSoFar(processes.metrics);
+    }
+    const gcBeforeSample = TRACE && n >= WARMUP ? gcTotalMs(await gcSoFar(processes.metrics)) : undefined;
+    const node0 = schedOf([processes.service]);
+    const postgres0 = postgresSched();
     const started = performance.now();
     const response = await fetch(url);
     const body = (await response.json()) as { count?: number; duration?: number; reasonCode?: string };
     const ms = performance.now() - started;
+    const node1 = schedOf([processes.service]);
+    const postgres1 = postgresSched();
     // a search stopped by SEARCH_TIMEOUT_MS (503) is a miss to report, not a wrong answer
     if (response.status === 503) {
       console.log(`${q.name.padEnd(32)} 503 after ${fmt(ms)} ms: stopped by SEARCH_TIMEOUT_MS (target p95 < ${q.targetMs} ms: MISSED)  count ${expected.toLocaleString('en')}`);
@@ -242,20 +328,39 @@ async function measure(orm: Orm, base: string, scope: SearchScope, q: Query, cal
       throw new Error(`${q.name} as ${caller.name} at ${rows} contents: expected 200 with count ${expected}, got ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
     }
     // a query slower than a second gets 5 samples, so that the run ends in reasonable time
-    if (n === 0 && ms > 1000) samples = Math.min(samples, 5);
+    if (n === 0 && ms > 1000) count = Math.min(count, 5);
     if (n >= WARMUP) {
-      latencies.push(ms);
-      durations.push(body.duration ?? 0);
+      const gcMs = TRACE ? gcTotalMs(await gcSoFar(processes.metrics)) : undefined;
+      samples.push({
+        gcMs: gcMs === undefined ? undefined : gcMs - gcBeforeSample!,
+        ms,
+        duration: body.duration ?? 0,
+        node: { cpuMs: node1.cpuMs - node0.cpuMs, waitMs: node1.waitMs - node0.waitMs },
+        postgres: { cpuMs: postgres1.cpuMs - postgres0.cpuMs, waitMs: postgres1.waitMs - postgres0.waitMs },
+      });
     }
   }
-  const cpuPerRequest = ((cpuSecondsOf(servicePid) - cpuBefore) * 1000) / samples;
-  latencies.sort((a, b) => a - b);
-  durations.sort((a, b) => a - b);
+  const cpuPerRequest = ((cpuSecondsOf(processes.service) - cpuBefore) * 1000) / count;
+  const gcAfter = await gcSoFar(processes.metrics);
+  const latencies = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const durations = samples.map((s) => s.duration).sort((a, b) => a - b);
   const p95 = percentile(latencies, 95);
   console.log(`${q.name.padEnd(32)} p50 ${fmt(percentile(latencies, 50)).padStart(7)} ms  p95 ${fmt(p95).padStart(7)} ms  (target p95 < ${q.targetMs} ms: ${verdict(p95 < q.targetMs)})  count ${expected.toLocaleString('en')}`);
   // `duration` is what the service measured around its queries: the rest of the latency is GraphQL, REST and HTTP
   // the service's CPU per request (its node process; Postgres apart) holds better under load than wall time
   console.log(`${''.padEnd(32)} service query time (duration) p50 ${percentile(durations, 50)} ms  p95 ${percentile(durations, 95)} ms; service CPU ${fmt(cpuPerRequest)} ms/request`);
+  // where the p95's time went, beside the median sample's: in the SQL transaction or around it, working or waiting for a CPU
+  const byLatency = [...samples].sort((a, b) => a.ms - b.ms);
+  console.log(`${''.padEnd(32)} p50 sample ${describeSample(percentile(byLatency, 50))}`);
+  console.log(`${''.padEnd(32)} p95 sample ${describeSample(percentile(byLatency, 95))}`);
+  if (TRACE) for (const sample of samples) console.log(`${''.padEnd(32)}   sample ${describeSample(sample)}`);
+  const gc = [...gcAfter.pauses].map(([kind, after]) => {
+    const before = gcBefore?.pauses.get(kind) ?? { count: 0, ms: 0 };
+    return `${kind} ${after.count - before.count} × ${fmt(after.ms - before.ms)} ms`;
+  });
+  // (under SEARCH_TRACE the metrics are read after each sample, which restarts the delay's histogram)
+  const loopDelay = TRACE ? '' : `; event-loop delay max ${fmt(gcAfter.loopDelayMaxMs)} ms`;
+  console.log(`${''.padEnd(32)} service GC over the samples: ${gc.join(', ')}${loopDelay}`);
   const statements = await statementsOf(orm, q, scope);
   console.log(`${''.padEnd(32)} page: ${await explain(orm, statements.page)}`);
   if (expected >= statements.limit) console.log(`${''.padEnd(32)} count: ${await explain(orm, statements.count)}`);
