@@ -9,7 +9,8 @@
  *
  *   npm run build && node dist/bench/conversion.js      (or: npm run bench -- conversion)
  *   peers: apt-get install poppler-utils mupdf-tools (a missing peer is skipped with the reason)
- *   knobs: CONV_BENCH_JOBS (6 jobs of 10 pages for the job path), CONV_BENCH_RUNS (3: the service and
+ *   knobs: CONV_BENCH_JOBS (6 jobs for the job path), CONV_BENCH_PAGES (10 pages a job's document: 1
+ *   page a job shows what a job costs apart from its pages), CONV_BENCH_RUNS (3: the service and
  *   the peers run in turn, and the job path runs as often, each figure is the best of its runs, so a
  *   burst of load on the shared machine does not decide a ratio); CONV_BENCH_ONLY=jobpath measures the
  *   direct rate once and then only the job path
@@ -25,6 +26,7 @@ import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFr
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
+const PAGES = Math.max(1, Number(process.env.CONV_BENCH_PAGES ?? 10));
 const RUNS = Math.max(1, Number(process.env.CONV_BENCH_RUNS ?? 3));
 const JOB_PATH_ONLY = process.env.CONV_BENCH_ONLY === 'jobpath';
 
@@ -179,8 +181,8 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPa
         }
       }
       const cpuAfter = jobPathCpu(service.pid);
-      const perPage = (key: keyof typeof cpuAfter) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / (JOBS * 10);
-      runs.push({ pagesPerSecond: (JOBS * 10) / ((ended - started) / 1000), cpuMsPerPage: { service: perPage('service'), render: perPage('render'), postgres: perPage('postgres') } });
+      const perPage = (key: keyof typeof cpuAfter) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / (JOBS * PAGES);
+      runs.push({ pagesPerSecond: (JOBS * PAGES) / ((ended - started) / 1000), cpuMsPerPage: { service: perPage('service'), render: perPage('render'), postgres: perPage('postgres') } });
     }
     return runs;
   } finally {
@@ -219,12 +221,12 @@ await runBench(async (cleanup) => {
       `${name.padEnd(6)} service ${fmt(own.pagesPerSecond, 2)} pages/s (warm process; ${withStart}), counting ${fmt(own.countShare * 100, 1)} % of render time; pdftoppm ${show(pdftoppm)}; mutool ${show(mutool)}`,
     );
   }
-  const textPages = textPdf(10);
-  // the job path's documents rendered directly (warm process): what 10-page documents cost without the job path
-  const tenPagesFile = path.join(dir, 'text-10.pdf');
-  await fs.writeFile(tenPagesFile, textPages);
-  let directTen = 0;
-  for (let run = 0; run < RUNS; run++) directTen = Math.max(directTen, (await renderOwn(tenPagesFile, path.join(dir, 'own-text-10'), true)).pagesPerSecond);
+  const textPages = textPdf(PAGES);
+  // the job path's documents rendered directly (warm process): what such documents cost without the job path
+  const documentFile = path.join(dir, `text-${PAGES}.pdf`);
+  await fs.writeFile(documentFile, textPages);
+  let directDocument = 0;
+  for (let run = 0; run < RUNS; run++) directDocument = Math.max(directDocument, (await renderOwn(documentFile, path.join(dir, `own-text-${PAGES}`), true)).pagesPerSecond);
   const ones = await jobPath(dir, 1, textPages);
   const twos = await jobPath(dir, 2, textPages);
   const best = (runs: JobPathRun[]) => runs.reduce((a, b) => (b.pagesPerSecond > a.pagesPerSecond ? b : a));
@@ -237,7 +239,7 @@ await runBench(async (cleanup) => {
     return `render ${fmt(render)}, service ${fmt(service)}, postgres ${fmt(postgres)}`;
   };
   console.log(
-    `job path (${JOBS} jobs × 10 text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; ×${fmt(ratio(one, directTen), 2)} the 10-page document rendered directly, ${fmt(directTen, 2)} pages/s; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,
+    `job path (${JOBS} jobs × ${PAGES} text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; ×${fmt(ratio(one, directDocument), 2)} the ${PAGES}-page document rendered directly, ${fmt(directDocument, 2)} pages/s; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,
   );
   console.log(`job path CPU ms per page, best runs: 1 worker ${cpu(ones)}; 2 workers ${cpu(twos)}`);
 
