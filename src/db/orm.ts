@@ -40,6 +40,7 @@ import { Migration20261128154000PreviewSweep } from './migrations/Migration20261
 import { Migration20261129071000AclChangesPerStatement } from './migrations/Migration20261129071000AclChangesPerStatement.js';
 import { Migration20261129102000VisibleChildrenIndex } from './migrations/Migration20261129102000VisibleChildrenIndex.js';
 import { Migration20261129130000EntryVisiblePostings } from './migrations/Migration20261129130000EntryVisiblePostings.js';
+import { Migration20261129161000UnchangedWordsKept } from './migrations/Migration20261129161000UnchangedWordsKept.js';
 
 export type Orm = MikroORM;
 
@@ -83,6 +84,7 @@ export const migrationsList = [
   { name: 'Migration20261129071000AclChangesPerStatement', class: Migration20261129071000AclChangesPerStatement },
   { name: 'Migration20261129102000VisibleChildrenIndex', class: Migration20261129102000VisibleChildrenIndex },
   { name: 'Migration20261129130000EntryVisiblePostings', class: Migration20261129130000EntryVisiblePostings },
+  { name: 'Migration20261129161000UnchangedWordsKept', class: Migration20261129161000UnchangedWordsKept },
 ];
 
 export interface OrmOptions {

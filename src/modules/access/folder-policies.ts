@@ -39,19 +39,21 @@ export async function folderPolicies(em: EntityManager, folderId: string | null 
 }
 
 /**
- * A folder's row (`select *` of entry, or none when `folderId` is not a folder of the repository) and
- * the policies in effect in it, in one round trip: what an upload into the folder needs.
+ * A folder's row (`columns`, a select list over its entry `e`: always the same one, the statement is
+ * prepared once; none when `folderId` is not a folder of the repository) and the policies in effect
+ * in it, in one round trip: what an upload into the folder needs.
  */
 export async function folderRowWithPolicies(
   em: EntityManager,
   folderId: string,
   repositoryId: string,
+  columns: string,
 ): Promise<{ row: Record<string, unknown>; policies: FolderPolicies } | undefined> {
   const [found] = await executePrepared<Record<string, unknown> & ChainRow>(
     em,
     'folder-row-with-policies',
     `with recursive ${policyChain}
-     select e.*, ${chainSummary}
+     select ${columns}, ${chainSummary}
        from entry e where e.id = ? and e.repository_id = ? and e.entry_type = 'FOLDER'`,
     [folderId, folderId, repositoryId],
   );

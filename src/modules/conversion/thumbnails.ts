@@ -62,7 +62,7 @@ async function submitThumbnail(services: Services, em: EntityManager, source: Pr
  * images only, unless PREVIEWS_ENABLED is false. A submission that fails is logged; the workers' sweep
  * (`submitLostThumbnails`) asks again. `known`: the version's resource as the caller has it (else read).
  */
-export function requestThumbnail(scope: EntryScope, content: Entry, known?: PreviewSource['resource']): void {
+export function requestThumbnail(scope: EntryScope, content: Pick<Entry, 'id' | 'resourceId'>, known?: PreviewSource['resource']): void {
   const { services } = scope;
   if (!services.config.PREVIEWS_ENABLED || !content.resourceId) return;
   // the caller's row of the resource, when it has it, spares a query per upload (most are not previewable)

@@ -11,7 +11,7 @@ import { optionalMediaType } from './media-types.js';
 import { asStoredTag, isWellFormed, longerThan, textProblem, validateEntryName, validateTypeName } from './names.js';
 import { requireParentFolderWithPolicies } from './queries.js';
 import { readEntry, type EntryRead } from './read.js';
-import type { PlainRecord } from '../../db/plain-rows.js';
+import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 import type { CreateFolderInput } from './folders.js';
 import type { EntryScope } from './scope.js';
 import { claimExpressions, claimParameters, pendingUploadName, receivedExpressions, receivedParameters, uploadNotFound, type ReceivedBytes } from './uploads.js';
@@ -162,7 +162,7 @@ export interface CreateContentInput extends Omit<CreateFolderInput, 'name'> {
 export type NewContentInput = Omit<CreateContentInput, 'uploadId'> & ({ uploadId: string } | { received: ReceivedBytes });
 
 /** A content as its creation answers it: the version with its folder and resource as read (no predecessor), as the read verb's. */
-export type CreatedContent = Entry & EntryRead;
+export type CreatedContent = EntryRead;
 
 /**
  * A new content (version 1.0, CURRENT, its own chronicle) over an upload. Received bytes are written,
@@ -184,12 +184,17 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
   // without a name the content is named after the upload's file, which must then be a valid name
   const name = validateEntryName(input.name ?? (received ? received.name : await pendingUploadName(scope, bytes.uploadId!)));
   if (received) await received.file.commit(received.storagePath);
-  let row: (Record<string, unknown> & { claimed: Record<string, unknown> }) | undefined;
+  // the answer as plain records (read-only, as the read verb's): mapping entities was ≈ 6 % of an upload's node CPU (docs/benchmarks.md)
+  const createdColumns = {
+    entry: plainSelect(scope.em, Entry, 'created'),
+    resource: plainSelect(scope.em, Resource, 'claimed', 'resource.'),
+  };
+  let row: Record<string, unknown> | undefined;
   try {
     // one statement: the resource taken over or inserted (and queued for its text), version 1.0
     // inserted and its event recorded (the outbox, events/record.ts) together, or none of it (an
     // upload stays pending) — a single round trip where a transaction would take four
-    [row] = await executePrepared<Record<string, unknown> & { claimed: Record<string, unknown> }>(
+    [row] = await executePrepared<Record<string, unknown>>(
       scope.em,
       bytes.statement,
       `with ${bytes.expressions},
@@ -205,7 +210,7 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
          insert into event (repository_id, repository, type, entry_id, chronical_id, actor, details)
          select repository_id, ?, 'ENTRY_CREATED', id, chronical_id, created_by, jsonb_build_object('entryType', 'CONTENT', 'name', name, 'parentId', parent_id)
            from created)
-       select created.*, row_to_json(claimed) as claimed from created, claimed`,
+       select ${createdColumns.entry.sql}, ${createdColumns.resource.sql} from created, claimed`,
       [
         ...bytes.parameters,
         scope.repository.id,
@@ -225,10 +230,9 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
   }
   // no row: no such pending upload (received bytes always make theirs)
   if (!row) throw uploadNotFound(bytes.uploadId ?? bytes.received!.id);
-  const { claimed, ...entry } = row;
-  const resource = scope.em.map(Resource, { ...claimed, created_at: new Date(claimed.created_at as string) });
+  const resource = createdColumns.resource.take(row)!;
   requestTextExtraction(scope);
-  const content = scope.em.map(Entry, entry);
+  const content = createdColumns.entry.take(row)!;
   requestThumbnail(scope, content, resource);
   // the folder is one the caller may read (requireParentFolderWithPolicies): the answer shows it
   return Object.assign(content, { preloaded: { parent, resource, predecessor: null } });
