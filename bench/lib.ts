@@ -4,7 +4,7 @@
  */
 // first: the service modules it loads carry decorators that need the metadata API at import time
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -224,22 +224,32 @@ export function header(title: string): void {
  * does ≈ 360/s). Started with another Node (`node dist/bench/….js` from a shell), a benchmark runs
  * itself again under that one and ends with its exit code.
  */
-function runUnderProjectNode(): void {
+async function runUnderProjectNode(): Promise<void> {
   const projectNode = path.join(projectRoot, 'node_modules/.bin/node');
   if (!existsSync(projectNode)) return;
   const node = realpathSync(projectNode);
   if (realpathSync(process.execPath) === node) return;
   console.log(`(this is node ${process.version}; running again under the project's ${node})`);
-  const run = spawnSync(node, process.argv.slice(1), { stdio: 'inherit' });
-  process.exit(run.status ?? 1);
+  const copy = spawn(node, process.argv.slice(1), { stdio: 'inherit' });
+  // a signal sent to this process (run-all's SIGTERM, a time limit) reaches the copy doing the work, which
+  // then stops its service and database; blocked in spawnSync, this process died and left them running
+  const forward = (signal: NodeJS.Signals) => copy.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const code = await new Promise<number>((resolve) => copy.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 130 : 1))));
+  process.exit(code);
 }
 
 /** Runs `main`, always runs the cleanups (reverse order), exits 1 on failure or past `limitMinutes` (15). */
 export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) => void) => Promise<void>, { limitMinutes = 15 } = {}): Promise<void> {
-  runUnderProjectNode();
+  await runUnderProjectNode();
   const cleanups: (() => Promise<void> | void)[] = [];
   let failed = false;
+  let stopping = false;
+  // once: a second signal (Ctrl-C reaches the whole process group, and run-all sends SIGTERM too) must not cut the cleanup short
   const onSignal = () => {
+    if (stopping) return;
+    stopping = true;
     failed = true;
     void runCleanups().then(() => process.exit(130));
   };
@@ -252,8 +262,8 @@ export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) 
       }
     }
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   // the whole benchmark is bounded: a hang ends it
   const watchdog = setTimeout(() => {
     console.error(`benchmark took more than ${limitMinutes} minutes: giving up`);
