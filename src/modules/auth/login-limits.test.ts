@@ -68,7 +68,7 @@ describe('failed-login limits (counted in the database before the password is ch
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
     // the right password is refused too until the window ends: it cannot be guessed in the 96th try
     expect((await authenticateFrom(service.baseUrl, '127.0.1.2', 'limited-user', 'limited-user-password')).status).toBe(429);
-  });
+  }, 120_000); // password hashes one at a time (one user's queue): 16 s at rest in CI beside other files, over 30 s on a loaded machine
 
   it('lets 12 concurrent right passwords for one user all log in (each success gives its attempt back before the next is counted)', async () => {
     await service.createUserSession('busy-user');
@@ -76,7 +76,7 @@ describe('failed-login limits (counted in the database before the password is ch
     expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
     // and the count is back at zero: five typos are still checked
     for (let i = 0; i < 5; i++) expect((await authenticateFrom(service.baseUrl, '127.0.6.1', 'busy-user', `typo-${i}`)).status).toBe(401);
-  });
+  }, 120_000); // 17 password hashes one at a time (one user's queue), as above
 
   it('counts failures per address: of 100 concurrent unknown users at most 30 are checked, and after 30 failures every login from it is 429', async () => {
     const answers = await Promise.all(
