@@ -86,13 +86,22 @@ export function cpuSecondsOf(pid: number): number {
 
 /** user and system CPU seconds of a process (all its threads) so far. */
 export function cpuTimesOf(pid: number): { user: number; system: number } {
+  const fields = statFields(pid);
+  // fields[11] = utime, fields[12] = stime, in clock ticks (100 a second)
+  return fields ? { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 } : { user: 0, system: 0 };
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command's name (which may hold spaces and parentheses):
+ * [0] is the state (field 3 of proc(5)), [1] the parent's pid, [11] utime, [12] stime, [13] cutime,
+ * [14] cstime. Undefined when the process is gone.
+ */
+export function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[11] = utime, fields[12] = stime (fields 14 and 15 of proc(5), counted from state = 3)
-    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return { user: 0, system: 0 };
+    return undefined;
   }
 }
 
@@ -121,13 +130,8 @@ export function schedOf(pids: readonly number[]): { cpuMs: number; waitMs: numbe
 
 /** CPU ms of the children a process has reaped (cutime + cstime of /proc/<pid>/stat): Postgres' parallel workers that came and went. */
 export function reapedChildrenCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
+  const fields = statFields(pid);
+  return fields ? ((Number(fields[13]) + Number(fields[14])) * 1000) / 100 : 0;
 }
 
 /** The process and all its descendants (the service's embedded Postgres backends are its children). */
@@ -135,15 +139,12 @@ export function processTree(pid: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSafe('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(parent) ?? [];
-      list.push(Number(entry));
-      children.set(parent, list);
-    } catch {
-      // gone meanwhile
-    }
+    const fields = statFields(entry);
+    if (!fields) continue; // gone meanwhile
+    const parent = Number(fields[1]);
+    const list = children.get(parent) ?? [];
+    list.push(Number(entry));
+    children.set(parent, list);
   }
   const all: number[] = [];
   const walk = (p: number) => {

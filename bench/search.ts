@@ -24,7 +24,6 @@
  * extracted texts.
  */
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { CompiledQuery } from 'kysely';
 import type { Orm } from '../src/db/orm.js';
@@ -38,7 +37,7 @@ import { compileCondition } from '../src/modules/search/index.js';
 import { fullTextTexts, parseCondition } from '../src/modules/search/index.js';
 import { buildEntryQuery, type EntryQuery, type RunStatement, type SearchScope, type Statement } from '../src/modules/search/index.js';
 import type { PropertyFilter } from '../src/modules/search/index.js';
-import { contentBase, cpuSecondsOf, fmt, header, percentile, processTree, reapedChildrenCpuMs, runBench, schedOf, targetsLine, verdict } from './lib.js';
+import { contentBase, cpuSecondsOf, fmt, header, percentile, processTree, reapedChildrenCpuMs, runBench, schedOf, statFields, targetsLine, verdict } from './lib.js';
 import { BENCH_USER, BENCH_USER_GROUPS, REPOSITORY_ID, SEEDED_ACLS, seedContents, seededFolders, seededReadable, seededWord, startSeededService } from './seed.js';
 
 const ROWS = Number(process.env.SEARCH_ROWS ?? 1_000_000);
@@ -248,8 +247,7 @@ async function backgroundSince(orm: Orm, before: { at: string; autovacuums: numb
 async function postmasterOf(orm: Orm): Promise<number> {
   const client = orm.em.getConnection().getClient();
   const { rows } = await client.executeQuery<{ pid: number }>(CompiledQuery.raw(`select pid from pg_stat_activity where backend_type = 'checkpointer'`));
-  const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  return Number(statFields(rows[0]!.pid)![1]);
 }
 
 /** The service's garbage collection so far (prom-client's default metrics): pauses by kind, and the event loop's delay since the last scrape. */
