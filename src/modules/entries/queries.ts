@@ -2,7 +2,7 @@ import { illegalArguments } from '../../errors.js';
 import { authorize, authorizeAtRoot, entryNotFound, mayRead, type EntryFacts } from '../access/policy.js';
 import { Entry, Resource, type EntryType } from './entry.entity.js';
 import type { EntryScope } from './scope.js';
-import { folderPolicies, folderRowWithPolicies, type FolderPolicies } from '../access/folder-policies.js';
+import { folderPolicies, folderWithPolicies, type FolderPolicies } from '../access/folder-policies.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 
 /** Loads one entry of the scope's repository that the caller may read, or a 404 naming what was asked (the same for one it may not read). */
@@ -36,10 +36,8 @@ export async function requireParentFolderWithPolicies(scope: EntryScope, parentI
     authorizeAtRoot(scope);
     return { parent: null, policies: await folderPolicies(scope.em, null) };
   }
-  // the folder as a plain record (read-only here): mapping it into the unit of work was ≈ 4 % of an upload's node CPU (docs/benchmarks.md)
-  const folder = plainSelect(scope.em, Entry, 'e');
-  const found = await folderRowWithPolicies(scope.em, parentId, scope.repository.id, folder.sql);
-  const parent = await usableParent(scope, found ? folder.revive(found.row) : null, parentId, 'parentId');
+  const found = await folderWithPolicies(scope.em, parentId, scope.repository.id);
+  const parent = await usableParent(scope, found?.folder ?? null, parentId, 'parentId');
   return { parent, policies: found!.policies };
 }
 
