@@ -178,11 +178,11 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
   // the version's bytes: received by this request (placed here, their row inserted ready by the statement) or the caller's pending upload (claimed by it)
   const bytes =
     'received' in input
-      ? { received: input.received, statement: 'create-content-received', expressions: receivedExpressions, parameters: receivedParameters(scope, input.received, mimeType) }
-      : { uploadId: input.uploadId, statement: 'create-content', expressions: claimExpressions, parameters: claimParameters(scope, input.uploadId, mimeType) };
+      ? { id: input.received.id, received: input.received, statement: 'create-content-received', expressions: receivedExpressions, parameters: receivedParameters(scope, input.received, mimeType) }
+      : { id: input.uploadId, received: undefined, statement: 'create-content', expressions: claimExpressions, parameters: claimParameters(scope, input.uploadId, mimeType) };
   const { received } = bytes;
   // without a name the content is named after the upload's file, which must then be a valid name
-  const name = validateEntryName(input.name ?? (received ? received.name : await pendingUploadName(scope, bytes.uploadId!)));
+  const name = validateEntryName(input.name ?? (received ? received.name : await pendingUploadName(scope, bytes.id)));
   if (received) await received.file.commit(received.storagePath);
   // the answer as plain records (read-only, as the read verb's): mapping entities was ≈ 6 % of an upload's node CPU (docs/benchmarks.md)
   const createdColumns = {
@@ -229,7 +229,7 @@ export async function createContent(scope: EntryScope, input: NewContentInput): 
     throw entryWriteFailure(error, () => nameClash(name)) ?? error;
   }
   // no row: no such pending upload (received bytes always make theirs)
-  if (!row) throw uploadNotFound(bytes.uploadId ?? bytes.received!.id);
+  if (!row) throw uploadNotFound(bytes.id);
   const resource = createdColumns.resource.take(row)!;
   requestTextExtraction(scope);
   const content = createdColumns.entry.take(row)!;
