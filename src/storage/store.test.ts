@@ -152,7 +152,7 @@ describe.each(['fs', 's3'] as const)('%s store', (kind) => {
     expect(await temporary()).toEqual([]);
   });
 
-  it('an upload over maxBytes, a failing source and an aborted transfer leave nothing (no object, no part, no temporary)', async () => {
+  it('an upload over maxBytes, a failing source and an aborted transfer (during it or before it) leave nothing (no object, no part, no temporary)', async () => {
     const before = await fixture.names();
     const big = randomBytes(18 * 1024 * 1024);
     for (const destination of [undefined, store.pathFor('never-kept')]) {
@@ -163,6 +163,10 @@ describe.each(['fs', 's3'] as const)('%s store', (kind) => {
       const aborted = store.receive(failingAfter(Buffer.alloc(1000)), { maxBytes: 1e9, destination, signal: controller.signal });
       controller.abort();
       await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+      // a request gone before its body was read: refused at once, its source released
+      const source = chunked(Buffer.alloc(1000));
+      await expect(store.receive(source, { maxBytes: 1e9, destination, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+      expect(source.destroyed).toBe(true);
     }
     expect(await fixture.names()).toEqual(before);
   });
