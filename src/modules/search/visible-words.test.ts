@@ -78,6 +78,20 @@ describe('the words of visible entries', () => {
     // as a reindex rewrites a text
     await sql(service, `update resource_text set text = 'annual figures' where resource_id = (select resource_id from entry where id = ?)`, [a.id]);
     await expectWordsEqualRows('a text is replaced');
+    // a text that leaves the words as they are (a reindex of an unchanged file; a binary upload's empty
+    // text) rewrites nothing: the words row keeps its version, so no posting or count trigger ran
+    const wordsVersion = async (id: string) => (await sql<{ xmin: string }>(service, `select xmin::text from entry_visible_words where entry_id = ?`, [id]))[0]!.xmin;
+    const unchanged = await wordsVersion(a.id);
+    await sql(service, `update resource_text set text = text where resource_id = (select resource_id from entry where id = ?)`, [a.id]);
+    expect(await wordsVersion(a.id)).toBe(unchanged);
+    await sql(service, `delete from resource_text where resource_id = (select resource_id from entry where id = ?)`, [b.id]);
+    const nameOnly = await wordsVersion(b.id);
+    await sql(service, `insert into resource_text (resource_id, repository_id, text) select resource_id, repository_id, '' from entry where id = ?`, [b.id]);
+    expect(await wordsVersion(b.id)).toBe(nameOnly);
+    await expectWordsEqualRows('a text rewritten as it was, and an empty text');
+    await sql(service, `update resource_text set text = 'minutes of the meeting' where resource_id = (select resource_id from entry where id = ?)`, [b.id]);
+    expect(await wordsVersion(b.id)).not.toBe(nameOnly);
+    await expectWordsEqualRows('the empty text replaced');
     await ok('PATCH', `/content/${a.id}`, { name: 'gamma-report.txt' });
     await expectWordsEqualRows('rename');
     // the folder's ACL changes its contents' effective ACL: their words move to the new ACL's counts
