@@ -298,7 +298,10 @@ export type RunBeside = <Row>(statement: Statement) => Promise<Row[]> | undefine
  * database's error. (Full-text queries read it as a space, as stored texts do: `textQuery`.)
  */
 function refuseNul(params: readonly unknown[]): void {
-  if (params.some((param) => typeof param === 'string' && param.includes('\u0000'))) {
+  // a list (`in (…)`) travels as one array parameter
+  const holdsNul = (param: unknown): boolean =>
+    typeof param === 'string' ? param.includes('\u0000') : Array.isArray(param) && param.some(holdsNul);
+  if (params.some(holdsNul)) {
     throw illegalArguments('a search value must not contain a NUL character (U+0000)');
   }
 }

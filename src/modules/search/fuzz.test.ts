@@ -147,6 +147,9 @@ describe('hostile search input', () => {
     const nul = 'a\u0000b';
     for (const search of [
       () => searchByCondition(scope, `id = ${quote(nul)}`, { limit: 5 }),
+      // a list travels as one array parameter (found by this fuzz in CI: not not id in ('\u0000…'))
+      () => searchByCondition(scope, `id in ('x', ${quote(nul)})`, { limit: 5 }),
+      () => searchByCondition(scope, `not not name in (${quote(nul)})`, { limit: 5 }),
       () => searchByCondition(scope, `name like ${quote(nul)} and fullText('red')`, { limit: 5 }),
       () => searchByProperties(scope, { owner: nul }, {}),
     ]) {
