@@ -1,6 +1,7 @@
 import 'reflect-metadata';
+import { constants } from 'node:os';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { leaveSignalsToTheProcess } from '../src/db/embedded-postgres.js';
+import { handleSignalsInstead } from '../src/db/embedded-postgres.js';
 import { createLogger } from '../src/logger.js';
 import { startWholeService } from './service.js';
 
@@ -19,7 +20,11 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   try {
     const service = await startWholeService(config, logger);
-    const shutdown = (signal: string) => {
+    let stopping = false;
+    const shutdown = (signal: NodeJS.Signals) => {
+      // a second signal ends the process at once, as it did when the first one's listener went with it
+      if (stopping) process.exit(128 + constants.signals[signal]);
+      stopping = true;
       logger.info({ signal }, 'shutting down');
       service.stop().then(
         () => process.exit(0),
@@ -30,8 +35,7 @@ async function main(): Promise<void> {
       );
     };
     // the shutdown stops the embedded Postgres itself, after the requests it drains
-    leaveSignalsToTheProcess();
-    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => shutdown(signal));
+    handleSignalsInstead(shutdown);
   } catch (error) {
     if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
     logger.fatal({ err: error }, 'the service could not start');

@@ -192,7 +192,7 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPa
 
 await runBench(async (cleanup) => {
   header(`conversion: PDF → PNG at ${DPI} DPI, best of ${RUNS} runs each`);
-  const dir = await makeTempDir('crs-bench-conversion-');
+  const dir = makeTempDir('conversion');
   cleanup(() => removeDir(dir));
   const documents = JOB_PATH_ONLY ? { text: textPdf(50) } : { text: textPdf(50), mixed: mixedPdf() };
   const results: Record<string, { own: OwnRun; pdftoppm: number | string; mutool: number | string }> = {};

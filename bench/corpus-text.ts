@@ -59,7 +59,7 @@ await runBench(async (cleanup) => {
   for (const words of firstPages.values()) for (const word of words) frequency.set(word, (frequency.get(word) ?? 0) + 1);
   const rareWord = (words: Set<string>) => [...words].sort((a, b) => frequency.get(a)! - frequency.get(b)! || b.length - a.length || a.localeCompare(b))[0];
 
-  const dir = await makeTempDir('crs-bench-corpus-');
+  const dir = makeTempDir('corpus-text');
   cleanup(() => removeDir(dir));
   const logger = createLogger('warn');
   const postgres = await startEmbeddedPostgres({ directory: path.join(dir, 'pg'), logger });

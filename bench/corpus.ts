@@ -314,7 +314,7 @@ function reasonOf(outcome: Extract<Outcome, { state: 'failed' }>, file: string):
 
 await runBench(
   async (cleanup) => {
-    const dir = await makeTempDir('corpus');
+    const dir = makeTempDir('corpus');
     cleanup(() => removeDir(dir));
     const environment = { OCR_ENABLED: 'true', LOG_LEVEL: 'warn' };
     const config = loadConfig({ ...process.env, ...environment, DATA_DIR: dir, ADMIN_PASSWORD });

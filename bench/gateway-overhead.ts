@@ -118,6 +118,15 @@ async function startBareReadServer(databaseUrl: string, repositoryId: string): P
 }
 
 async function serve(dataDir: string): Promise<void> {
+  // asked to stop (or the parent gone) while still starting: it stops once started, so that no Postgres is left behind
+  let stopWhenStarted = false;
+  let stop = () => {
+    stopWhenStarted = true;
+  };
+  process.on('message', (message) => message === 'stop' && stop());
+  process.on('disconnect', () => stop());
+  // a message that arrives before its listener is lost: the parent asks to stop only after this one
+  process.send!('listening');
   await import('reflect-metadata');
   const { loadConfig } = await import('../src/config.js');
   const { createLogger } = await import('../src/logger.js');
@@ -144,7 +153,7 @@ async function serve(dataDir: string): Promise<void> {
   });
   const bare = await startBareReadServer(databaseUrl, `svc.repository.${REPOSITORY}`);
   let stopping = false;
-  const stop = () => {
+  stop = () => {
     if (stopping) return;
     stopping = true;
     void (async () => {
@@ -156,9 +165,7 @@ async function serve(dataDir: string): Promise<void> {
       process.exit(0);
     })();
   };
-  process.on('message', (message) => message === 'stop' && stop());
-  // the parent is gone (killed): stop too, so that no Postgres is left behind
-  process.on('disconnect', stop);
+  if (stopWhenStarted || !process.connected) return stop();
   process.send!({ base: running.baseUrl, subgraph: subgraph.url, noFastPath: noFastPath.baseUrl, noShortcut: noShortcut.baseUrl, bare: bare.url } satisfies Urls);
 }
 
@@ -170,20 +177,22 @@ interface Case {
 
 async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
   header('gateway overhead: one small read, subgraph direct vs gateway vs REST');
-  const dataDir = await makeTempDir('gateway');
+  const dataDir = makeTempDir('gateway');
   cleanup(() => removeDir(dataDir));
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['serve', dataDir], { execArgv: profileArgs(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const listening = new Promise<void>((resolve) => child.on('message', (m) => m === 'listening' && resolve()));
   cleanup(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    child.send('stop');
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await Promise.race([listening, exited]);
+    if (child.connected) child.send('stop');
     await exited;
     clearTimeout(timer);
   });
   const urls = await new Promise<Urls>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the server child did not start in 120 s')), 120_000);
-    child.once('message', (m) => (clearTimeout(timer), resolve(m as Urls)));
+    child.on('message', (m) => m !== 'listening' && (clearTimeout(timer), resolve(m as Urls)));
     child.once('exit', (code) => reject(new Error(`the server child exited (${code}) before it was ready`)));
   });
 

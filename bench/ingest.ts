@@ -80,7 +80,7 @@ async function drive(seconds: number, one: (worker: number, n: number) => Promis
 
 async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
   header(`ingest: ${FILE_BYTES / 1024} KiB contents through REST, ${CONCURRENCY} concurrent clients`);
-  const tmp = await makeTempDir('ingest');
+  const tmp = makeTempDir('ingest');
   cleanup(() => removeDir(tmp));
   const dataDir = path.join(tmp, 'data');
   const peerDir = path.join(tmp, 'peer');

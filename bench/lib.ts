@@ -5,10 +5,11 @@
 // first: the service modules it loads carry decorators that need the metadata API at import time
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { handleSignalsInstead } from '../src/db/embedded-postgres.js';
 import { freePort } from '../src/net.js';
 import { projectRoot } from '../src/paths.js';
 import { startServiceProcess } from '../test/helpers/process.js';
@@ -17,9 +18,10 @@ export const ADMIN_PASSWORD = 'bench-admin-password';
 export const REPOSITORY = 'default';
 
 /** A fresh temp dir readable by the `postgres` user (embedded Postgres runs as it when we are root). */
-export async function makeTempDir(prefix: string): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `crs-bench-${prefix}-`));
-  await fs.chmod(dir, 0o755);
+/** Synchronous, so that the caller registers its removal before a signal can stop the benchmark in between. */
+export function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `crs-bench-${prefix}-`));
+  chmodSync(dir, 0o755);
   return dir;
 }
 
@@ -225,7 +227,7 @@ export function header(title: string): void {
  * does ≈ 360/s). Started with another Node (`node dist/bench/….js` from a shell), a benchmark runs
  * itself again under that one and ends with its exit code.
  */
-async function runUnderProjectNode(): Promise<void> {
+async function runUnderProjectNode(onSignal: () => void): Promise<void> {
   const projectNode = path.join(projectRoot, 'node_modules/.bin/node');
   if (!existsSync(projectNode)) return;
   const node = realpathSync(projectNode);
@@ -235,24 +237,25 @@ async function runUnderProjectNode(): Promise<void> {
   // a signal sent to this process (run-all's SIGTERM, a time limit) reaches the copy doing the work, which
   // then stops its service and database; blocked in spawnSync, this process died and left them running
   const forward = (signal: NodeJS.Signals) => copy.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
+  // added before this process's own handler goes, so that a signal not yet dispatched is not lost with its watcher
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, forward);
+    process.off(signal, onSignal);
+  }
   const code = await new Promise<number>((resolve) => copy.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 130 : 1))));
   process.exit(code);
 }
 
 /** Runs `main`, always runs the cleanups (reverse order), exits 1 on failure or past `limitMinutes` (15). */
 export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) => void) => Promise<void>, { limitMinutes = 15 } = {}): Promise<void> {
-  await runUnderProjectNode();
   const cleanups: (() => Promise<void> | void)[] = [];
   let failed = false;
-  let stopping = false;
-  // once: a second signal (Ctrl-C reaches the whole process group, and run-all sends SIGTERM too) must not cut the cleanup short
+  /** the cleanup a signal started: a second signal (Ctrl-C reaches the whole process group, and run-all sends SIGTERM too) and `main` failing meanwhile wait for it */
+  let stopping: Promise<never> | undefined;
   const onSignal = () => {
     if (stopping) return;
-    stopping = true;
     failed = true;
-    void runCleanups().then(() => process.exit(130));
+    stopping = runCleanups().then(() => process.exit(130));
   };
   const runCleanups = async () => {
     for (const fn of cleanups.splice(0).reverse()) {
@@ -263,8 +266,10 @@ export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) 
       }
     }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // the cleanups stop the benchmark's own databases and remove its folders, and a copy under the project's
+  // Node waits for its run: embedded-postgres' own signal handlers ended the process first (exit 143)
+  handleSignalsInstead(onSignal);
+  await runUnderProjectNode(onSignal);
   // the whole benchmark is bounded: a hang ends it
   const watchdog = setTimeout(() => {
     console.error(`benchmark took more than ${limitMinutes} minutes: giving up`);
@@ -278,6 +283,7 @@ export async function runBench(main: (cleanup: (fn: () => Promise<void> | void) 
     failed = true;
     console.error('BENCHMARK FAILED:', error instanceof Error ? error.stack ?? error.message : error);
   } finally {
+    if (stopping) await stopping;
     await runCleanups();
     clearTimeout(watchdog);
   }

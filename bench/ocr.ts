@@ -45,7 +45,7 @@ function tesseractCommand(): string | undefined {
 
 await runBench(async (cleanup) => {
   header('OCR: a scanned 10-page PDF, the service against tesseract');
-  const dir = await makeTempDir('crs-bench-ocr-');
+  const dir = makeTempDir('ocr');
   cleanup(() => removeDir(dir));
   const texts = Array.from({ length: PAGES }, (_, index) => pageLines(index + 1));
   const pdfPath = path.join(dir, 'scan.pdf');

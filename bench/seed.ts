@@ -141,7 +141,7 @@ async function seedAclsAndFolders(run: (sql: string) => Promise<unknown>, folder
  * (for EXPLAIN), and an administrator session; `cleanup` registers the teardown.
  */
 export async function startSeededService(name: string, rows: number, cleanup: (fn: () => Promise<void> | void) => void, shapeRows = rows) {
-  const tmp = await makeTempDir(name);
+  const tmp = makeTempDir(name);
   cleanup(() => removeDir(tmp));
   const logger = createLogger('warn');
   const postgres = await startEmbeddedPostgres({ directory: path.join(tmp, 'pg'), logger });

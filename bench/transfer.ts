@@ -253,7 +253,7 @@ async function storedFile(dir: string, size: number): Promise<string> {
 
 async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<void> {
   header(`transfer: ${SIZE_MIB} MiB through REST vs plain fs streams on the same disk`);
-  const tmp = await makeTempDir('transfer');
+  const tmp = makeTempDir('transfer');
   cleanup(() => removeDir(tmp));
   const dataDir = path.join(tmp, 'data');
   const work = path.join(tmp, 'work');

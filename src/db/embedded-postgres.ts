@@ -56,11 +56,15 @@ exitHook.unhookEvent('exit');
 
 /**
  * For a process that stops its clusters itself when a signal asks it to end (the service drains its
- * requests, then stops its database): the library's own SIGINT, SIGTERM and SIGHUP handlers are taken
- * off. They stopped the cluster at once, under the requests still being drained (each pool then
- * logged "terminating connection due to administrator command").
+ * requests, then stops its database): `onSignal` takes SIGINT, SIGTERM and SIGHUP, and the library's
+ * own handlers are taken off. They stopped the cluster at once, under the requests still being drained
+ * (each pool then logged "terminating connection due to administrator command").
+ * `onSignal` is added before the library's handler is removed: Node closes a signal's watcher with its
+ * last listener, and a signal that arrived while the process was busy but not yet dispatched goes
+ * with it (a benchmark stopped during its start then ran to its end).
  */
-export function leaveSignalsToTheProcess(): void {
+export function handleSignalsInstead(onSignal: (signal: NodeJS.Signals) => void): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) {
     if (exitHook.hookedEvents().includes(signal)) exitHook.unhookEvent(signal);
   }
