@@ -647,6 +647,40 @@ describe('gateway (split: subgraphs over HTTP and graphql-ws)', () => {
     }
   });
 
+  it('leaves no timer of upstreamTimeout behind to reject unhandled once a query, a failing query or a subscription is answered', async () => {
+    const supergraphSdl = compose([
+      { name: 'content', schema: contentSchema(), url: servers[0]!.url },
+      { name: 'admin', schema: adminSchema(), url: servers[1]!.url },
+    ]);
+    const bounded = createGateway({ supergraphSdl, graphqlEndpoint: '/graphql', limits, logger, verifyConnection, upstreamTimeoutMs: 400 });
+    const served = await serve(bounded);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      expect((await post(served.url, '{ whoami }', { authorization: 'Bearer good' })).body.errors).toBeUndefined();
+      expect((await post(served.url, '{ boom }', { authorization: 'Bearer good' })).body.errors).toBeDefined();
+      const client = wsClient(served.url, 'Bearer good');
+      try {
+        expect(await collect(client.iterate({ query: 'subscription { ticks(count: 2) { n } }' }))).toHaveLength(2);
+      } finally {
+        await client.dispose();
+      }
+      const response = await fetch(served.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer good' },
+        body: JSON.stringify({ query: 'subscription { ticks(count: 2) { n } }' }),
+      });
+      expect(await readSse(response)).toHaveLength(2);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await served.close();
+      await bounded.dispose();
+    }
+  });
+
   it('reports an unreachable subgraph as unavailable (503)', async () => {
     const supergraphSdl = compose([
       { name: 'content', schema: contentSchema(), url: 'http://127.0.0.1:9/graphql' },

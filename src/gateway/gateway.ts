@@ -183,9 +183,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...Object.fromEntries([...inProcess.keys()].map((name) => [name, { kind: inProcessKind }])),
     },
     propagateHeaders: { fromClientToSubgraphs: ({ request }) => forwardedHeaders(request.headers) },
-    // subgraphs over HTTP only: an in-process call has no upstream to give up on
-    upstreamTimeout: ({ subgraphName }) =>
-      subgraphName && inProcess.has(subgraphName.toLowerCase())
+    // subgraphs over HTTP only: an in-process call has no upstream to give up on. Not subscriptions: they
+    // live as long as their client wants, and Hive's bound, given the stream its executor returns at once,
+    // left its timer to reject a promise nobody awaited when it ran out (an unhandled rejection ends a process)
+    upstreamTimeout: ({ subgraphName, executionRequest }) =>
+      (subgraphName && inProcess.has(subgraphName.toLowerCase())) || executionRequest?.operationType === 'subscription'
         ? undefined
         : (options.upstreamTimeoutsMs?.[subgraphName?.toLowerCase() ?? ''] ?? options.upstreamTimeoutMs ?? 30_000),
     graphqlEndpoint,
