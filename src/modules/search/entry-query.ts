@@ -147,9 +147,10 @@ const maxUnitedTags = 64;
  * The count of a search whose predicates only ask for tags, from entry_visible_tag
  * (Migration20261123040001EntryVisibleTags): an index-only scan of the named tags' rows grouped by
  * entry, instead of a visit to every match in the entry table. A caller who may not read the whole
- * repository reads the rows of the ACLs it may read (Migration20261207090000VisibleTagAcls: one index
- * range per tag and readable ACL) and those of the entries it owns under other ACLs, so the count costs
- * what it may read, not every match.
+ * repository reads the rows of the ACLs it may read (Migration20261207090000VisibleTagAcls: an index
+ * range per readable ACL, probed one by one — given the ACL ids as one list the planner filtered all of
+ * the tags' rows on the heap instead) and those of the entries it owns under other ACLs, so the count
+ * costs what it may read, not every match.
  */
 function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): Statement | undefined {
   const formulas = predicates.map((p) => p.tagFormula);
@@ -161,22 +162,21 @@ function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: 
   const types = options.entryType ? [options.entryType] : [];
   const having = formulas.map((f) => `(${f.sql})`).join(' and ');
   const formulaParams = formulas.flatMap((f) => f.params);
+  const anyOf = formulas.length === 1 && formulas[0]!.anyOf;
   if (!visibleEntries(scope.principal, scope.repository, scope.readable).wholeRepository) {
     const ids = scope.readable!.ids;
-    return {
-      sql: numbered(
-        `select count(*) as n from (select v.entry_id from (
-           select v.entry_id, v.tag from entry_visible_tag v where v.repository_id = ? and v.tag = any(?::text[]) and v.acl_id = any(?::bigint[])${typeFilter}
-           union all
-           select v.entry_id, v.tag from entry e join entry_visible_tag v on v.repository_id = e.repository_id and v.tag = any(?::text[]) and v.entry_id = e.id
-            where e.repository_id = ? and e.owner = ? and not (e.acl_id = any(?::bigint[]))
-              and e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY'${typeFilter}
-         ) v group by v.entry_id having ${having}) matches`,
-      ),
-      params: [scope.repository.id, tags, ids, ...types, tags, scope.repository.id, scope.principal.userName, ids, ...types, ...formulaParams],
-    };
+    const rows = `select v.entry_id, v.tag from unnest(?::bigint[]) a(acl_id)
+        cross join lateral (select v.entry_id, v.tag from entry_visible_tag v where v.repository_id = ? and v.acl_id = a.acl_id and v.tag = any(?::text[])${typeFilter}) v
+      union all
+      select v.entry_id, v.tag from entry e join entry_visible_tag v on v.repository_id = e.repository_id and v.tag = any(?::text[]) and v.entry_id = e.id
+       where e.repository_id = ? and e.owner = ? and not (e.acl_id = any(?::bigint[]))
+         and e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY'${typeFilter}`;
+    const params = [ids, scope.repository.id, tags, ...types, tags, scope.repository.id, scope.principal.userName, ids, ...types];
+    // an `or` of tags holds for every row read: its matches are the distinct entries (10,000 at 1,000,000 contents: 9.9 ms, 17.7 grouped with the condition)
+    if (anyOf) return { sql: numbered(`select count(*) as n from (select distinct v.entry_id from (${rows}) v) matches`), params };
+    return { sql: numbered(`select count(*) as n from (select v.entry_id from (${rows}) v group by v.entry_id having ${having}) matches`), params: [...params, ...formulaParams] };
   }
-  if (formulas.length === 1 && formulas[0]!.anyOf && tags.length <= maxUnitedTags) {
+  if (anyOf && tags.length <= maxUnitedTags) {
     // one index range per tag, each in entry order: merged without a hash or a sort (40,000 of 1,000,000: 14 → 8 ms)
     const branch = `select v.entry_id from entry_visible_tag v where v.repository_id = ? and v.tag = ?${typeFilter}`;
     return {
