@@ -41,7 +41,6 @@ import { Migration20261129071000AclChangesPerStatement } from './migrations/Migr
 import { Migration20261129102000VisibleChildrenIndex } from './migrations/Migration20261129102000VisibleChildrenIndex.js';
 import { Migration20261129130000EntryVisiblePostings } from './migrations/Migration20261129130000EntryVisiblePostings.js';
 import { Migration20261129161000UnchangedWordsKept } from './migrations/Migration20261129161000UnchangedWordsKept.js';
-import { Migration20261207090000VisibleTagAcls } from './migrations/Migration20261207090000VisibleTagAcls.js';
 
 export type Orm = MikroORM;
 
@@ -86,7 +85,6 @@ export const migrationsList = [
   { name: 'Migration20261129102000VisibleChildrenIndex', class: Migration20261129102000VisibleChildrenIndex },
   { name: 'Migration20261129130000EntryVisiblePostings', class: Migration20261129130000EntryVisiblePostings },
   { name: 'Migration20261129161000UnchangedWordsKept', class: Migration20261129161000UnchangedWordsKept },
-  { name: 'Migration20261207090000VisibleTagAcls', class: Migration20261207090000VisibleTagAcls },
 ];
 
 export interface OrmOptions {

@@ -94,7 +94,7 @@ const aclEntries = fc.uniqueArray(
 );
 const ownAcl: fc.Arbitrary<OwnAcl> = fc.record({ inherit: fc.boolean(), entries: aclEntries });
 const owner = fc.constantFrom<Caller>(...callers);
-/** Tags the searches below ask for (counted from entry_visible_tag, per readable ACL for a user). */
+/** Tags the searches below ask for: their counts are read from entry_visible_tag for an administrator, from the entry rows for a user. */
 const tags = fc.subarray(['red', 'blue']);
 
 /** Folder i's parent is a folder before it (so the tree has no cycle), no deeper than maxDepth levels. */
@@ -291,7 +291,7 @@ async function answersOf(caller: Caller, built: Built, entries: ModelEntry[]): P
   answers.byTextCount = text.count;
   answers.fullTextAndName = keys(await searchByCondition(scope, "fullText('omega') and name like 'doc-*'", { limit: 1000 }));
   answers.home = keys(await home(scope, { limit: 1000 }));
-  // tag-only searches, counted (a page of none) from entry_visible_tag
+  // tag-only searches, counted (a page of none)
   answers.redOrBlue = keys(await searchByCondition(scope, "'red' in tags or 'blue' in tags", { limit: 1000 }));
   answers.redOrBlueCount = (await searchByCondition(scope, "'red' in tags or 'blue' in tags", { limit: 0 })).count;
   answers.redAndBlueCount = (await searchByCondition(scope, "'red' in tags and 'blue' in tags", { limit: 0 })).count;

@@ -122,6 +122,15 @@ export function checkPaging(limit: number | undefined, offset: number | undefine
 }
 
 /**
+ * Whether the trigger-kept tables (entry_visible_count, entry_visible_tag) can count this search: they
+ * hold the default visibility (latest, active, not a working copy) of a whole repository only.
+ */
+export function countableFromTriggerTables(scope: SearchScope, options: SearchOptions): boolean {
+  // versionStatus=CURRENT narrows what the tables count (folders have none)
+  return onlyVisibleByDefault(options) && options.versionStatus === undefined && visibleEntries(scope.principal, scope.repository, scope.readable).wholeRepository;
+}
+
+/**
  * The count of a search without predicates of its own, from the totals triggers keep per ACL
  * (Migration20261122270001EntryVisibleCounts, Migration20261127020000Acls): the whole repository's,
  * or for a caller who may not read all of it the totals of the ACLs it may read plus what it owns
@@ -146,37 +155,16 @@ const maxUnitedTags = 64;
 /**
  * The count of a search whose predicates only ask for tags, from entry_visible_tag
  * (Migration20261123040001EntryVisibleTags): an index-only scan of the named tags' rows grouped by
- * entry, instead of a visit to every match in the entry table. A caller who may not read the whole
- * repository reads the rows of the ACLs it may read (Migration20261207090000VisibleTagAcls: an index
- * range per readable ACL, probed one by one — given the ACL ids as one list the planner filtered all of
- * the tags' rows on the heap instead) and those of the entries it owns under other ACLs, so the count
- * costs what it may read, not every match.
+ * entry, instead of a visit to every match in the entry table.
  */
 function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): Statement | undefined {
   const formulas = predicates.map((p) => p.tagFormula);
   if (predicates.length === 0 || !formulas.every((f): f is TagFormula => f !== undefined)) return undefined;
-  // the tables hold the default visibility only (versionStatus=CURRENT narrows it: folders have none)
-  if (!onlyVisibleByDefault(options) || options.versionStatus !== undefined) return undefined;
+  if (!countableFromTriggerTables(scope, options)) return undefined;
   const tags = [...new Set(formulas.flatMap((f) => f.tags))];
   const typeFilter = options.entryType ? ' and v.entry_type = ?' : '';
   const types = options.entryType ? [options.entryType] : [];
-  const having = formulas.map((f) => `(${f.sql})`).join(' and ');
-  const formulaParams = formulas.flatMap((f) => f.params);
-  const anyOf = formulas.length === 1 && formulas[0]!.anyOf;
-  if (!visibleEntries(scope.principal, scope.repository, scope.readable).wholeRepository) {
-    const ids = scope.readable!.ids;
-    const rows = `select v.entry_id, v.tag from unnest(?::bigint[]) a(acl_id)
-        cross join lateral (select v.entry_id, v.tag from entry_visible_tag v where v.repository_id = ? and v.acl_id = a.acl_id and v.tag = any(?::text[])${typeFilter}) v
-      union all
-      select v.entry_id, v.tag from entry e join entry_visible_tag v on v.repository_id = e.repository_id and v.tag = any(?::text[]) and v.entry_id = e.id
-       where e.repository_id = ? and e.owner = ? and not (e.acl_id = any(?::bigint[]))
-         and e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY'${typeFilter}`;
-    const params = [ids, scope.repository.id, tags, ...types, tags, scope.repository.id, scope.principal.userName, ids, ...types];
-    // an `or` of tags holds for every row read: its matches are the distinct entries (10,000 at 1,000,000 contents: 9.9 ms, 17.7 grouped with the condition)
-    if (anyOf) return { sql: numbered(`select count(*) as n from (select distinct v.entry_id from (${rows}) v) matches`), params };
-    return { sql: numbered(`select count(*) as n from (select v.entry_id from (${rows}) v group by v.entry_id having ${having}) matches`), params: [...params, ...formulaParams] };
-  }
-  if (anyOf && tags.length <= maxUnitedTags) {
+  if (formulas.length === 1 && formulas[0]!.anyOf && tags.length <= maxUnitedTags) {
     // one index range per tag, each in entry order: merged without a hash or a sort (40,000 of 1,000,000: 14 → 8 ms)
     const branch = `select v.entry_id from entry_visible_tag v where v.repository_id = ? and v.tag = ?${typeFilter}`;
     return {
@@ -185,8 +173,11 @@ function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: 
     };
   }
   return {
-    sql: numbered(`select count(*) as n from (select v.entry_id from entry_visible_tag v where v.repository_id = ? and v.tag = any(?::text[])${typeFilter} group by v.entry_id having ${having}) matches`),
-    params: [scope.repository.id, tags, ...types, ...formulaParams],
+    sql: numbered(
+      `select count(*) as n from (select v.entry_id from entry_visible_tag v where v.repository_id = ? and v.tag = any(?::text[])${typeFilter}` +
+        ` group by v.entry_id having ${formulas.map((f) => `(${f.sql})`).join(' and ')}) matches`,
+    ),
+    params: [scope.repository.id, tags, ...types, ...formulas.flatMap((f) => f.params)],
   };
 }
 
