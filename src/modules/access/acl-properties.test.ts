@@ -19,7 +19,7 @@ import { everyone, groupPrincipal } from '../auth/principal.js';
 import { levelOf, permissions } from './acl.js';
 
 /*
- * Issue 23 item 7: for random folder trees, ACLs (users, groups, EVERYONE), owners, inheritance stops
+ * Issue 23 item 7: for random folder trees, ACLs (users, groups, EVERYONE), owners, tags, inheritance stops
  * and moves, every search, lookup and listing answers each caller exactly the entries a brute-force
  * evaluation of DESIGN §10 allows. The model below knows nothing of the implementation: it walks the
  * final tree.
@@ -46,7 +46,8 @@ beforeAll(async () => {
     await createGroup(em(), administrator, { name });
     for (const member of members) await addMember(em(), bench.services, administrator, { name, userName: member });
   }
-  stopPolicyId = (await createInheritancePolicy(em(), administrator, { name: 'acl-stop', inheritAcl: false })).id;
+  // the folder's tags are not handed down (the model's tags are each entry's own)
+  stopPolicyId = (await createInheritancePolicy(em(), administrator, { name: 'acl-stop', inheritAcl: false, inheritTags: false })).id;
 });
 afterAll(() => bench?.stop());
 
@@ -56,11 +57,12 @@ interface OwnAcl {
   entries: AclEntry[];
 }
 
-/** A folder or a content: where it is (a folder's index, null: the root), who owns it, its own ACL. */
+/** A folder or a content: where it is (a folder's index, null: the root), who owns it, its own ACL, its tags. */
 interface EntrySpec {
   parent: number | null;
   owner: Caller;
   acl: OwnAcl;
+  tags: string[];
 }
 
 /** A content also says whether it is created after every ACL, policy and move (the insert trigger's case) or before them. */
@@ -92,6 +94,8 @@ const aclEntries = fc.uniqueArray(
 );
 const ownAcl: fc.Arbitrary<OwnAcl> = fc.record({ inherit: fc.boolean(), entries: aclEntries });
 const owner = fc.constantFrom<Caller>(...callers);
+/** Tags the searches below ask for: their counts are read from entry_visible_tag for an administrator, from the entry rows for a user. */
+const tags = fc.subarray(['red', 'blue']);
 
 /** Folder i's parent is a folder before it (so the tree has no cycle), no deeper than maxDepth levels. */
 function placeFolders(choices: (number | null)[]): (number | null)[] {
@@ -110,8 +114,8 @@ const at = (choice: number | null, folderCount: number) => (choice === null || f
 
 const scenario: fc.Arbitrary<Scenario> = fc
   .record({
-    folderChoices: fc.array(fc.record({ parent: fc.option(fc.nat(), { freq: 3 }), owner, acl: ownAcl }), { maxLength: maxFolders }),
-    contents: fc.array(fc.record({ parent: fc.option(fc.nat(), { freq: 4 }), owner, acl: ownAcl, late: fc.boolean() }), { maxLength: 15 }),
+    folderChoices: fc.array(fc.record({ parent: fc.option(fc.nat(), { freq: 3 }), owner, acl: ownAcl, tags }), { maxLength: maxFolders }),
+    contents: fc.array(fc.record({ parent: fc.option(fc.nat(), { freq: 4 }), owner, acl: ownAcl, late: fc.boolean(), tags }), { maxLength: 15 }),
     order: fc.shuffledSubarray(steps, { minLength: steps.length }),
     rootAcl: aclEntries,
     stopAt: fc.option(fc.nat(), { freq: 2 }),
@@ -141,6 +145,7 @@ interface ModelEntry {
   parent: string | null;
   owner: Caller;
   acl: OwnAcl;
+  tags: string[];
 }
 
 /** Whether folder `folder` lies in the subtree of folder `root` (itself included), in `parents`. */
@@ -163,8 +168,8 @@ function modelOf(s: Scenario): ModelEntry[] {
   const parents = finalParents(s);
   const folderKey = (i: number | null) => (i === null ? null : `f${i}`);
   return [
-    ...s.folders.map((f, i) => ({ key: `f${i}`, name: `folder-${i}-omega`, parent: folderKey(parents[i]!), owner: f.owner, acl: f.acl })),
-    ...s.contents.map((c, i) => ({ key: `c${i}`, name: `doc-${i}-omega.txt`, parent: folderKey(c.parent), owner: c.owner, acl: c.acl })),
+    ...s.folders.map((f, i) => ({ key: `f${i}`, name: `folder-${i}-omega`, parent: folderKey(parents[i]!), owner: f.owner, acl: f.acl, tags: f.tags })),
+    ...s.contents.map((c, i) => ({ key: `c${i}`, name: `doc-${i}-omega.txt`, parent: folderKey(c.parent), owner: c.owner, acl: c.acl, tags: c.tags })),
   ];
 }
 
@@ -223,7 +228,7 @@ async function build(s: Scenario): Promise<Built> {
   const folderIds: string[] = [];
   for (const [i, folder] of s.folders.entries()) {
     const parentId = folder.parent === null ? undefined : folderIds[folder.parent];
-    folderIds.push((await createFolder(await asAdmin(), { name: `folder-${i}-omega`, parentId })).id);
+    folderIds.push((await createFolder(await asAdmin(), { name: `folder-${i}-omega`, parentId, tags: folder.tags })).id);
     idOf.set(`f${i}`, folderIds[i]!);
   }
   const addContents = async (late: boolean) => {
@@ -231,7 +236,7 @@ async function build(s: Scenario): Promise<Built> {
       if (content.late !== late) continue;
       const scope = await asAdmin();
       const parentId = content.parent === null ? undefined : folderIds[content.parent];
-      const created = await createContent(scope, { uploadId: await bench.stage(scope, `text of content ${i}`), name: `doc-${i}-omega.txt`, parentId });
+      const created = await createContent(scope, { uploadId: await bench.stage(scope, `text of content ${i}`), name: `doc-${i}-omega.txt`, parentId, tags: content.tags });
       idOf.set(`c${i}`, created.id);
       await changeEntryAcl(await asAdmin(), created.id, content.acl);
     }
@@ -286,6 +291,12 @@ async function answersOf(caller: Caller, built: Built, entries: ModelEntry[]): P
   answers.byTextCount = text.count;
   answers.fullTextAndName = keys(await searchByCondition(scope, "fullText('omega') and name like 'doc-*'", { limit: 1000 }));
   answers.home = keys(await home(scope, { limit: 1000 }));
+  // tag-only searches, counted (a page of none)
+  answers.redOrBlue = keys(await searchByCondition(scope, "'red' in tags or 'blue' in tags", { limit: 1000 }));
+  answers.redOrBlueCount = (await searchByCondition(scope, "'red' in tags or 'blue' in tags", { limit: 0 })).count;
+  answers.redAndBlueCount = (await searchByCondition(scope, "'red' in tags and 'blue' in tags", { limit: 0 })).count;
+  answers.redContentsCount = (await searchByCondition(scope, "'red' in tags", { limit: 0, entryType: EntryTypeEnum.CONTENT })).count;
+  answers.blueByPropertiesCount = (await searchByProperties(scope, { tags: ['blue'] }, { limit: 0 })).count;
   for (const entry of entries) {
     const id = built.idOf.get(entry.key)!;
     const folder = entry.key.startsWith('f');
@@ -314,6 +325,11 @@ function expectedOf(caller: Caller, s: Scenario, entries: ModelEntry[]): Answers
     byTextCount: readable.length,
     fullTextAndName: keys(readable.filter((e) => e.key.startsWith('c'))),
     home: keys(readable.filter((e) => e.parent === null)),
+    redOrBlue: keys(readable.filter((e) => e.tags.length > 0)),
+    redOrBlueCount: readable.filter((e) => e.tags.length > 0).length,
+    redAndBlueCount: readable.filter((e) => e.tags.length === 2).length,
+    redContentsCount: readable.filter((e) => e.key.startsWith('c') && e.tags.includes('red')).length,
+    blueByPropertiesCount: readable.filter((e) => e.tags.includes('blue')).length,
   };
   for (const entry of entries) {
     answers[`get ${entry.key}`] = readableKeys.has(entry.key) ? 'allowed' : 'notFound';
