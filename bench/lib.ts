@@ -42,11 +42,14 @@ export async function startServiceChild(dataDir: string, env: Record<string, str
 
 /**
  * BENCH_CPU_PROF=<dir>: the server processes run with `--cpu-prof` and leave their profiles there
- * (summarise with `node dist/bench/profile-top.js <dir>/*.cpuprofile`).
+ * (summarise with `node dist/bench/profile-top.js <dir>/*.cpuprofile`). BENCH_NODE_ARGS: more node/V8
+ * flags for them, space-separated (`--max-semi-space-size=4`): GC settings are compared this way
+ * (docs/benchmarks.md, "search — what the scavenges keep").
  */
 export function profileArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : [];
+  const more = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`] : []), ...more];
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

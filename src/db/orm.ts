@@ -1,6 +1,8 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logger.js';
+import { answerInCallbackForm } from './callback-queries.js';
 import { statementTimeouts } from './statement-timeout.js';
 import { Migration20261122000001Initial } from './migrations/Migration20261122000001Initial.js';
 import { Migration20261122210000LoginLimits } from './migrations/Migration20261122210000LoginLimits.js';
@@ -104,6 +106,8 @@ export async function createOrm(clientUrl: string, logger: Logger, { entities = 
     // an idle connection is kept 5 minutes, not pg-pool's 10 s: a new one costs the first request after a
     // pause ≈ 10 ms (connecting, and the backend's catalog caches filling again), docs/benchmarks.md
     pool: { min: 0, max: poolMax, idleTimeoutMillis: 300_000 },
+    // every connection answers in pg's callback form: the promise form's results outlived young-generation collections (callback-queries.ts)
+    driverOptions: { onPoolCreated: (pool: pg.Pool) => void pool.on('connect', answerInCallbackForm) },
     allowGlobalContext: false,
     debug: false,
     logger: (message) => logger.debug({ orm: message }, 'orm'),

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../logger.js';
+import { answerInCallbackForm } from './callback-queries.js';
 import { endPool } from './end-pool.js';
 
 /** What `pg_export_snapshot()` answers (hexadecimal fields and dashes); anything else is never sent. */
@@ -25,6 +26,7 @@ export class SnapshotReaders {
     // idle connections are kept as long as the ORM's (src/db/orm.ts): a new one costs ≈ 10 ms
     this.pool = new pg.Pool({ connectionString: databaseUrl, max: size, idleTimeoutMillis: 300_000 });
     this.pool.on('error', (error) => this.logger.warn({ err: error }, 'snapshot reader connection failed'));
+    this.pool.on('connect', answerInCallbackForm);
   }
 
   /** Whether a connection is idle or may be opened now (a statement asked for otherwise would wait). */

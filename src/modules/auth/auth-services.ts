@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
+import { answerInCallbackForm } from '../../db/callback-queries.js';
 import { endPool } from '../../db/end-pool.js';
 import { LoginLimits } from './login-limits.js';
 import { PasswordHashing } from './passwords.js';
@@ -18,6 +19,7 @@ export function createAuthServices(databaseUrl: string, logger: Logger): AuthSer
   // rate-limiter-flexible speaks to node-postgres; a small pool of its own keeps logins off the ORM's
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   pool.on('error', (error) => logger.warn({ err: error }, 'login-limit database connection failed'));
+  pool.on('connect', answerInCallbackForm);
   return {
     sessions: new SessionCache(),
     loginLimits: new LoginLimits(pool),
