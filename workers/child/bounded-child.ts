@@ -42,8 +42,8 @@ function residentBytes(pid: number): number {
 /**
  * Reads a process's resident size again and again (the watchdog: 20 times a second per job) through
  * /proc/<pid>/statm kept open, one pread a reading; 0 when the process is gone. /proc/<pid>/status opened
- * each time (open, stat, read, close, 1.5 kB the kernel writes out and a regular expression scans) cost
- * ≈ 0.2 ms of the service's CPU a page of a conversion (docs/benchmarks.md).
+ * each time (open, stat, read, close, 1.5 kB the kernel writes out and a regular expression scans) took
+ * ≈ 70 µs a reading, this ≈ 17 µs (docs/benchmarks.md, "conversion — fewer statements a job").
  */
 function residentReader(pid: number): { read(): number; close(): void } {
   let fd: number | undefined;
