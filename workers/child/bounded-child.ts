@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { JobFailure } from '../../src/modules/jobs/index.js';
 
@@ -16,20 +16,57 @@ export type FinalMessage = { type: 'done' } | { type: 'failed'; reasonCode: stri
 /** What a pooled child sends once it has loaded its libraries and waits for its first job. */
 export type ReadyMessage = { type: 'ready' };
 
-/**
- * Resident set size of a process in bytes (Linux), or 0 when it is gone. Read synchronously: /proc is
- * in memory, and the watchdog reads it 20 times a second per job, where the promise API's open, stat,
- * read and close were a measurable share of the service's CPU per page (docs/benchmarks.md).
- */
-function residentBytes(pid: number): number {
-  let status = '';
+/** Bytes of a memory page, which /proc/<pid>/statm counts in: this process's resident size both ways, once. */
+const pageBytes = (() => {
   try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const pages = Number(readFileSync('/proc/self/statm', 'utf8').split(' ')[1]);
+    const kilobytes = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+    return 2 ** Math.round(Math.log2((kilobytes * 1024) / pages));
   } catch {
-    // gone
+    return 4096; // no /proc: residentBytes answers 0 anyway
   }
-  const match = /VmRSS:\s+(\d+) kB/.exec(status);
-  return match ? Number(match[1]) * 1024 : 0;
+})();
+
+/** The resident size in bytes from the text of /proc/<pid>/statm (its second field, in pages). */
+const statmResident = (text: string) => Number(text.split(' ')[1] ?? 0) * pageBytes;
+
+/** Resident set size of a process in bytes (Linux), or 0 when it is gone. */
+function residentBytes(pid: number): number {
+  try {
+    return statmResident(readFileSync(`/proc/${pid}/statm`, 'utf8'));
+  } catch {
+    return 0; // gone
+  }
+}
+
+/**
+ * Reads a process's resident size again and again (the watchdog: 20 times a second per job) through
+ * /proc/<pid>/statm kept open, one pread a reading; 0 when the process is gone. /proc/<pid>/status opened
+ * each time (open, stat, read, close, 1.5 kB the kernel writes out and a regular expression scans) took
+ * ≈ 70 µs a reading, this ≈ 17 µs (docs/benchmarks.md, "conversion — fewer statements a job").
+ */
+function residentReader(pid: number): { read(): number; close(): void } {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`/proc/${pid}/statm`, 'r');
+  } catch {
+    // gone already
+  }
+  const buffer = Buffer.alloc(128);
+  return {
+    read: () => {
+      if (fd === undefined) return 0;
+      try {
+        return statmResident(buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0)));
+      } catch {
+        return 0; // gone
+      }
+    },
+    close: () => {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
 }
 
 const isAlive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
@@ -232,6 +269,7 @@ export async function runBoundedChild<M extends { type: string }>(
       if (outcome) return;
       outcome = result;
       clearInterval(watchdog);
+      resident.close();
       clearTimeout(deadline);
       child.off('message', onChildMessage);
       child.off('exit', onExit);
@@ -242,8 +280,9 @@ export async function runBoundedChild<M extends { type: string }>(
       void Promise.all([released, queue]).then(() => (result === 'done' ? resolve() : reject(result)));
     };
     const limitBytes = source.memoryMb * 1024 * 1024;
+    const resident = residentReader(child.pid!);
     const watchdog = setInterval(() => {
-      if (residentBytes(child.pid!) > limitBytes) settle(failures.memoryExceeded(), false);
+      if (resident.read() > limitBytes) settle(failures.memoryExceeded(), false);
     }, 50);
     const deadline = setTimeout(() => settle(failures.timedOut(), false), timeoutMs);
     const onChildMessage = (raw: unknown) => {

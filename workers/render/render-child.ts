@@ -49,8 +49,10 @@ function encoder(format: TargetFormat, image: Image): Image {
   switch (format) {
     case 'png':
       // pages are mostly flat colour: fast deflate without adaptive filtering keeps files near the
-      // default's size at a fraction of the encoding time (the conversion benchmark's mixed PDF)
-      return image.png({ compressionLevel: 3, adaptiveFiltering: false });
+      // default's size at a fraction of the encoding time (the conversion benchmark's mixed PDF); level 2
+      // rather than 3: 7–25 % less encoding CPU for files 1–4 % larger (level 1: 20–51 % larger;
+      // docs/benchmarks.md, "conversion — fewer statements a job")
+      return image.png({ compressionLevel: 2, adaptiveFiltering: false });
     case 'jpeg':
       return image.flatten({ background: '#ffffff' }).jpeg({ quality: 90 });
     case 'webp':

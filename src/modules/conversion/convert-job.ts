@@ -9,7 +9,7 @@ import { authorize } from '../access/policy.js';
 import { nameClash, nameTaken } from '../entries/chronicles.js';
 import { createContent } from '../entries/contents.js';
 import { Entry, Resource } from '../entries/entry.entity.js';
-import { requireEntry } from '../entries/queries.js';
+import { readContentWithResource } from '../entries/read.js';
 import type { EntryScope } from '../entries/scope.js';
 import { jobScope } from '../entries/scope-of-job.js';
 import { discardUpload, stageUpload } from '../entries/uploads.js';
@@ -72,7 +72,7 @@ function reusablePages(stored: RepresentationRecord[], pages: number, placeholde
 export async function storeRepresentation(
   run: JobRun,
   services: Services,
-  source: Entry,
+  source: Pick<Entry, 'id' | 'repositoryId'>,
   { format, mimeType }: { format: string; mimeType: string },
   page: RenderedPage,
   pageCount: number,
@@ -225,10 +225,11 @@ async function convert(
   const { record, em } = run;
   const scope = await jobScope(run, services);
   const format = request.targetFormat;
-  const sources = await Promise.all(record.contentIds.map((id) => requireEntry(scope, id, 'CONTENT')));
+  const inputs = await Promise.all(record.contentIds.map((id) => readContentWithResource(scope, id)));
+  const sources = inputs.map(({ content }) => content);
   // deactivated, or its ACL changed, since the job was started: not converted (the rules of startImageConversion)
   for (const source of sources) await authorize(scope, request.resultAction === 'NEW_CONTENT' ? 'download' : 'convert', { entry: source });
-  const resources = await Promise.all(sources.map((source) => (source.resourceId ? em.findOne(Resource, { id: source.resourceId }) : null)));
+  const resources = inputs.map(({ resource }) => resource);
   const limits = scope.repository.limits ?? {};
   checkInputFiles(
     resources.map((resource, index) => ({ name: resource?.name ?? record.inputFilenames[index] ?? sources[index]!.name, size: resource?.fileSize ?? 0 })),

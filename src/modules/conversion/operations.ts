@@ -4,10 +4,13 @@ import { conflict, illegalArguments, notFound } from '../../errors.js';
 import { authorize, authorizeJob } from '../access/policy.js';
 import { mayAdminister } from '../access/roles.js';
 import { validateProperties, validateTags } from '../entries/contents.js';
-import { Entry, Resource } from '../entries/entry.entity.js';
+import type { Resource } from '../entries/entry.entity.js';
+import { readContentWithResource } from '../entries/read.js';
 import { validateEntryName } from '../entries/names.js';
-import { requireEntry, requireParentFolder } from '../entries/queries.js';
+import { requireParentFolder } from '../entries/queries.js';
 import type { EntryScope } from '../entries/scope.js';
+import type { EntryRecord } from '../search/entry-query.js';
+import type { PlainRecord } from '../../db/plain-rows.js';
 import { jobPriority } from '../jobs/queue.js';
 import { convertJobName, findJob, mergeJobName, listJobs, markCancelled, requireJob, type JobRecord, type JobState, type NewJob } from '../jobs/records.js';
 
@@ -139,12 +142,11 @@ export async function startMerge(scope: EntryScope, input: MergeConversionInput,
 }
 
 /** Each content exists, may be read, is permitted `action` and has a resource to convert (404 otherwise). */
-async function convertibleContents(scope: EntryScope, ids: readonly string[], action: 'download' | 'convert'): Promise<{ content: Entry; resource: Resource }[]> {
-  const found: { content: Entry; resource: Resource }[] = [];
+async function convertibleContents(scope: EntryScope, ids: readonly string[], action: 'download' | 'convert'): Promise<{ content: EntryRecord; resource: PlainRecord<Resource> }[]> {
+  const found: { content: EntryRecord; resource: PlainRecord<Resource> }[] = [];
   for (const id of ids) {
-    const content = await requireEntry(scope, id, 'CONTENT');
+    const { content, resource } = await readContentWithResource(scope, id);
     await authorize(scope, action, { entry: content });
-    const resource = content.resourceId ? await scope.em.findOne(Resource, { id: content.resourceId }) : null;
     if (!resource) throw notFound(`content '${content.id}' has no resource to convert`);
     found.push({ content, resource });
   }

@@ -61,6 +61,21 @@ export const readableParent = async <P extends EntryFacts>(scope: EntryScope, pa
   parent && (await mayRead(scope, parent)) ? parent : null;
 
 let predecessorsStatement: ReturnType<typeof readStatement> | undefined;
+let contentResourceStatement: ReturnType<typeof readStatement> | undefined;
+
+/**
+ * A content of the scope's repository that the caller may read, with its resource (null when it has
+ * none), as plain data in one prepared statement — or the 404 of `requireEntry`: the input of a
+ * conversion, read by its submission and again by its job (two ORM loads each before, a good part of
+ * the service's CPU a job: docs/benchmarks.md, "conversion — fewer statements a job").
+ */
+export async function readContentWithResource(scope: EntryScope, id: string): Promise<{ content: EntryRecord; resource: PlainRecord<Resource> | null }> {
+  const orm = scope.services.orm.em as EntityManager;
+  const { name, sql, selects } = (contentResourceStatement ??= readStatement(orm, 'content-resource-read', ['resource']));
+  // none found: an empty row, whose entry is none (a 404)
+  const [row = {}] = await executePrepared<Record<string, unknown>>(orm, name, sql, [id, scope.repository.id]);
+  return { content: await requireReadable(scope, id, selects.entry.take(row), 'CONTENT'), resource: selects.resource.take(row) };
+}
 
 /**
  * The predecessors `ids` of a search page's contents (entriesPageView), each with what `readEntry`

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { JobCancelled, JobFailure, JobQueue, jobPriority } from './queue.js';
-import { findJob, insertJob, markCancelled, type JobRecord } from './records.js';
+import { JobChanges } from './changes.js';
+import { claimJob, findJob, insertJob, markCancelled, reportProgress, type JobRecord } from './records.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -297,6 +299,80 @@ describe('a record whose submitter died before queuing it', () => {
       expect(await queue.requeueWaiting(60_000)).toEqual([]);
     } finally {
       await queue.stop();
+    }
+  });
+});
+
+describe("what a job sends on the queue's connections and channels", () => {
+  /** A client listening to `channels`, and what it heard on each. */
+  async function listener(channels: string[]) {
+    const client = new pg.Client({ connectionString: service.config.DATABASE_URL! });
+    const heard: { channel: string; payload: string }[] = [];
+    client.on('notification', (message) => heard.push({ channel: message.channel, payload: message.payload ?? '' }));
+    await client.connect();
+    for (const channel of channels) await client.query(`listen "${channel}"`);
+    return { heard, end: () => client.end() };
+  }
+
+  it("Agenda's state notifications are not sent (no process listens to them); its announcements of queue jobs are", { timeout: 30_000 }, async () => {
+    const queue = new JobQueue({ ...service.config, WORKER_NAME: 'quiet', JOB_CONCURRENCY: 1 }, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
+    queue.define('quiet', async () => ({ result: {} }));
+    await queue.start();
+    const heard = await listener(['agenda:jobs', 'agenda:jobs:state']);
+    try {
+      const job = await queue.submit(service.services.orm.em.fork(), labelledJob('quiet', 'quiet'));
+      expect(await finished(job.id)).toMatchObject({ state: 'Done' });
+      await sleep(500);
+      const quiet = heard.heard.filter((message) => message.payload.includes('"quiet"'));
+      expect(quiet.filter((message) => message.channel === 'agenda:jobs:state')).toEqual([]);
+      // the submission's, and the freed slot's
+      expect(quiet.filter((message) => message.channel === 'agenda:jobs').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await heard.end();
+      await queue.stop();
+    }
+  });
+
+  it("the queue's connections commit without waiting for the WAL to reach the disk; the service's others wait", async () => {
+    const queue = new JobQueue({ ...service.config, WORKER_NAME: 'unflushed', JOB_CONCURRENCY: 0 }, service.services.orm, service.services.logger, service.config.DATABASE_URL!);
+    const setting = `select setting, source from pg_settings where name = 'synchronous_commit'`;
+    try {
+      const { rows } = await (queue as unknown as { pool: pg.Pool }).pool.query(setting);
+      expect(rows).toEqual([{ setting: 'off', source: 'client' }]);
+      const [other] = await service.services.orm.em.fork().getConnection().execute<{ source: string }[]>(setting);
+      expect(other!.source).not.toBe('client');
+    } finally {
+      await queue.stop();
+    }
+  });
+
+  it('a watcher of states hears the changes of state of its job (a cancellation), not its progress; a watcher of every change hears both', { timeout: 30_000 }, async () => {
+    const changes = new JobChanges(service.config.DATABASE_URL!, service.services.logger);
+    const em = service.services.orm.em.fork();
+    const job = await insertJob(em, labelledJob('watched', 'watched'));
+    const collect = async (kind: 'all' | 'states') => {
+      const iterator = await changes.watch(job.id, kind);
+      const seen: string[] = [];
+      const done = (async () => {
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          seen.push(`${next.value.state} ${next.value.percentage}`);
+          if (next.value.state === 'cancelled') return iterator.return?.();
+        }
+      })();
+      return { seen, done };
+    };
+    try {
+      const [every, states] = await Promise.all([collect('all'), collect('states')]);
+      expect(await claimJob(em, 'watched', 'queue-job-of-watched', 'a worker')).toMatchObject({ id: job.id, state: 'running' });
+      await reportProgress(em, job.id, 40);
+      await markCancelled(em, job.id, 'cancelled by a test');
+      await Promise.all([every.done, states.done]);
+      expect(every.seen).toEqual(['running 0', 'running 40', 'cancelled 40']);
+      expect(states.seen).toEqual(['running 0', 'cancelled 40']);
+    } finally {
+      await changes.close();
     }
   });
 });

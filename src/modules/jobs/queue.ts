@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { MongoBackend } from '@agendajs/mongo-backend';
-import { PostgresBackend } from '@agendajs/postgres-backend';
+import { PostgresBackend, PostgresNotificationChannel } from '@agendajs/postgres-backend';
 import { Agenda, type AgendaBackend, type Job } from 'agenda';
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -17,13 +17,13 @@ import {
   claimJob,
   completeJob,
   failJob,
-  findJob,
   holdRunning,
   holdRunningStatement,
   insertBoundedJob,
   insertExclusiveJob,
   insertJob,
   isRunning,
+  jobState,
   kindsWaitingLong,
   progressStatement,
   reportProgress,
@@ -112,6 +112,16 @@ export function failureOf(error: unknown, config: Config): { reasonCode: string;
   return { reasonCode, errorMessage: withoutFolders(e.message), stackTrace: withoutFolders(e.stack ?? `${e.name}: ${e.message}`) };
 }
 
+/**
+ * Agenda's Postgres channel without its state notifications. Agenda sends three a run (start, success,
+ * complete) so that `agenda.on(…)` listeners of other processes hear of it; the queue listens to its
+ * own process's only (a freed slot, define()). They were three statements a job, each delivered to and
+ * parsed by every process (docs/benchmarks.md, "conversion — fewer statements a job").
+ */
+class QueueNotifications extends PostgresNotificationChannel {
+  override async publishState(): Promise<void> {}
+}
+
 /** Seconds a client refused for having JOB_MAX_PENDING_PER_USER jobs queued is asked to wait (`Retry-After`). */
 export const pendingRetryAfterSeconds = 10;
 
@@ -157,18 +167,25 @@ export class JobQueue {
     this.changes = new JobChanges(databaseUrl, logger);
     // The Postgres backend gets a pool of ours: its connections end when the queue stops, and an error of
     // an idle one (Postgres restarting or stopping) is logged — unheard, it would end the process.
-    this.pool = config.MONGODB_URL ? undefined : new pg.Pool({ connectionString: databaseUrl, max: 5 });
+    // Its commits do not wait for the WAL to reach the disk (`synchronous_commit` off): a queue job is a
+    // wake-up call for the records (service_job, committed durably), and what a crash of Postgres could
+    // take of the last commits is what the queue recovers from anyway — a queue job lost after its record
+    // is queued again by the job sweeper (requeueWaiting), a lock lost is a lock expired (the queue job
+    // runs again and claimJob answers the record it ran, or another), a removal lost is a queue job that
+    // finds no record. Five WAL flushes a job fewer (its insert, lock, two state saves, removal).
+    this.pool = config.MONGODB_URL ? undefined : new pg.Pool({ connectionString: databaseUrl, max: 5, options: '-c synchronous_commit=off' });
     this.pool?.on('error', (error) => logger.warn({ err: error }, 'job queue connection error'));
+    const notifications = this.pool ? new QueueNotifications({ pool: this.pool }) : undefined;
     const backend: AgendaBackend = this.pool
       ? // the table comes with the service's migrations (Migration…Jobs), not from the library at connect time
-        new PostgresBackend({ pool: this.pool, tableName: 'agenda_jobs', ensureSchema: false })
+        new PostgresBackend({ pool: this.pool, tableName: 'agenda_jobs', ensureSchema: false, disableNotifications: true })
       : new MongoBackend({ address: config.MONGODB_URL!, collection: 'agendaJobs' });
-    (backend.notificationChannel as unknown as NodeJS.EventEmitter | undefined)?.on?.('error', (error: Error) =>
-      logger.warn({ err: error }, 'job queue notification channel error'),
-    );
+    const channel = notifications ?? backend.notificationChannel;
+    (channel as unknown as NodeJS.EventEmitter | undefined)?.on?.('error', (error: Error) => logger.warn({ err: error }, 'job queue notification channel error'));
     const concurrency = Math.max(1, config.JOB_CONCURRENCY);
     this.agenda = new Agenda({
       backend,
+      notificationChannel: notifications,
       name: this.workerName,
       maxConcurrency: concurrency,
       defaultConcurrency: concurrency,
@@ -395,12 +412,12 @@ export class JobQueue {
   private async watchCancellation(jobId: string, cancellation: AbortController, log: Logger): Promise<() => Promise<void>> {
     let changes: Awaited<ReturnType<JobChanges['watch']>>;
     try {
-      changes = await this.changes.watch(jobId);
+      changes = await this.changes.watch(jobId, 'states');
     } catch (error) {
       log.warn({ err: error }, 'the cancellation of the job is not listened for');
       return async () => undefined;
     }
-    const cancelled = async () => (await findJob(this.orm.em.fork() as EntityManager, jobId))?.state === 'cancelled';
+    const cancelled = async () => (await jobState(this.orm.em.fork() as EntityManager, jobId)) === 'cancelled';
     void (async () => {
       // a cancellation made before listening began is in the record
       if (await cancelled()) return cancellation.abort(new JobCancelled(jobId));

@@ -58,6 +58,18 @@ export type NewJob = Pick<JobRecord, 'repositoryId' | 'jobName' | 'conversionTyp
 
 /** Channel of Postgres NOTIFY with `{id, state, percentage}` of a job whose record changed (read by every process). */
 export const jobChangesChannel = 'service_job_changes';
+/**
+ * The same for a change of state only (sent besides the one above): what a running job listens for (its
+ * cancellation). Apart, so that a worker is not sent its own job's progress, page by page, unless a
+ * subscription of its process watches jobs.
+ */
+export const jobStatesChannel = 'service_job_states';
+
+/** The select list announcing the rows of `changed` (job records as changed): on both channels when their state changed. */
+const announced = (changesState: boolean) => {
+  const payload = `json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text`;
+  return `changed.*, pg_notify('${jobChangesChannel}', ${payload})${changesState ? `, pg_notify('${jobStatesChannel}', ${payload})` : ''}`;
+};
 
 const columns = `id, repository_id, job_name, conversion_type, queue_job_id, client_session_id, client_username, client_roles, owner, exclusive_key,
   content_ids, input_filenames, display_filename, target_name, result_action, state, percentage, priority, tries, revivable,
@@ -143,8 +155,7 @@ function changeStatement(assignments: string, parameters: unknown[], where: stri
   return {
     sql: `with changed as (
        update service_job set ${assignments}, last_status_update = clock_timestamp() where ${where} returning ${returned})${changesState ? `, ${stateEvents('changed')}` : ''}
-     select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
-       from changed`,
+     select ${announced(changesState)} from changed`,
     params: [...parameters, ...whereParameters],
   };
 }
@@ -271,6 +282,12 @@ export async function findJob(em: EntityManager, id: string): Promise<JobRecord 
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
+/** The state of a job, alone (a running job's check for its cancellation: not the whole record, its JSON parsed for nothing). */
+export async function jobState(em: EntityManager, id: string): Promise<JobState | undefined> {
+  const rows = await em.execute<{ state: JobState }[]>(`select state from service_job where id = ?`, [id]);
+  return rows[0]?.state;
+}
+
 /** The job of a repository (a job of another repository is not found: ids do not leak across). */
 export async function requireJob(em: EntityManager, repositoryId: string, id: string): Promise<JobRecord> {
   const job = await findJob(em, id);
@@ -317,8 +334,7 @@ export async function claimJob(em: EntityManager, jobName: string, queueJobId: s
               start_timestamp = coalesce(start_timestamp, clock_timestamp()), last_status_update = clock_timestamp()
         where id = (select id from resumed union all select id from picked limit 1) and state in ('pending', 'running') returning ${columns}),
      ${stateEvents('(select changed.* from changed join picked on picked.id = changed.id)')}
-     select changed.*, pg_notify('${jobChangesChannel}', json_build_object('id', changed.id, 'state', changed.state, 'percentage', changed.percentage)::text)
-       from changed`,
+     select ${announced(true)} from changed`,
     [queueJobId, jobName, jobName, jobName, workerName, queueJobId],
   );
   return rows[0] ? toRecord(rows[0]) : undefined;
