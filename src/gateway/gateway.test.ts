@@ -121,6 +121,13 @@ function compose(subgraphs: { name: string; schema: GraphQLSchema; url: string }
   return result.supergraphSdl;
 }
 
+/** The two test subgraphs composed with their URLs (split mode; one URL for both when only the address matters). */
+const supergraphAt = (contentUrl: string, adminUrl = contentUrl) =>
+  compose([
+    { name: 'content', schema: contentSchema(), url: contentUrl },
+    { name: 'admin', schema: adminSchema(), url: adminUrl },
+  ]);
+
 const limits = { maxDepth: 6, maxAliases: 5, maxCost: 500 };
 const logger = pino({ level: 'silent' });
 const verifyConnection = async (authorization: string | undefined) => authorization === 'Bearer good';
@@ -567,10 +574,7 @@ describe('gateway (split: subgraphs over HTTP and graphql-ws)', () => {
     const silent = net.createServer((socket) => sockets.push(socket)); // accepts, reads, never answers
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/graphql`;
-    const supergraphSdl = compose([
-      { name: 'content', schema: contentSchema(), url },
-      { name: 'admin', schema: adminSchema(), url },
-    ]);
+    const supergraphSdl = supergraphAt(url);
     const stuck = createGateway({ supergraphSdl, graphqlEndpoint: '/graphql', limits, logger, verifyConnection, upstreamTimeoutMs: 300 });
     try {
       const started = Date.now();
@@ -590,10 +594,7 @@ describe('gateway (split: subgraphs over HTTP and graphql-ws)', () => {
     const silent = net.createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/graphql`;
-    const supergraphSdl = compose([
-      { name: 'content', schema: contentSchema(), url },
-      { name: 'admin', schema: adminSchema(), url },
-    ]);
+    const supergraphSdl = supergraphAt(url);
     const stuck = createGateway({ supergraphSdl, graphqlEndpoint: '/graphql', limits, logger, verifyConnection, upstreamTimeoutMs: 300, upstreamTimeoutsMs: { admin: 1_500 } });
     const timed = async (document: string) => {
       const started = Date.now();
@@ -616,10 +617,7 @@ describe('gateway (split: subgraphs over HTTP and graphql-ws)', () => {
     const dropping = net.createServer((socket) => setTimeout(() => socket.destroy(), 300));
     await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(dropping.address() as net.AddressInfo).port}/graphql`;
-    const supergraphSdl = compose([
-      { name: 'content', schema: contentSchema(), url },
-      { name: 'admin', schema: adminSchema(), url },
-    ]);
+    const supergraphSdl = supergraphAt(url);
     const flaky = createGateway({ supergraphSdl, graphqlEndpoint: '/graphql', limits, logger, verifyConnection });
     const served = await serve(flaky);
     try {
@@ -648,10 +646,7 @@ describe('gateway (split: subgraphs over HTTP and graphql-ws)', () => {
   });
 
   it('leaves no timer of upstreamTimeout behind to reject unhandled once a query, a failing query or a subscription is answered', async () => {
-    const supergraphSdl = compose([
-      { name: 'content', schema: contentSchema(), url: servers[0]!.url },
-      { name: 'admin', schema: adminSchema(), url: servers[1]!.url },
-    ]);
+    const supergraphSdl = supergraphAt(servers[0]!.url, servers[1]!.url);
     const bounded = createGateway({ supergraphSdl, graphqlEndpoint: '/graphql', limits, logger, verifyConnection, upstreamTimeoutMs: 400 });
     const served = await serve(bounded);
     const unhandled: unknown[] = [];
@@ -682,10 +677,7 @@ describe('gateway (split: subgraphs over HTTP and graphql-ws)', () => {
   });
 
   it('reports an unreachable subgraph as unavailable (503)', async () => {
-    const supergraphSdl = compose([
-      { name: 'content', schema: contentSchema(), url: 'http://127.0.0.1:9/graphql' },
-      { name: 'admin', schema: adminSchema(), url: 'http://127.0.0.1:9/graphql' },
-    ]);
+    const supergraphSdl = supergraphAt('http://127.0.0.1:9/graphql');
     const down = createGateway({ supergraphSdl, graphqlEndpoint: '/graphql', limits, logger, verifyConnection });
     try {
       const result = await down.execute({ document: '{ whoami }', headers: new Headers() });
