@@ -8,6 +8,23 @@ import type { EntryScope } from './scope.js';
 const transientRetries = 3;
 
 /**
+ * Runs `attempt` again when Postgres gave up on it because of concurrent transactions (deadlock,
+ * serialisation failure), after a random pause that grows (the transactions that collided do not meet
+ * again at once), up to `transientRetries` times; then the conflict itself is thrown.
+ */
+export async function retryingTransientConflicts<T>(logger: EntryScope['logger'], attempt: () => Promise<T>): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isTransientConflict(error) || retry === transientRetries) throw error;
+      logger.warn({ attempt: retry, code: (error as { code?: string }).code }, 'statement gave way to a concurrent transaction');
+      await sleep((retry + 1) * (5 + Math.random() * 20));
+    }
+  }
+}
+
+/**
  * Runs `work` in one database transaction on a fresh fork of the request's entity manager (so a failed
  * attempt leaves nothing behind in the request's unit of work, and rows the request loaded earlier are
  * read afresh). Failed writes as `entryWriteFailure` says (`clash` is a function when the name is
@@ -20,24 +37,14 @@ export async function inTransaction<T>(
   work: (tx: EntryScope) => Promise<T>,
   clash: string | (() => string) = 'an active entry with that name exists in that folder',
 ): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const result = await scope.em.fork().transactional((em) => work({ ...scope, em }));
-      // what the request loaded before may have changed: later reads (the answer's nested parts) go to the database
-      scope.em.clear();
-      return result;
-    } catch (error) {
-      if (isTransientConflict(error)) {
-        scope.logger.warn({ attempt, code: (error as { code?: string }).code }, 'transaction gave way to a concurrent one');
-        if (attempt < transientRetries) {
-          // a random pause, growing: the transactions that collided do not meet again at once
-          await sleep((attempt + 1) * (5 + Math.random() * 20));
-          continue;
-        }
-        throw conflict('the entry was changed by concurrent requests: try again');
-      }
-      throw entryWriteFailure(error, clash) ?? error;
-    }
+  try {
+    const result = await retryingTransientConflicts(scope.logger, () => scope.em.fork().transactional((em) => work({ ...scope, em })));
+    // what the request loaded before may have changed: later reads (the answer's nested parts) go to the database
+    scope.em.clear();
+    return result;
+  } catch (error) {
+    if (isTransientConflict(error)) throw conflict('the entry was changed by concurrent requests: try again');
+    throw entryWriteFailure(error, clash) ?? error;
   }
 }
 

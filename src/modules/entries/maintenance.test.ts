@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, newContent, newFolder, sql, storedFiles } from '../../../test/helpers/entries.js';
 import { call, json, startTestService, type TestService } from '../../../test/helpers/service.js';
@@ -461,6 +462,42 @@ describe('concurrent changes', () => {
     expect(await storedFiles(service)).toEqual([...files, winner.resource.resourceSource.path].sort());
     const pending = await sql(service, `select id from resource where state = 'pending'`);
     expect(pending).toEqual([]);
+  });
+
+  it('purges a content whose bytes\' removal deadlocked with a text being written: the removal runs again (204, nothing left)', async () => {
+    const [v1, v2] = await withTwoVersions('deadlocked.txt');
+    const resourceIds = [v1.resource.id, v2.resource.id];
+    const paths = [v1.resource.resourceSource.path, v2.resource.resourceSource.path];
+    // a text of the first version's bytes, as its extraction stores it
+    await sql(service, `insert into resource_text (resource_id, repository_id, text) select id, repository_id, 'stored' from resource where id = ? on conflict (resource_id) do nothing`, [v1.resource.id]);
+    const deadlocks = async () => Number((await sql<{ n: string }>(service, 'select deadlocks as n from pg_stat_database where datname = current_database()'))[0]!.n);
+    const before = await deadlocks();
+    // a writer of that text (an extraction's transaction) holds its row…
+    const writer = new pg.Client({ connectionString: service.config.DATABASE_URL! });
+    await writer.connect();
+    try {
+      await writer.query('begin');
+      await writer.query(`update resource_text set text = 'rewritten' where resource_id = $1`, [v1.resource.id]);
+      // …while the purge commits and its removal of the bytes' rows locks both and waits for that text…
+      const purged = remove(v2.id, { permanent: true });
+      for (let waited = 0; ; waited += 10) {
+        const waiting = await sql(service, `select pid from pg_stat_activity where wait_event_type = 'Lock' and query like 'delete from resource r%'`);
+        if (waiting.length > 0) break;
+        expect(waited, 'the removal waits for the text').toBeLessThan(10_000);
+        await pause();
+      }
+      // …and then asks for the resource the removal holds: Postgres breaks the cycle by failing the removal,
+      // which waited longer
+      await writer.query('select 1 from resource where id = $1 for key share', [v1.resource.id]);
+      await writer.query('commit');
+      expect((await purged).status).toBe(204);
+    } finally {
+      await writer.end();
+    }
+    expect(await deadlocks()).toBe(before + 1);
+    expect(await resourceRows(resourceIds)).toEqual([]);
+    const files = await storedFiles(service);
+    for (const path of paths) expect(files).not.toContain(path);
   });
 });
 

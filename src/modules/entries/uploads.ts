@@ -4,9 +4,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Services } from '../../context.js';
 import { missingRows } from '../../db/missing-rows.js';
 import { executePrepared } from '../../db/prepared.js';
-import { notFound, ServiceError } from '../../errors.js';
+import { isTransientConflict, notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
 import { TooLargeError, type StagedFile } from '../../storage/store.js';
+import { retryingTransientConflicts } from './chronicles.js';
 import { Resource } from './entry.entity.js';
 import { optionalMediaType } from './media-types.js';
 import { asResourceName } from './names.js';
@@ -263,11 +264,22 @@ export async function sweepPendingUploads(em: EntityManager, services: Services,
 export async function removeUnreferencedResources(scope: EntryScope, resourceIds: (string | null | undefined)[]): Promise<void> {
   const ids = [...new Set(resourceIds)].filter((id): id is string => typeof id === 'string');
   if (ids.length === 0) return;
-  const rows = await scope.em.getConnection().execute<{ id: string; storage_path: string }[]>(
-    `delete from resource r where r.id = any(array[?]::text[]) and r.state = 'ready'
-       and not exists (select 1 from entry e where e.resource_id = r.id) returning id, storage_path`,
-    [ids],
-  );
+  // the verb has committed: a deadlock here (the cascade to a text an extraction is writing) is run
+  // again, and one that persists is logged, not answered, since what the caller asked for is done
+  let rows: { id: string; storage_path: string }[];
+  try {
+    rows = await retryingTransientConflicts(scope.logger, () =>
+      scope.em.getConnection().execute<{ id: string; storage_path: string }[]>(
+        `delete from resource r where r.id = any(array[?]::text[]) and r.state = 'ready'
+           and not exists (select 1 from entry e where e.resource_id = r.id) returning id, storage_path`,
+        [ids],
+      ),
+    );
+  } catch (error) {
+    if (!isTransientConflict(error)) throw error;
+    scope.logger.error({ err: error, reasonCode: 'conflict', resourceIds: ids }, 'resources no entry refers to any more were left: concurrent transactions kept colliding with their removal');
+    return;
+  }
   for (const row of rows) await scope.services.contentStore.remove(row.storage_path);
 }
 
