@@ -19,7 +19,7 @@ export class ServiceRequestJobNode {
   @Field(() => String, { description: 'pending, running, Done, panic (failed) or cancelled' }) state!: string;
   @Field(() => Float, { description: 'progress, 0 to 100 (100 when Done)' }) percentage!: number;
   @Field(() => Int, { description: 'queue priority: 0 normal, -10 text extraction and reindexing, -20 a conversion put back by LOW_PRIORITY' }) priority!: number;
-  @Field(() => Int, { description: 'how many times a worker started the job (more than 1 after a worker died, a LOW_PRIORITY requeue, or a text extraction that gave its turn up)' }) tries!: number;
+  @Field(() => Int, { description: 'how many times a worker started the job (more than 1 after a worker died, a LOW_PRIORITY requeue, a text extraction that gave its turn up, or a run Postgres broke off in a deadlock)' }) tries!: number;
   @Field(() => Boolean, { description: 'true until the job fails (panic)' }) revivable!: boolean;
   @Field(() => Date, { description: 'when the job was submitted' }) createdAt!: Date;
   @Field(() => Date, { nullable: true, description: 'when a worker first started the job; null while it has not' }) startTimestamp!: Date | null;

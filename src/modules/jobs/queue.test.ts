@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { JobCancelled, JobFailure, JobQueue, jobPriority } from './queue.js';
@@ -66,6 +67,16 @@ function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
     queue.define(`contract-fail-${backend}`, async () => {
       throw new JobFailure('illegalArguments', 'the input is not acceptable');
     });
+    // Postgres breaks a run off as it does a deadlock's victim: the first run (`collides-once`) or every one
+    const collide = (run: { em: EntityManager }) => run.em.getConnection().execute(`do $$ begin raise exception 'deadlock detected' using errcode = 'deadlock_detected'; end $$`);
+    queue.define(`contract-collides-once-${backend}`, async (run) => {
+      if (run.record.tries === 1) await collide(run);
+      return { result: { tries: run.record.tries } };
+    });
+    queue.define(`contract-collides-${backend}`, async (run) => {
+      await collide(run);
+      return { result: {} };
+    });
     queue.define(`contract-requeue-${backend}`, async (run) => {
       order.push(String(run.record.serializedRequest.label));
       if (run.record.serializedLowlevelRequest?.lowered) return { result: { second: true } };
@@ -115,6 +126,14 @@ function contract(backend: 'postgres' | 'mongodb', mongoUrl?: string) {
     expect(await records()).toBe(2);
     queue.submitCoalesced(label, windowMs, job);
     expect(await until(3)).toBe(3);
+  });
+
+  it('a run broken off by a deadlock runs again from what it stored; one that keeps colliding fails as a conflict', async () => {
+    const once = await finished((await submit(`contract-collides-once-${backend}`, 'once')).id);
+    expect(once).toMatchObject({ state: 'Done', tries: 2, serializedResult: { tries: 2 } });
+    const always = await finished((await submit(`contract-collides-${backend}`, 'always')).id);
+    expect(always).toMatchObject({ state: 'panic', tries: 4, reasonCode: 'conflict' });
+    expect(always.errorMessage).toContain('deadlock detected');
   });
 
   it('a requeued job runs again with its new priority', async () => {

@@ -11,7 +11,7 @@ import { endPool } from '../../db/end-pool.js';
 import { shortTransaction, type Statement } from '../../db/short-transaction.js';
 import { withStatementTimeout } from '../../db/statement-timeout.js';
 import { withProjectPaths } from '../../paths.js';
-import { isStatementTimeout } from '../../errors.js';
+import { isStatementTimeout, isTransientConflict } from '../../errors.js';
 import { JobChanges } from './changes.js';
 import {
   claimJob,
@@ -100,9 +100,10 @@ export const statementTimedOut = (config: Config, what = 'a database statement o
  */
 export function failureOf(error: unknown, config: Config): { reasonCode: string; errorMessage: string; stackTrace: string } {
   const e = error instanceof Error ? error : new Error(String(error));
-  // a JobFailure, a ServiceError or a domain error (LimitExceeded…) names its reason code
+  // a JobFailure, a ServiceError or a domain error (LimitExceeded…) names its reason code; a collision
+  // with concurrent transactions that persisted is a conflict, as it is for a request
   const named = (e as { reasonCode?: unknown }).reasonCode;
-  const reasonCode = typeof named === 'string' ? named : 'internal';
+  const reasonCode = typeof named === 'string' ? named : isTransientConflict(error) ? 'conflict' : 'internal';
   const folders: [string, string][] = [
     [config.cacheStoragePath, '<cache storage>'],
     [config.contentStoragePath, '<content storage>'],
@@ -121,6 +122,9 @@ export function failureOf(error: unknown, config: Config): { reasonCode: string;
 class QueueNotifications extends PostgresNotificationChannel {
   override async publishState(): Promise<void> {}
 }
+
+/** How often a job that collided with a concurrent transaction (`isTransientConflict`) runs again before it fails. */
+const collisionRequeues = 3;
 
 /** Seconds a client refused for having JOB_MAX_PENDING_PER_USER jobs queued is asked to wait (`Retry-After`). */
 export const pendingRetryAfterSeconds = 10;
@@ -326,6 +330,14 @@ export class JobQueue {
     return kinds;
   }
 
+  /** The running record goes back to the queue, with a queue job to take it; a record cancelled meanwhile stays so. */
+  private async requeue(em: EntityManager, record: JobRecord, requeue: Extract<JobOutcome, { requeue: unknown }>['requeue'], log: Logger): Promise<void> {
+    if (await requeueJob(em, record.id, requeue.priority, requeue.note)) {
+      await this.enqueue(record.jobName);
+      log.info({ priority: requeue.priority }, 'job requeued');
+    } else log.info('job cancelled');
+  }
+
   /** A queue job of kind `name`: when it runs, it takes the record whose turn it is (`claimJob`). */
   private async enqueue(name: string): Promise<void> {
     await this.agenda.create(name, {}).save();
@@ -384,16 +396,18 @@ export class JobQueue {
         },
       });
       // a job cancelled meanwhile keeps its record as the cancellation left it
-      if ('requeue' in outcome) {
-        if (await requeueJob(em, jobId, outcome.requeue.priority, outcome.requeue.note)) {
-          await this.enqueue(record.jobName);
-          log.info({ priority: outcome.requeue.priority }, 'job requeued');
-        } else log.info('job cancelled');
-      } else if (await completeJob(em, jobId, outcome.result)) log.info('job done');
+      if ('requeue' in outcome) await this.requeue(em, record, outcome.requeue, log);
+      else if (await completeJob(em, jobId, outcome.result)) log.info('job done');
       else log.info('job cancelled');
     } catch (error) {
+      const collisions = Number(record.serializedLowlevelRequest?.collisions ?? 0);
       if (cancellation.signal.aborted || error instanceof JobCancelled) log.info('job cancelled');
-      else {
+      else if (isTransientConflict(error) && collisions < collisionRequeues) {
+        // Postgres gave up on a statement of the job because of a concurrent transaction (a deadlock with a
+        // deletion): the job runs again from what it stored, as after a worker's death, instead of failing
+        log.warn({ err: error, collisions: collisions + 1 }, 'job collided with a concurrent transaction');
+        await this.requeue(em, record, { note: { collisions: collisions + 1 } }, log);
+      } else {
         const failure = failureOf(isStatementTimeout(error) ? statementTimedOut(this.config) : error, this.config);
         await failJob(em, jobId, failure);
         log.info({ reasonCode: failure.reasonCode, message: failure.errorMessage }, 'job failed');
