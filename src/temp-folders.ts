@@ -37,7 +37,13 @@ export async function makeTempFolder(prefix: string): Promise<string> {
   if (!removedAtExit) {
     removedAtExit = true;
     process.on('exit', () => {
-      for (const left of ours) rmSync(left, { recursive: true, force: true });
+      for (const left of ours) {
+        try {
+          rmSync(left, { recursive: true, force: true });
+        } catch {
+          // a folder that cannot go now goes at a later start (its process is gone then)
+        }
+      }
     });
   }
   return folder;
