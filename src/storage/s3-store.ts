@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -31,6 +30,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { ConfigError } from '../config.js';
+import { makeTempFolder, removeTempFolder } from '../temp-folders.js';
 import { noteReceivedBytes, noteSentParts } from './garbage-pacer.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
@@ -89,8 +89,15 @@ export class S3Store implements ByteStore {
     } catch (error) {
       throw new S3StoreUnavailableError(`S3 bucket '${this.bucket}' cannot be used: ${describe(error)}`);
     }
-    this.scratch ??= await fsp.mkdtemp(path.join(os.tmpdir(), `crs-s3-${this.bucket}-`));
+    this.scratch ??= await makeTempFolder(`crs-s3-${this.bucket}-`);
     warmUpMd5Workers();
+  }
+
+  /** Removes this process's scratch folder with what is left in it. */
+  async close(): Promise<void> {
+    const scratch = this.scratch;
+    this.scratch = undefined;
+    if (scratch) await removeTempFolder(scratch);
   }
 
   /** Temporary objects and multipart uploads started before the cutoff (S3 services without ListMultipartUploads: their lifecycle rule does it, docs/deployment.md). */

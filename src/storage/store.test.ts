@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestS3, type TestS3 } from '../../test/helpers/s3.js';
 import { FileStore } from './file-store.js';
@@ -37,7 +38,14 @@ const fixtures: Record<'fs' | 's3', () => Promise<Fixture>> = {
     const s3: TestS3 = await startTestS3();
     const store = new S3Store(s3.client, s3.bucket);
     await store.init();
-    return { store, names: () => s3.keys(s3.bucket), stop: () => s3.stop() };
+    return {
+      store,
+      names: () => s3.keys(s3.bucket),
+      stop: async () => {
+        await store.close();
+        await s3.stop();
+      },
+    };
   },
 };
 
@@ -284,5 +292,53 @@ describe('s3 store: a bucket that cannot be used', () => {
     const unreachable = new S3Store(createS3Client({ ...s3.settings, endpoint: 'http://127.0.0.1:9' }), s3.bucket);
     await expect(unreachable.init()).rejects.toThrow(/cannot be used/);
     expect(await missing.checkWritable()).toMatchObject({ ok: false, message: expect.stringContaining('s3://no-such-bucket-here is not writable') });
+  });
+});
+
+describe("s3 store: this process's scratch folder in the OS temp folder", () => {
+  let s3: TestS3;
+  beforeAll(async () => {
+    s3 = await startTestS3();
+  });
+  afterAll(() => s3.stop());
+
+  const scratchFolders = async (bucket: string) => (await fsp.readdir(os.tmpdir())).filter((name) => name.startsWith(`crs-s3-${bucket}-`)).sort();
+
+  it('is made by init and removed by close, with what is left in it', async () => {
+    const store = new S3Store(s3.client, s3.bucket);
+    await store.init();
+    const scratch = store.scratchDirectory();
+    expect(path.dirname(scratch)).toBe(os.tmpdir());
+    await fsp.mkdir(path.join(scratch, 'render-1-1'));
+    await fsp.writeFile(path.join(scratch, 'render-1-1', 'page-1.png'), 'left by a conversion');
+    expect(await scratchFolders(s3.bucket)).toEqual([path.basename(scratch)]);
+    await store.close();
+    expect(await scratchFolders(s3.bucket)).toEqual([]);
+    await store.close(); // once more: nothing to do
+  });
+
+  it("init removes the folders of its kind whose process is gone (a crash's), and keeps those of processes alive", async () => {
+    const first = new S3Store(s3.client, s3.bucket);
+    await first.init();
+    const own = path.basename(first.scratchDirectory());
+    // named as the folder of a process that ran and ended, and as that of one that runs (our parent)
+    const ended = spawnSync(process.execPath, ['-e', '']).pid!;
+    const named = (pid: number) => path.join(os.tmpdir(), own.replace(`-${process.pid}-`, `-${pid}-`));
+    await fsp.mkdir(named(ended));
+    await fsp.writeFile(path.join(named(ended), 'local-abc'), 'a scratch copy the crash left');
+    await fsp.mkdir(named(process.ppid));
+    // another bucket's are another kind: left alone
+    const otherBucket = path.join(os.tmpdir(), own.replace(`crs-s3-${s3.bucket}-`, `crs-s3-${s3.bucket}-x-`).replace(`-${process.pid}-`, `-${ended}-`));
+    await fsp.mkdir(otherBucket);
+    const second = new S3Store(s3.client, s3.bucket);
+    await second.init();
+    const left = await scratchFolders(s3.bucket);
+    expect(left).toContain(own);
+    expect(left).toContain(path.basename(second.scratchDirectory()));
+    expect(left).toContain(path.basename(named(process.ppid)));
+    expect(left).toContain(path.basename(otherBucket));
+    expect(left).not.toContain(path.basename(named(ended)));
+    await Promise.all([first.close(), second.close(), fsp.rm(named(process.ppid), { recursive: true }), fsp.rm(otherBucket, { recursive: true })]);
+    expect(await scratchFolders(s3.bucket)).toEqual([]);
   });
 });

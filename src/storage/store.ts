@@ -98,6 +98,8 @@ export interface ByteStore {
   /** where the bytes are, for messages (a folder, or s3://bucket) */
   readonly location: string;
   init(): Promise<void>;
+  /** Releases what `init` made in this process (S3: the scratch folder); the store is not used after. */
+  close(): Promise<void>;
   /**
    * Removes uploads in progress that were left by a crash and started more than `olderThanMs` ago
    * (all with 0: only when this process alone uses the store). Returns how many went.

@@ -37,9 +37,14 @@ export function otherBackend(config: Config, backend: 'fs' | 's3'): 'fs' | 's3' 
  */
 export async function openStores(config: Config, migrating: () => Promise<boolean>): Promise<Stores> {
   const primary = storesOf(config, config.storageBackend);
-  // one after the other: a start that fails names the content bucket first, whatever answers faster
-  await primary.contentStore.init();
-  await primary.cacheStore.init();
+  try {
+    // one after the other: a start that fails names the content bucket first, whatever answers faster
+    await primary.contentStore.init();
+    await primary.cacheStore.init();
+  } catch (error) {
+    await closeStores(primary).catch(() => undefined);
+    throw error;
+  }
   const other = otherBackend(config, config.storageBackend);
   if (!other) return primary;
   const secondary = storesOf(config, other);
@@ -53,6 +58,11 @@ export async function openStores(config: Config, migrating: () => Promise<boolea
     contentStore: new FallbackStore(primary.contentStore, secondary.contentStore, fallback),
     cacheStore: new FallbackStore(primary.cacheStore, secondary.cacheStore, fallback),
   };
+}
+
+/** Releases what the stores' `init` made (S3: their scratch folders); nothing for a store never initialised. */
+export async function closeStores(stores: Stores): Promise<void> {
+  await Promise.all([stores.contentStore.close(), stores.cacheStore.close()]);
 }
 
 /**
@@ -77,6 +87,10 @@ export class FallbackStore implements ByteStore {
 
   init(): Promise<void> {
     return this.primary.init();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.primary.close(), this.secondary.close()]);
   }
 
   sweepTemporary(options?: { olderThanMs?: number }): Promise<number> {

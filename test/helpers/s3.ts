@@ -2,7 +2,7 @@
  * A real S3 protocol peer for the tests: s3rver on a free loopback port over a temporary folder, or —
  * when S3_ENDPOINT is set in the tests' environment (README "Tests against another S3") — that S3
  * (MinIO, AWS…) with the S3_* credentials. Either way each use gets buckets of its own, emptied and
- * removed by `stop`.
+ * removed by `stop` (with the scratch folders of processes killed on them).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -109,6 +109,10 @@ export async function startTestS3(): Promise<TestS3> {
       }
       client.destroy();
       await stopServer();
+      // the scratch folders of processes killed on these buckets (a test's SIGKILL): no later start of the
+      // same buckets removes them (src/temp-folders.ts)
+      const scratch = (await fs.readdir(os.tmpdir())).filter((name) => [bucket, cacheBucket].some((used) => name.startsWith(`crs-s3-${used}-`)));
+      await Promise.all(scratch.map((name) => fs.rm(path.join(os.tmpdir(), name), { recursive: true, force: true })));
     },
   };
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,13 +69,18 @@ describe('configuration (DESIGN §2)', () => {
   });
 
   it('stops the service at start with a message naming a bucket it cannot use', async () => {
-    const run = spawnSync(process.execPath, [path.join(projectRoot, 'dist/app/main.js')], {
-      env: { ...process.env, DATABASE_URL: await createTestDatabase(), DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'crs-config-')), PORT: '0', S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'cache', S3_ENDPOINT: 'http://127.0.0.1:9', S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain("S3 bucket 'contents' cannot be used");
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'crs-config-'));
+    try {
+      const run = spawnSync(process.execPath, [path.join(projectRoot, 'dist/app/main.js')], {
+        env: { ...process.env, DATABASE_URL: await createTestDatabase(), DATA_DIR: dataDir, PORT: '0', S3_BUCKET: 'contents', S3_CACHE_BUCKET: 'cache', S3_ENDPOINT: 'http://127.0.0.1:9', S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain("S3 bucket 'contents' cannot be used");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('stops the service at start with a message naming the variable', () => {

@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../src/processes.js';
+import { scannedPage } from '../../test/helpers/scans.js';
 import type { ChildPool } from '../child/bounded-child.js';
 import { extractionPool, textExtractor } from './extract-process.js';
 
@@ -53,4 +57,41 @@ describe('what a reader sees of a PDF besides its text layer', () => {
     for (const words of ['Ermintrude Fieldvalue', 'Vermilionchoice', 'Cobaltchoice', 'Stickynote remark', 'http://www.linktarget.example/page http www linktarget example page']) expect(read?.text).toContain(words);
     expect(read?.text).not.toMatch(/\bOff\b/);
   });
+});
+
+describe("OCR's models folder in the OS temp folder", () => {
+  it('lives while a recognizer loads the models: none is left once it read an image, nor after the pool closed; one of a process killed while loading goes at the next load', async () => {
+    const temp = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-extract-temp-'));
+    const previous = process.env.TMPDIR;
+    // the extraction processes of this pool (forked with this environment) make their folders here
+    process.env.TMPDIR = temp;
+    const ocrPool = extractionPool(1024, 1);
+    try {
+      // as named by a process of this pid namespace that ended while loading (src/temp-folders.ts)
+      const namespace = /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))![1];
+      const orphan = path.join(temp, `crs-ocr-models-${namespace}-${spawnSync(process.execPath, ['-e', '']).pid}-AbC123`);
+      await fs.mkdir(orphan);
+      const inputPath = path.join(dir, 'receipt.png');
+      await fs.writeFile(inputPath, await scannedPage(['Receipt stamped by Marmaduke Hardware']));
+      const read = await textExtractor(ocrPool, 60_000).extract({
+        inputPath,
+        fileName: 'receipt.png',
+        kind: 'image',
+        maxChars: 1_000,
+        ocr: { languages: ['eng'], pageTimeoutMs: 30_000, dpi: 150, stopBy: Date.now() + 55_000 },
+      });
+      expect(read?.text).toContain('Marmaduke');
+      expect(ocrPool.waitingPids).toHaveLength(1);
+      expect(await fs.readdir(temp)).toEqual([]);
+      const [child] = ocrPool.waitingPids;
+      ocrPool.close();
+      while (isProcessAlive(child!)) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await fs.readdir(temp)).toEqual([]);
+    } finally {
+      ocrPool.close();
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+      await fs.rm(temp, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -4,40 +4,41 @@
  * within its time bound: over it the recognizer is ended (its work cannot be interrupted otherwise)
  * and a new one is made for the next image.
  */
-import { mkdtemp, symlink } from 'node:fs/promises';
+import { symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
 import type { OcrSettings } from '../../src/modules/fulltext/index.js';
+import { makeTempFolder, removeTempFolder } from '../../src/temp-folders.js';
 
 const require = createRequire(import.meta.url);
 
 let current: { languages: string; worker: Promise<Worker> } | undefined;
 
 /**
- * tesseract.js reads every model from one directory; each language's package has its own: a directory
- * of this process links them together.
+ * A recognizer of `languages`. tesseract.js reads every model from one directory, and each language's
+ * package has its own: a folder of this process links them together while the recognizer loads them
+ * (into its memory: it reads no file after), then goes. Only a process killed while loading leaves it,
+ * and the next load removes it (src/temp-folders.ts).
  */
-async function modelDirectory(languages: string[]): Promise<string> {
-  const directory = await mkdtemp(path.join(os.tmpdir(), 'crs-ocr-models-'));
-  for (const language of languages) {
-    const model = require(`@tesseract.js-data/${language}`) as { langPath: string };
-    await symlink(path.join(model.langPath, `${language}.traineddata.gz`), path.join(directory, `${language}.traineddata.gz`));
+async function loadRecognizer(languages: string[]): Promise<Worker> {
+  const langPath = await makeTempFolder('crs-ocr-models-');
+  try {
+    for (const language of languages) {
+      const model = require(`@tesseract.js-data/${language}`) as { langPath: string };
+      await symlink(path.join(model.langPath, `${language}.traineddata.gz`), path.join(langPath, `${language}.traineddata.gz`));
+    }
+    return await createWorker(languages, OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' });
+  } finally {
+    await removeTempFolder(langPath);
   }
-  return directory;
 }
-
-/** The model directory of each set of languages, made once per process (a recognizer ended over its time bound is made again from it). */
-const modelDirectories = new Map<string, Promise<string>>();
 
 function recognizer(languages: string[]): Promise<Worker> {
   const key = languages.join('+');
   if (current?.languages !== key) {
     void current?.worker.then((worker) => worker.terminate()).catch(() => undefined);
-    if (!modelDirectories.has(key)) modelDirectories.set(key, modelDirectory(languages));
-    const worker = modelDirectories.get(key)!.then((langPath) => createWorker(languages, OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' }));
-    current = { languages: key, worker };
+    current = { languages: key, worker: loadRecognizer(languages) };
   }
   return current.worker;
 }
