@@ -102,7 +102,10 @@ export async function storeRepresentations(
   try {
     await run.storeRows(
       async () => {
-        await Promise.all(staged.map((file, index) => file.commit(rows[index]!.storagePath)));
+        // every placement ends before the transaction does (a failed one rolls it back): none lands after that
+        const placed = await Promise.allSettled(staged.map((file, index) => file.commit(rows[index]!.storagePath)));
+        const failed = placed.find((outcome) => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
       },
       [representationStatement(rows)],
       percentage,
