@@ -105,6 +105,8 @@ const environmentSchema = z.object({
   CONV_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   /** the largest image (input or rendered page) in pixels */
   CONV_MAX_IMAGE_PIXELS: positiveInt.default(100_000_000),
+  /** a rendered page waits at most this long to be stored with the pages after it (one commit and one progress notification for several pages); 0: each page as it comes */
+  CONV_PAGE_COMMIT_MS: z.coerce.number().int().min(0).max(10_000).default(250),
   /** resolution of rendered PDF pages */
   CONV_PDF_DPI: z.coerce.number().int().min(18).max(600).default(150),
   /** full text: a larger resource is not read for its text (its name is still indexed) */

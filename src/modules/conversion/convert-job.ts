@@ -17,6 +17,7 @@ import { JobFailure, jobPriority, type JobHandler, type JobOutcome, type JobRun 
 import { saveJobResult, saveLowlevelRequest } from '../jobs/records.js';
 import { checkInputFiles, checkPdfPageCount, decidePdf, type PdfDecision } from './limits.js';
 import { mimeTypeOf, resultName, parseSpecification, type ResultAction, type TargetFormat } from './operations.js';
+import { PageBatch } from './page-batch.js';
 import type { InputKind, PageRenderer, RenderedPage } from './page-renderer.js';
 import { representationId, representationStatement, representationsOf, type RepresentationRecord } from './representations.js';
 
@@ -65,47 +66,52 @@ function reusablePages(stored: RepresentationRecord[], pages: number, placeholde
 }
 
 /**
- * Places a page image (or a thumbnail) in the cache store and records it as the representation of that
- * page of the source version — both while the job runs (a cancelled job's page is not placed) — with the
- * job's `percentage` after it, when given, in the same transaction.
+ * Places page images (or a thumbnail) in the cache store and records them as the representations of
+ * those pages of the source version — both while the job runs (a cancelled job's pages are not placed)
+ * — with the job's `percentage` after them, when given, in one transaction.
  */
-export async function storeRepresentation(
+export async function storeRepresentations(
   run: JobRun,
   services: Services,
   source: Pick<Entry, 'id' | 'repositoryId'>,
   { format, mimeType }: { format: string; mimeType: string },
-  page: RenderedPage,
+  pages: RenderedPage[],
   pageCount: number,
   percentage?: number,
 ) {
-  const id = representationId(source.id, format, page.page);
-  // the render process fsynced the page (a representation keeps no md5): placed as it is, not copied
-  const staged = await services.cacheStore.stageSyncedFile(page.path);
-  const storagePath = services.cacheStore.pathFor(id);
+  // the render process fsynced the pages (a representation keeps no md5): placed as they are, not copied
+  const staged = await Promise.all(pages.map((page) => services.cacheStore.stageSyncedFile(page.path)));
+  const rows = pages.map((page, index) => {
+    const id = representationId(source.id, format, page.page);
+    return {
+      id,
+      repositoryId: source.repositoryId,
+      sourceEntryId: source.id,
+      format,
+      page: page.page,
+      pageCount,
+      status: page.placeholder ? 'PLACEHOLDER' : 'READY',
+      mimeType,
+      fileSize: staged[index]!.size,
+      width: page.width,
+      height: page.height,
+      storagePath: services.cacheStore.pathFor(id),
+      jobId: run.record.id,
+    };
+  });
   try {
     await run.storeRows(
-      () => staged.commit(storagePath),
-      [
-        representationStatement({
-          id,
-          repositoryId: source.repositoryId,
-          sourceEntryId: source.id,
-          format,
-          page: page.page,
-          pageCount,
-          status: page.placeholder ? 'PLACEHOLDER' : 'READY',
-          mimeType,
-          fileSize: staged.size,
-          width: page.width,
-          height: page.height,
-          storagePath,
-          jobId: run.record.id,
-        }),
-      ],
+      async () => {
+        // every placement ends before the transaction does (a failed one rolls it back): none lands after that
+        const placed = await Promise.allSettled(staged.map((file, index) => file.commit(rows[index]!.storagePath)));
+        const failed = placed.find((outcome) => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
+      },
+      [representationStatement(rows)],
       percentage,
     );
   } finally {
-    await staged.discard();
+    await Promise.all(staged.map((file) => file.discard()));
   }
 }
 
@@ -260,6 +266,9 @@ async function convert(
       maxPagePixels: pagePixels,
     });
     let requeue: JobOutcome | undefined;
+    const pageBatch = new PageBatch(services.config.CONV_PAGE_COMMIT_MS, (pages, percentage) =>
+      storeRepresentations(run, services, source, { format, mimeType: mimeTypeOf(format) }, pages, result.pages, percentage),
+    );
     try {
       await renderer.render(
         { inputPath, fileName: resource.name, kind, format, dpi, maxPixels, maxPagePixels: pagePixels, outputDir },
@@ -287,7 +296,7 @@ async function convert(
           page: async (page) => {
             const percentage = 5 + (95 * page.page) / Math.max(1, result.pages);
             if (request.resultAction === 'CONTENT_REPRESENTATION') {
-              await storeRepresentation(run, services, source, { format, mimeType: mimeTypeOf(format) }, page, result.pages, percentage);
+              await pageBatch.add(page, percentage);
             } else {
               result.contentIds ??= {};
               if (!result.contentIds[page.page]) {
@@ -307,7 +316,9 @@ async function convert(
         },
         run.signal,
       );
+      await pageBatch.end();
     } finally {
+      await pageBatch.abandon();
       await rm(outputDir, { recursive: true, force: true });
     }
     return requeue ?? { result: { ...result } };

@@ -45,17 +45,32 @@ const toRecord = (row: Record<string, any>): RepresentationRecord => ({
 export const representationId = (sourceEntryId: string, format: string, page: number) => `${sourceEntryId}_${format}_${page}`;
 
 /**
- * The statement recording a page image. A page recorded before is rendered again only when it must
- * change (a placeholder, see the convert job), so the row then takes the new render (its file was
- * replaced under the same path).
+ * The statement recording page images (several in one statement: the tallies' statement triggers run
+ * once for all of them). A page recorded before is rendered again only when it must change (a
+ * placeholder, see the convert job), so the row then takes the new render (its file was replaced
+ * under the same path).
  */
-export function representationStatement(row: Omit<RepresentationRecord, 'createdAt'>): Statement {
+export function representationStatement(rows: Omit<RepresentationRecord, 'createdAt'>[]): Statement {
   return {
     sql: `insert into representation (id, repository_id, source_entry_id, format, page, page_count, status, mime_type, file_size, width, height, storage_path, job_id)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
      on conflict (source_entry_id, format, page) do update set page_count = excluded.page_count, status = excluded.status, file_size = excluded.file_size,
        width = excluded.width, height = excluded.height, storage_path = excluded.storage_path, job_id = excluded.job_id, created_at = now()`,
-    params: [row.id, row.repositoryId, row.sourceEntryId, row.format, row.page, row.pageCount, row.status, row.mimeType, row.fileSize, row.width, row.height, row.storagePath, row.jobId],
+    params: rows.flatMap((row) => [
+      row.id,
+      row.repositoryId,
+      row.sourceEntryId,
+      row.format,
+      row.page,
+      row.pageCount,
+      row.status,
+      row.mimeType,
+      row.fileSize,
+      row.width,
+      row.height,
+      row.storagePath,
+      row.jobId,
+    ]),
   };
 }
 

@@ -9,7 +9,7 @@ import type { EntryScope } from '../entries/scope.js';
 import { JobFailure, jobPriority, type JobHandler } from '../jobs/queue.js';
 import { thumbnailJobName } from '../jobs/records.js';
 import { partitionOf } from '../repositories/operations.js';
-import { deletedSource, imageTypes, kindOf, removePageFiles, storeRepresentation } from './convert-job.js';
+import { deletedSource, imageTypes, kindOf, removePageFiles, storeRepresentations } from './convert-job.js';
 import type { PageRenderer } from './page-renderer.js';
 import { readableSource, representationsOf, type RepresentationRecord } from './representations.js';
 
@@ -155,7 +155,7 @@ export function thumbnailJobHandler(services: Services, renderer: PageRenderer):
                 if (page.placeholder) throw new JobFailure('illegalArguments', `the first page of ${resource.name} could not be rendered`);
                 // new bytes checked in meanwhile: this preview would show the old ones
                 if (!(await current())) return;
-                await storeRepresentation(run, services, content, { format: thumbnailFormat, mimeType: 'image/png' }, page, 1);
+                await storeRepresentations(run, services, content, { format: thumbnailFormat, mimeType: 'image/png' }, [page], 1);
                 size = { width: page.width, height: page.height };
               },
             },
