@@ -234,7 +234,7 @@ export class S3Store implements ByteStore {
   /**
    * Stores the bytes under `key`: one PutObject when they fit in a part, else a multipart upload of
    * MULTIPART_UPLOAD.partSize parts, `queueSize` at most in flight. The parts are filled in buffers
-   * that are used again (partBuffers) — a fresh buffer per part lived as long as its upload, so it
+   * that are used again (spareParts) — a fresh buffer per part lived as long as its upload, so it
    * was promoted and only a full collection freed it (one every 32 MiB sent kept the service's RSS
    * within bounds and was ≈ 30 % of its CPU per MiB, docs/benchmarks.md). On any failure the
    * multipart upload is aborted once no part is in flight: no part and no object stay.
