@@ -21,7 +21,8 @@
  * size and queue; GetObject → discard). Same targets: ratio ≥ 0.7 each way, service RSS growth < 64 MiB.
  *
  *   npm run build && node dist/bench/transfer.js
- *   knobs: TRANSFER_MIB (1024), TRANSFER_ROUNDS (2), TRANSFER_S3 (true; false skips the S3 case)
+ *   knobs: TRANSFER_MIB (1024), TRANSFER_ROUNDS (2), TRANSFER_S3 (true; false skips the S3 case), TRANSFER_FS (true;
+ *   false skips the file-system case)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -29,6 +30,7 @@ import fs from 'node:fs/promises';
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable, Writable } from 'node:stream';
@@ -39,6 +41,7 @@ import { createS3Client, MULTIPART_UPLOAD } from '../src/storage/s3-store.js';
 import { startTestS3 } from '../test/helpers/s3.js';
 import {
   contentBase,
+  cpuTimesOf,
   createFolder,
   fmt,
   header,
@@ -265,6 +268,20 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
   const sourceMd5 = generated.value;
   console.log(`generated ${SIZE_MIB} MiB in ${fmt(generated.seconds)} s, md5 ${sourceMd5}; temp dir ${tmp}`);
 
+  const fsCaseResult = process.env.TRANSFER_FS === 'false' ? { figures: 'file system case skipped', missed: [] } : await fsCase(dataDir, work, source, sourceMd5, cleanup);
+  let figures = fsCaseResult.figures;
+  const missed = [...fsCaseResult.missed];
+  if (process.env.TRANSFER_S3 !== 'false') {
+    const s3 = await s3Case(tmp, work, source, sourceMd5, cleanup);
+    figures += `; S3: ${s3.figures}`;
+    missed.push(...s3.missed.map((target) => `S3 ${target}`));
+  }
+  // one last line for both cases (bench/run-all.ts reads it)
+  console.log(targetsLine('transfer', figures, missed));
+}
+
+/** The file through a service on the file system, against fs streams and a bare node:http server. */
+async function fsCase(dataDir: string, work: string, source: string, sourceMd5: string, cleanup: (fn: () => Promise<void> | void) => void): Promise<{ figures: string; missed: string[] }> {
   const service = await startServiceChild(dataDir);
   cleanup(() => service.stop());
   // what the service logged (warnings and errors) explains a failed transfer
@@ -398,14 +415,7 @@ async function main(cleanup: (fn: () => Promise<void> | void) => void): Promise<
     ...(ratio(down, read) >= RATIO_TARGET ? [] : ['download ratio']),
     ...(rssGrowth < RSS_TARGET_MIB ? [] : ['RSS growth']),
   ];
-  let figures = `upload ${fmt(ratio(up, copy), 2)}× write peer, download ${fmt(ratio(down, read), 2)}× read peer, RSS +${fmt(rssGrowth)} MiB`;
-  if (process.env.TRANSFER_S3 !== 'false') {
-    const s3 = await s3Case(tmp, work, source, sourceMd5, cleanup);
-    figures += `; S3: ${s3.figures}`;
-    missed.push(...s3.missed.map((target) => `S3 ${target}`));
-  }
-  // one last line for both cases (bench/run-all.ts reads it)
-  console.log(targetsLine('transfer', figures, missed));
+  return { figures: `upload ${fmt(ratio(up, copy), 2)}× write peer, download ${fmt(ratio(down, read), 2)}× read peer, RSS +${fmt(rssGrowth)} MiB`, missed };
 }
 
 /** The S3 peer (this file with argument `s3`): buckets of its own on s3rver (or S3_ENDPOINT); sends their S3_* settings; ends with its parent. */
@@ -435,7 +445,8 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
   const session = await login(service.baseUrl);
   const C = contentBase(service.baseUrl);
   const folderId = await createFolder(service.baseUrl, session, 'transfer-s3-bench');
-  const small = path.join(work, 'small.bin');
+  const small = path.join(work, 'small-s3.bin');
+  await generate(small, 4);
   const warm = await upload(`${C}/content?sessionId=${session}`, small, 'warm-up.bin', folderId);
   await download(`${C}/content/${warm.id}/download?sessionId=${session}`, path.join(work, 'small.down'));
 
@@ -446,11 +457,15 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
   for (let round = 1; round <= ROUNDS; round++) {
     const key = `peer/${round}.bin`;
     // the service's own part size and queue (src/storage/s3-store.ts)
+    const sdkCpu = cpuMeter(service.pid, peer.pid!);
     const sdkUp = await timed(() => new Upload({ client, params: { Bucket: env.S3_BUCKET!, Key: key, Body: createReadStream(source, { highWaterMark: CHUNK }) }, ...MULTIPART_UPLOAD }).done());
+    const sdkUpCpu = sdkCpu();
     const sdkDown = await timed(async () => pipeline((await client.send(new GetObjectCommand({ Bucket: env.S3_BUCKET!, Key: key }))).Body as Readable, discard()));
 
     sampler.reset();
+    const serviceCpu = cpuMeter(service.pid, peer.pid!);
     const up = await timed(() => upload(`${C}/content?sessionId=${session}`, source, `big-s3-${round}.bin`, folderId));
+    const upCpu = serviceCpu();
     const upRss = sampler.growth;
     if (up.value.md5 !== sourceMd5) throw new Error(`the service's md5 ${up.value.md5} differs from the file's ${sourceMd5}`);
     sampler.reset();
@@ -468,6 +483,7 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
       `round ${round}: upload ${fmt(row.up)} MiB/s vs SDK ${fmt(row.sdkUp)} MiB/s; download ${fmt(row.down)} MiB/s vs SDK ${fmt(row.sdkDown)} MiB/s; ` +
         `service RSS peak +${fmt(upRss / MiB)} MiB during upload, +${fmt(downRss / MiB)} MiB during download; md5 ok`,
     );
+    console.log(`  CPU ms per MiB uploaded (load ${loadAverage()}): through the service ${upCpu}; SDK ${sdkUpCpu}`);
   }
   const mean = (pick: (r: (typeof rows)[number]) => number) => rows.reduce((sum, r) => sum + pick(r), 0) / rows.length;
   const upRatio = ratio(mean((r) => r.up), mean((r) => r.sdkUp));
@@ -479,6 +495,23 @@ async function s3Case(tmp: string, work: string, source: string, sourceMd5: stri
   const missed = [...(upRatio >= RATIO_TARGET ? [] : ['upload ratio']), ...(downRatio >= RATIO_TARGET ? [] : ['download ratio']), ...(rssGrowth < RSS_TARGET_MIB ? [] : ['RSS growth'])];
   return { figures: `upload ${fmt(upRatio, 2)}× SDK, download ${fmt(downRatio, 2)}× SDK, RSS +${fmt(rssGrowth)} MiB`, missed };
 }
+
+/**
+ * Starts counting the CPU of the service, the S3 peer and this process (the client, or the SDK); the
+ * function answers it per MiB moved since, as text: `service user+system, S3 peer, this process`.
+ */
+function cpuMeter(servicePid: number, peerPid: number): () => string {
+  const before = [cpuTimesOf(servicePid), cpuTimesOf(peerPid)];
+  const self = process.cpuUsage();
+  return () => {
+    const [service, peer] = [cpuTimesOf(servicePid), cpuTimesOf(peerPid)].map((t, i) => ({ user: t.user - before[i]!.user, system: t.system - before[i]!.system }));
+    const own = process.cpuUsage(self);
+    const perMib = (seconds: number) => fmt((seconds * 1000) / SIZE_MIB, 2);
+    return `service ${perMib(service!.user + service!.system)} (kernel ${perMib(service!.system)}), S3 peer ${perMib(peer!.user + peer!.system)}, bench process ${perMib((own.user + own.system) / 1e6)}`;
+  };
+}
+
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
 if (process.argv[2] === 'plain-http') {
   await plainHttpServer();

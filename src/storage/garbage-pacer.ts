@@ -10,14 +10,11 @@
  */
 
 const PACE_BYTES = 8 * 1024 * 1024;
-/** see noteSentParts */
-const SENT_PARTS_BYTES = 32 * 1024 * 1024;
 
-type CollectGarbage = (options: { type: 'minor' | 'major'; execution: 'sync' | 'async' }) => void;
+type CollectGarbage = (options: { type: 'minor'; execution: 'sync' }) => void;
 
 const collect = (globalThis as { gc?: CollectGarbage }).gc;
 let sinceLastCollection = 0;
-let sentSinceLastCollection = 0;
 
 /** Counts bytes received into the store (or from S3 for a download); every PACE_BYTES, one young-generation collection. */
 export function noteReceivedBytes(bytes: number): void {
@@ -25,17 +22,4 @@ export function noteReceivedBytes(bytes: number): void {
   if (sinceLastCollection < PACE_BYTES) return;
   sinceLastCollection = 0;
   collect?.({ type: 'minor', execution: 'sync' });
-}
-
-/**
- * Counts bytes of S3 multipart parts sent (src/storage/s3-store.ts); every SENT_PARTS_BYTES, one full
- * collection. A part's buffer lives while it is sent — longer than the young-generation collections
- * above — so it is promoted and only a full collection frees it: without these, a 1 GiB upload to S3
- * grew the resident set by 85 MiB (docs/benchmarks.md), the external-memory heuristic's threshold and the parts in flight.
- */
-export function noteSentParts(bytes: number): void {
-  sentSinceLastCollection += bytes;
-  if (sentSinceLastCollection < SENT_PARTS_BYTES) return;
-  sentSinceLastCollection = 0;
-  collect?.({ type: 'major', execution: 'sync' });
 }

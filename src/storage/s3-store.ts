@@ -2,9 +2,9 @@
  * S3-compatible object store of content or cache bytes (DESIGN §14), one bucket per area.
  *
  * Keys are the storage paths (`xx/yy/<id>`, store.ts), derived from ids only. An upload streams
- * through an UploadMeter (size, md5, head on the way) into a lib-storage Upload: one PutObject when
- * small, a multipart upload otherwise (MULTIPART_UPLOAD: at most `queueSize` parts in memory), and
- * aborted on failure (leavePartsOnError false), so a failed upload leaves no parts and no object.
+ * through an UploadMeter (size, md5, head on the way) into `putStream`: one PutObject when small, a
+ * multipart upload otherwise (MULTIPART_UPLOAD: at most `queueSize` parts in flight), aborted on
+ * failure, so a failed upload leaves no parts and no object.
  * Uploads whose key is not known yet (a page image that may replace another) go to `.tmp/<name>`
  * and are copied into place at commit; an object is durable once S3 answered its upload.
  */
@@ -13,11 +13,14 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { addAbortSignal, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  type CompletedPart,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -27,11 +30,11 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { ConfigError } from '../config.js';
 import { makeTempFolder, removeTempFolder } from '../temp-folders.js';
-import { noteReceivedBytes, noteSentParts } from './garbage-pacer.js';
+import { noteReceivedBytes } from './garbage-pacer.js';
 import { warmUpMd5Workers } from './md5-hasher.js';
 import { errorMessage, inBatches, stagedFile, StoredFileUnavailableError, storagePathFor, storagePathSegments, UploadMeter } from './store.js';
 import type { ByteStore, ReceiveOptions, StagedFile, StoredFile, SyncedFile, WritableCheck } from './store.js';
@@ -138,33 +141,17 @@ export class S3Store implements ByteStore {
   async receive(source: Readable, options: ReceiveOptions): Promise<StagedFile> {
     const meter = new UploadMeter(options.maxBytes);
     const key = options.destination === undefined ? this.tempKey() : keyOf(options.destination);
-    const metered = new MeteredStream(meter);
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.bucket, Key: key, Body: metered },
-      ...MULTIPART_UPLOAD,
-      leavePartsOnError: false,
-    });
-    let partsSent = 0;
-    upload.on('httpUploadProgress', ({ loaded }) => {
-      if (loaded === undefined || loaded <= partsSent) return;
-      noteSentParts(loaded - partsSent);
-      partsSent = loaded;
-    });
-    // a failed upload stops the reading too (nobody would take the bytes any more)
-    const uploaded = upload.done().catch((error: unknown) => {
-      metered.destroy(error as Error);
-      throw error;
-    });
-    const [read, sent] = await Promise.allSettled([pipeline(source, metered, options.signal ? { signal: options.signal } : {}), uploaded]);
     let md5: string | undefined;
-    if (read.status === 'fulfilled' && sent.status === 'fulfilled') md5 = await meter.digest().catch(() => undefined);
-    if (md5 === undefined) {
+    try {
+      if (options.signal) addAbortSignal(options.signal, source);
+      await this.putStream(key, metered(source, meter));
+      md5 = await meter.digest();
+    } catch (error) {
       meter.abort();
-      await upload.abort().catch(() => undefined);
-      // an upload completed just before another part failed: nothing stays
+      source.destroy();
+      // an upload completed before the hash failed: nothing stays
       await this.deleteKey(key).catch(() => undefined);
-      throw read.status === 'rejected' ? read.reason : sent.status === 'rejected' ? sent.reason : new Error('the upload could not be hashed');
+      throw error;
     }
     return stagedFile(
       { size: meter.size, md5, head: meter.head() },
@@ -202,8 +189,7 @@ export class S3Store implements ByteStore {
       await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: copySource(this.bucket, from) }));
       return;
     }
-    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: to, Body: await this.body(from) }, ...MULTIPART_UPLOAD, leavePartsOnError: false });
-    await upload.done();
+    await this.putStream(to, await this.body(from));
   }
 
   async open(storagePath: string, expectedSize: number): Promise<StoredFile> {
@@ -251,6 +237,79 @@ export class S3Store implements ByteStore {
   }
 
   // --- internals ---
+
+  /**
+   * Stores the bytes under `key`: one PutObject when they fit in a part, else a multipart upload of
+   * MULTIPART_UPLOAD.partSize parts, `queueSize` at most in flight. The parts are filled in buffers
+   * that are used again (spareParts) — a fresh buffer per part lived as long as its upload, so it
+   * was promoted and only a full collection freed it (one every 32 MiB sent kept the service's RSS
+   * within bounds and was ≈ 30 % of its CPU per MiB, docs/benchmarks.md). On any failure the
+   * multipart upload is aborted once no part is in flight: no part and no object stay.
+   */
+  private async putStream(key: string, chunks: AsyncIterable<Buffer>): Promise<void> {
+    const { partSize, queueSize } = MULTIPART_UPLOAD;
+    let part = takePartBuffer();
+    let filled = 0;
+    let uploadId: string | undefined;
+    let checksummed = false;
+    let partNumber = 0;
+    const parts: CompletedPart[] = [];
+    const inFlight = new Set<Promise<void>>();
+    let failure: { error: unknown } | undefined;
+    const sendPart = (buffer: Buffer, length: number) => {
+      const PartNumber = ++partNumber;
+      const sent = this.client
+        .send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber, Body: buffer.subarray(0, length) }))
+        .then((answer) => {
+          if (!answer.ETag) throw new Error(`S3 answered part ${PartNumber} without an ETag`);
+          parts.push({ PartNumber, ETag: answer.ETag, ...(checksummed && answer.ChecksumCRC32 ? { ChecksumCRC32: answer.ChecksumCRC32 } : {}) });
+          releasePartBuffer(buffer);
+        })
+        .catch((error: unknown) => {
+          failure ??= { error };
+        })
+        .finally(() => inFlight.delete(sent));
+      inFlight.add(sent);
+    };
+    try {
+      for await (const chunk of chunks) {
+        let offset = 0;
+        while (offset < chunk.length) {
+          if (filled === partSize) {
+            if (uploadId === undefined) {
+              // as lib-storage does: the parts' CRC32 (computed by the client) named at the start
+              checksummed = (await this.client.config.requestChecksumCalculation()) === 'WHEN_SUPPORTED';
+              const started = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ...(checksummed ? { ChecksumAlgorithm: 'CRC32' } : {}) }));
+              if (!started.UploadId) throw new Error('S3 started a multipart upload without an id');
+              uploadId = started.UploadId;
+            }
+            sendPart(part, filled);
+            while (inFlight.size >= queueSize) await Promise.race(inFlight);
+            if (failure) throw failure.error;
+            part = takePartBuffer();
+            filled = 0;
+          }
+          const copied = chunk.copy(part, filled, offset);
+          filled += copied;
+          offset += copied;
+        }
+      }
+      if (uploadId === undefined) {
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: part.subarray(0, filled), ContentLength: filled }));
+        releasePartBuffer(part);
+        return;
+      }
+      if (filled > 0) sendPart(part, filled);
+      await Promise.all(inFlight);
+      if (failure) throw failure.error;
+      parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    } catch (error) {
+      await Promise.all(inFlight);
+      if (uploadId !== undefined) await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+      throw error;
+    }
+  }
 
   private async *keysWrittenBefore(cutoff: number): AsyncGenerator<string> {
     for await (const object of this.objects('')) {
@@ -328,27 +387,27 @@ export class S3Store implements ByteStore {
   }
 }
 
-/**
- * Passes an upload's bytes on to the Upload after counting and hashing them (UploadMeter), waiting
- * for the hasher's backlog (backpressure) before taking more.
- */
-class MeteredStream extends Transform {
-  constructor(private readonly meter: UploadMeter) {
-    super();
+/** The source's bytes after counting and hashing them (UploadMeter), waiting for the hasher's backlog before taking more. */
+async function* metered(source: Readable, meter: UploadMeter): AsyncGenerator<Buffer> {
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    const hashed = meter.add([chunk]);
+    yield chunk;
+    if (hashed) await hashed;
   }
+}
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    let hashed: Promise<void> | undefined;
-    try {
-      hashed = this.meter.add([chunk]);
-    } catch (error) {
-      callback(error as Error);
-      return;
-    }
-    this.push(chunk);
-    if (hashed) hashed.then(() => callback(), callback);
-    else callback();
-  }
+/**
+ * Part buffers no upload uses: taken by the next one. As many as the parts one upload holds at
+ * once; more uploads at once allocate more, and those are dropped when they finish.
+ */
+const spareParts: Buffer[] = [];
+
+function takePartBuffer(): Buffer {
+  return spareParts.pop() ?? Buffer.allocUnsafeSlow(MULTIPART_UPLOAD.partSize);
+}
+
+function releasePartBuffer(buffer: Buffer): void {
+  if (spareParts.length <= MULTIPART_UPLOAD.queueSize) spareParts.push(buffer);
 }
 
 /** The key of a storage path (validated as in the file store: the same names in both). */
