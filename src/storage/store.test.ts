@@ -278,118 +278,112 @@ describe.each(['fs', 's3'] as const)('%s store', (kind) => {
   });
 });
 
-describe('s3 store: a bucket that cannot be used', () => {
+describe('s3 store', () => {
+  // one S3 peer for the cases below
   let s3: TestS3;
   beforeAll(async () => {
     s3 = await startTestS3();
   });
   afterAll(() => s3.stop());
 
-  it('is a clear startup error naming the bucket', async () => {
-    const missing = new S3Store(s3.client, 'no-such-bucket-here');
-    await expect(missing.init()).rejects.toThrow(S3StoreUnavailableError);
-    await expect(missing.init()).rejects.toThrow(/S3 bucket 'no-such-bucket-here' cannot be used/);
-    const unreachable = new S3Store(createS3Client({ ...s3.settings, endpoint: 'http://127.0.0.1:9' }), s3.bucket);
-    await expect(unreachable.init()).rejects.toThrow(/cannot be used/);
-    expect(await missing.checkWritable()).toMatchObject({ ok: false, message: expect.stringContaining('s3://no-such-bucket-here is not writable') });
-  });
-});
+  describe('a bucket that cannot be used', () => {
 
-describe("s3 store: this process's scratch folder in the OS temp folder", () => {
-  let s3: TestS3;
-  beforeAll(async () => {
-    s3 = await startTestS3();
-  });
-  afterAll(() => s3.stop());
-
-  const scratchFolders = async (bucket: string) => (await fsp.readdir(os.tmpdir())).filter((name) => name.startsWith(`crs-s3-${bucket}-`)).sort();
-
-  it('is made by init and removed by close, with what is left in it', async () => {
-    const store = new S3Store(s3.client, s3.bucket);
-    await store.init();
-    const scratch = store.scratchDirectory();
-    expect(path.dirname(scratch)).toBe(os.tmpdir());
-    await fsp.mkdir(path.join(scratch, 'render-1-1'));
-    await fsp.writeFile(path.join(scratch, 'render-1-1', 'page-1.png'), 'left by a conversion');
-    expect(await scratchFolders(s3.bucket)).toEqual([path.basename(scratch)]);
-    await store.close();
-    expect(await scratchFolders(s3.bucket)).toEqual([]);
-    await store.close(); // once more: nothing to do
+    it('is a clear startup error naming the bucket', async () => {
+      const missing = new S3Store(s3.client, 'no-such-bucket-here');
+      await expect(missing.init()).rejects.toThrow(S3StoreUnavailableError);
+      await expect(missing.init()).rejects.toThrow(/S3 bucket 'no-such-bucket-here' cannot be used/);
+      const unreachable = new S3Store(createS3Client({ ...s3.settings, endpoint: 'http://127.0.0.1:9' }), s3.bucket);
+      await expect(unreachable.init()).rejects.toThrow(/cannot be used/);
+      expect(await missing.checkWritable()).toMatchObject({ ok: false, message: expect.stringContaining('s3://no-such-bucket-here is not writable') });
+    });
   });
 
-  it("init removes the folders of its kind whose process is gone (a crash's), and keeps those of processes alive", async () => {
-    const first = new S3Store(s3.client, s3.bucket);
-    await first.init();
-    const own = path.basename(first.scratchDirectory());
-    // named as the folder of a process that ran and ended, and as that of one that runs (our parent)
-    const ended = spawnSync(process.execPath, ['-e', '']).pid!;
-    const named = (pid: number) => path.join(os.tmpdir(), own.replace(`-${process.pid}-`, `-${pid}-`));
-    await fsp.mkdir(named(ended));
-    await fsp.writeFile(path.join(named(ended), 'local-abc'), 'a scratch copy the crash left');
-    await fsp.mkdir(named(process.ppid));
-    // another bucket's are another kind: left alone
-    const otherBucket = path.join(os.tmpdir(), own.replace(`crs-s3-${s3.bucket}-`, `crs-s3-${s3.bucket}-x-`).replace(`-${process.pid}-`, `-${ended}-`));
-    await fsp.mkdir(otherBucket);
-    const second = new S3Store(s3.client, s3.bucket);
-    await second.init();
-    const left = await scratchFolders(s3.bucket);
-    expect(left).toContain(own);
-    expect(left).toContain(path.basename(second.scratchDirectory()));
-    expect(left).toContain(path.basename(named(process.ppid)));
-    expect(left).toContain(path.basename(otherBucket));
-    expect(left).not.toContain(path.basename(named(ended)));
-    await Promise.all([first.close(), second.close(), fsp.rm(named(process.ppid), { recursive: true }), fsp.rm(otherBucket, { recursive: true })]);
-    expect(await scratchFolders(s3.bucket)).toEqual([]);
+  describe("this process's scratch folder in the OS temp folder", () => {
+
+    const scratchFolders = async (bucket: string) => (await fsp.readdir(os.tmpdir())).filter((name) => name.startsWith(`crs-s3-${bucket}-`)).sort();
+
+    it('is made by init and removed by close, with what is left in it', async () => {
+      const store = new S3Store(s3.client, s3.bucket);
+      await store.init();
+      const scratch = store.scratchDirectory();
+      expect(path.dirname(scratch)).toBe(os.tmpdir());
+      await fsp.mkdir(path.join(scratch, 'render-1-1'));
+      await fsp.writeFile(path.join(scratch, 'render-1-1', 'page-1.png'), 'left by a conversion');
+      expect(await scratchFolders(s3.bucket)).toEqual([path.basename(scratch)]);
+      await store.close();
+      expect(await scratchFolders(s3.bucket)).toEqual([]);
+      await store.close(); // once more: nothing to do
+    });
+
+    it("init removes the folders of its kind whose process is gone (a crash's), and keeps those of processes alive", async () => {
+      const first = new S3Store(s3.client, s3.bucket);
+      await first.init();
+      const own = path.basename(first.scratchDirectory());
+      // named as the folder of a process that ran and ended, and as that of one that runs (our parent)
+      const ended = spawnSync(process.execPath, ['-e', '']).pid!;
+      const named = (pid: number) => path.join(os.tmpdir(), own.replace(`-${process.pid}-`, `-${pid}-`));
+      await fsp.mkdir(named(ended));
+      await fsp.writeFile(path.join(named(ended), 'local-abc'), 'a scratch copy the crash left');
+      await fsp.mkdir(named(process.ppid));
+      // another bucket's are another kind: left alone
+      const otherBucket = path.join(os.tmpdir(), own.replace(`crs-s3-${s3.bucket}-`, `crs-s3-${s3.bucket}-x-`).replace(`-${process.pid}-`, `-${ended}-`));
+      await fsp.mkdir(otherBucket);
+      const second = new S3Store(s3.client, s3.bucket);
+      await second.init();
+      const left = await scratchFolders(s3.bucket);
+      expect(left).toContain(own);
+      expect(left).toContain(path.basename(second.scratchDirectory()));
+      expect(left).toContain(path.basename(named(process.ppid)));
+      expect(left).toContain(path.basename(otherBucket));
+      expect(left).not.toContain(path.basename(named(ended)));
+      await Promise.all([first.close(), second.close(), fsp.rm(named(process.ppid), { recursive: true }), fsp.rm(otherBucket, { recursive: true })]);
+      expect(await scratchFolders(s3.bucket)).toEqual([]);
+    });
   });
-});
 
-describe('s3 store: S3 failing mid-way', () => {
-  let s3: TestS3;
-  beforeAll(async () => {
-    s3 = await startTestS3();
-  });
-  afterAll(() => s3.stop());
+  describe('S3 failing mid-way', () => {
 
-  it('a part refused after others were stored leaves no object and no multipart upload; the next uploads (two at once) arrive whole', async () => {
-    // the S3 client is not the project's: a middleware stands for S3 refusing the third part
-    // and the multipart uploads started and the aborts asked for are noted (s3rver does not list them)
-    const client = createS3Client(s3.settings);
-    const started: string[] = [];
-    const aborted: string[] = [];
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { PartNumber?: number; UploadId?: string };
-        if (context.commandName === 'UploadPartCommand' && input.PartNumber === 3) throw new Error('S3 refused part 3');
-        // asked, not answered: s3rver refuses AbortMultipartUpload (MethodNotAllowed); S3 does it
-        if (context.commandName === 'AbortMultipartUploadCommand') aborted.push(input.UploadId!);
-        const answer = await next(args);
-        if (context.commandName === 'CreateMultipartUploadCommand') started.push((answer.output as { UploadId: string }).UploadId);
-        return answer;
-      },
-      { step: 'initialize', name: 'refuseThirdPart' },
-    );
-    const failing = new S3Store(client, s3.bucket);
-    const store = new S3Store(s3.client, s3.bucket);
-    const before = await s3.keys(s3.bucket);
-    for (const destination of [undefined, failing.pathFor('refused-part')]) {
-      await expect(failing.receive(chunked(randomBytes(23 * 1024 * 1024)), { maxBytes: 1e9, destination })).rejects.toThrow('S3 refused part 3');
-    }
-    expect(await s3.keys(s3.bucket)).toEqual(before);
-    expect(started).toHaveLength(2);
-    expect(aborted).toEqual(started);
-    client.destroy();
+    it('a part refused after others were stored leaves no object and no multipart upload; the next uploads (two at once) arrive whole', async () => {
+      // the S3 client is not the project's: a middleware stands for S3 refusing the third part
+      // and the multipart uploads started and the aborts asked for are noted (s3rver does not list them)
+      const client = createS3Client(s3.settings);
+      const started: string[] = [];
+      const aborted: string[] = [];
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as { PartNumber?: number; UploadId?: string };
+          if (context.commandName === 'UploadPartCommand' && input.PartNumber === 3) throw new Error('S3 refused part 3');
+          // asked, not answered: s3rver refuses AbortMultipartUpload (MethodNotAllowed); S3 does it
+          if (context.commandName === 'AbortMultipartUploadCommand') aborted.push(input.UploadId!);
+          const answer = await next(args);
+          if (context.commandName === 'CreateMultipartUploadCommand') started.push((answer.output as { UploadId: string }).UploadId);
+          return answer;
+        },
+        { step: 'initialize', name: 'refuseThirdPart' },
+      );
+      const failing = new S3Store(client, s3.bucket);
+      const store = new S3Store(s3.client, s3.bucket);
+      const before = await s3.keys(s3.bucket);
+      for (const destination of [undefined, failing.pathFor('refused-part')]) {
+        await expect(failing.receive(chunked(randomBytes(23 * 1024 * 1024)), { maxBytes: 1e9, destination })).rejects.toThrow('S3 refused part 3');
+      }
+      expect(await s3.keys(s3.bucket)).toEqual(before);
+      expect(started).toHaveLength(2);
+      expect(aborted).toEqual(started);
+      client.destroy();
 
-    // part buffers are used again: each upload must still get its own bytes only
-    const datas = [randomBytes(17 * 1024 * 1024 + 11), randomBytes(12 * 1024 * 1024 + 7)];
-    const paths = await Promise.all(
-      datas.map(async (data, i) => {
-        const storagePath = store.pathFor(`after-refused-${i}`);
-        const staged = await store.receive(chunked(data), { maxBytes: data.length, destination: storagePath });
-        expect({ size: staged.size, md5: staged.md5 }).toEqual({ size: data.length, md5: md5(data) });
-        await staged.commit(storagePath);
-        return storagePath;
-      }),
-    );
-    for (const [i, storagePath] of paths.entries()) expect(md5(await readStored(store, storagePath, datas[i]!.length))).toBe(md5(datas[i]!));
+      // part buffers are used again: each upload must still get its own bytes only
+      const datas = [randomBytes(17 * 1024 * 1024 + 11), randomBytes(12 * 1024 * 1024 + 7)];
+      const paths = await Promise.all(
+        datas.map(async (data, i) => {
+          const storagePath = store.pathFor(`after-refused-${i}`);
+          const staged = await store.receive(chunked(data), { maxBytes: data.length, destination: storagePath });
+          expect({ size: staged.size, md5: staged.md5 }).toEqual({ size: data.length, md5: md5(data) });
+          await staged.commit(storagePath);
+          return storagePath;
+        }),
+      );
+      for (const [i, storagePath] of paths.entries()) expect(md5(await readStored(store, storagePath, datas[i]!.length))).toBe(md5(datas[i]!));
+    });
   });
 });
