@@ -287,7 +287,6 @@ describe('s3 store', () => {
   afterAll(() => s3.stop());
 
   describe('a bucket that cannot be used', () => {
-
     it('is a clear startup error naming the bucket', async () => {
       const missing = new S3Store(s3.client, 'no-such-bucket-here');
       await expect(missing.init()).rejects.toThrow(S3StoreUnavailableError);
@@ -299,7 +298,6 @@ describe('s3 store', () => {
   });
 
   describe("this process's scratch folder in the OS temp folder", () => {
-
     const scratchFolders = async (bucket: string) => (await fsp.readdir(os.tmpdir())).filter((name) => name.startsWith(`crs-s3-${bucket}-`)).sort();
 
     it('is made by init and removed by close, with what is left in it', async () => {
@@ -342,7 +340,6 @@ describe('s3 store', () => {
   });
 
   describe('S3 failing mid-way', () => {
-
     it('a part refused after others were stored leaves no object and no multipart upload; the next uploads (two at once) arrive whole', async () => {
       // the S3 client is not the project's: a middleware stands for S3 refusing the third part
       // and the multipart uploads started and the aborts asked for are noted (s3rver does not list them)
