@@ -3,7 +3,6 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentUrl, newContent, newFolder, sql } from '../../../test/helpers/entries.js';
 import { call, startTestService, type TestService } from '../../../test/helpers/service.js';
-import { SnapshotReaders } from '../../db/snapshot-readers.js';
 import { conditionLimits } from './condition/parser.js';
 
 let service: TestService;
@@ -280,50 +279,6 @@ describe('GET C/content/search/by-condition (spec endpoint 2)', () => {
     const refused = await service.graphql(`{ searchByCondition(repository: "default", condition: "name =") { count } }`);
     expect(refused.errors?.[0]).toMatchObject({ extensions: { reasonCode: 'illegalArguments', status: 400 } });
   });
-
-  it('counts a full page the same beside the page (another connection, the same snapshot) as on its own connection', async () => {
-    /** the readers, counting the statements they run */
-    class CountedReaders extends SnapshotReaders {
-      runs = 0;
-      override run<Row>(...args: Parameters<SnapshotReaders['run']>): Promise<Row[]> {
-        this.runs++;
-        return super.run<Row>(...args);
-      }
-    }
-    // counts that visit their matches (not kept by triggers), pages full or past the end, as the administrator and as a user
-    const conditions = ["entryType = 'CONTENT'", "name like '*.txt'", "parent.name = 'reports' or 'blue' in tags", "'red' in tags and name != 'x'"];
-    const pagings: Record<string, number>[] = [{ limit: 1 }, { limit: 2, offset: 1 }, { limit: 1, offset: 10 }, { limit: 100 }];
-    const carol = await service.createUserSession('carol');
-    const answersOf = async () => {
-      const answers = [];
-      for (const session of [service.adminSession, carol]) {
-        for (const condition of conditions) {
-          for (const paging of pagings) {
-            const { status, body } = await call(contentUrl(service, '/content/search/by-condition', { condition, orderBy: 'name', ...paging }, session));
-            answers.push({ condition, paging, status, count: body.count, names: names(body) });
-          }
-        }
-      }
-      return answers;
-    };
-    const readers = service.services.snapshotReaders;
-    const counted = new CountedReaders(service.config.DATABASE_URL!, service.services.logger);
-    const none = new SnapshotReaders(service.config.DATABASE_URL!, service.services.logger, 0);
-    try {
-      service.services.snapshotReaders = counted;
-      const beside = await answersOf();
-      expect(counted.runs).toBeGreaterThan(0);
-      service.services.snapshotReaders = none;
-      expect(none.free).toBe(false);
-      expect(await answersOf()).toEqual(beside);
-      // each first page of one entry is full, so its total was counted
-      expect(beside.filter((a) => a.paging.limit === 1 && !a.paging.offset).every((a) => a.status === 200 && a.count > 1)).toBe(true);
-    } finally {
-      service.services.snapshotReaders = readers;
-      await counted.close();
-      await none.close();
-    }
-  });
 });
 
 describe('a search that runs too long', () => {
@@ -350,8 +305,6 @@ describe('a search that runs too long', () => {
     const condition = Array.from({ length: 300 }, (_, i) => `name ilike '*${i}*x*'`).join(' or ');
     const { status, body } = await call(contentUrl(slow, '/content/search/by-condition', { condition }));
     expect({ status, body }).toMatchObject({ status: 503, body: { reasonCode: 'unavailable', message: expect.stringContaining('took longer than 50 ms') } });
-    // its count ran beside its page, and was stopped too
-    expect(slow.services.snapshotReaders.free).toBe(true);
     expect(await withinTimeout(contentUrl(slow, '/content/search/by-condition', { condition: "name = 'folder-7'" }))).toMatchObject({ count: 1 });
   });
 

@@ -209,8 +209,6 @@ export interface EntryQuery {
   offset: number;
   page: Statement;
   count: Statement;
-  /** whether `count` visits every match (not the totals or tag rows the triggers keep) */
-  countVisitsMatches: boolean;
 }
 
 /**
@@ -271,13 +269,11 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
     return { sql: numbered(reader.sql + sql), params: [...reader.params, ...statementParams] };
   };
   const ids = `select e.id ${fromWith(resolver.joins.values())} where ${where} order by ${order.sql} limit ? offset ?`;
-  const kept = countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options);
   return {
     limit,
     offset,
     page: withReader(pageOf(scope, `array(${ids})`), [...params, ...order.params, limit, offset]),
-    count: kept ?? withReader(`select count(*) as n ${fromWith(new Map(predicateJoins).values())} where ${where}`, params),
-    countVisitsMatches: kept === undefined,
+    count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? withReader(`select count(*) as n ${fromWith(new Map(predicateJoins).values())} where ${where}`, params),
   };
 }
 
@@ -381,17 +377,12 @@ export async function runEntryQuery(
   defaultOrder?: DefaultOrder,
 ): Promise<EntriesPage> {
   const scope = await withReadableAcls(unfiltered);
-  return runSearchStatements(scope, async (run, beside) => {
+  return runSearchStatements(scope, async (run) => {
     const query = buildEntryQuery(scope, typeof predicates === 'function' ? await predicates(run) : predicates, options, defaultOrder);
-    // A count that visits every match runs beside the page, on a second connection in the same snapshot:
-    // the answer then waits for the longer of the two, not their sum (a user's `'t3' in tags or 't4' in
-    // tags` at 1,000,000 contents: page 7 ms + count 23 ms, docs/benchmarks.md). Unused when the page
-    // tells the total, and then small: it visits fewer matches than a page holds.
-    const countedBeside = query.countVisitsMatches ? beside<{ n: string }>(query.count) : undefined;
     const rows = await run<Record<string, unknown>>(query.page);
     const fromPage = countFromPage(rows.length, query.limit, query.offset);
     if (fromPage !== undefined) return { rows, count: fromPage };
-    const [total] = await (countedBeside ?? run<{ n: string }>(query.count));
+    const [total] = await run<{ n: string }>(query.count);
     return { rows, count: Number(total?.n ?? 0) };
   });
 }
