@@ -5,6 +5,7 @@ import { startTestService, type TestService } from '../../../test/helpers/servic
 import { extractionProcess } from '../../../test/helpers/workers.js';
 import { withStatementTimeout } from '../../db/statement-timeout.js';
 import { indexBatch, storeTexts } from './extraction-job.js';
+import type { ResourceToIndex } from './operations.js';
 
 let service: TestService;
 let extraction: ReturnType<typeof extractionProcess>;
@@ -95,8 +96,8 @@ describe('a batch of text extractions', () => {
     expect(resources.map((r) => [r.name, r.mimeType])).toEqual([['marked.bin', 'application/octet-stream'], ['plain.bin', 'application/octet-stream']]);
     const [markedResource, binaryResource] = resources.map((r) => ({ ...r, repositoryId: 'svc.repository.default' }));
     const em = service.services.orm.em.fork() as EntityManager;
-    const outcomesOf = async (batch: ({ id: string; storagePath: string; pdfMark?: boolean | null } & Record<string, unknown>)[]) =>
-      (await indexBatch(service.services, extraction.extractor, em, 'svc.repository.default', batch as never)).map(({ resource: _, ...outcome }) => outcome);
+    const outcomesOf = async (batch: ResourceToIndex[]) =>
+      (await indexBatch(service.services, extraction.extractor, em, 'svc.repository.default', batch)).map(({ resource: _, ...outcome }) => outcome);
     const byFile = await outcomesOf([binaryResource!, markedResource!]);
     expect(byFile[0]).toEqual({ text: { resourceId: binaryResource!.id, text: '', truncated: false, notes: ['no text is read from application/octet-stream'] } });
     // the marks as the upload queued them: the same outcomes
