@@ -43,6 +43,7 @@ import { Migration20261129071000AclChangesPerStatement } from './migrations/Migr
 import { Migration20261129102000VisibleChildrenIndex } from './migrations/Migration20261129102000VisibleChildrenIndex.js';
 import { Migration20261129130000EntryVisiblePostings } from './migrations/Migration20261129130000EntryVisiblePostings.js';
 import { Migration20261129161000UnchangedWordsKept } from './migrations/Migration20261129161000UnchangedWordsKept.js';
+import { Migration20261207100000QueuedPdfMark } from './migrations/Migration20261207100000QueuedPdfMark.js';
 
 export type Orm = MikroORM;
 
@@ -87,6 +88,7 @@ export const migrationsList = [
   { name: 'Migration20261129102000VisibleChildrenIndex', class: Migration20261129102000VisibleChildrenIndex },
   { name: 'Migration20261129130000EntryVisiblePostings', class: Migration20261129130000EntryVisiblePostings },
   { name: 'Migration20261129161000UnchangedWordsKept', class: Migration20261129161000UnchangedWordsKept },
+  { name: 'Migration20261207100000QueuedPdfMark', class: Migration20261207100000QueuedPdfMark },
 ];
 
 export interface OrmOptions {

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { longestTokenRun, markupText, plainOrMarkupText, storableText, textKindOf } from './extract.js';
+import { hasPdfMark, longestTokenRun, markupText, pdfMarkBytes, plainOrMarkupText, storableText, textKindOf } from './extract.js';
 
 // The readers of the extraction process alone (no database): odd and hostile input must give text or nothing, never throw.
 describe('text extraction', () => {
@@ -15,15 +15,19 @@ describe('text extraction', () => {
   });
 
   it('tells the kind by media type, extension, and a PDF by its first bytes whatever it is called', () => {
-    const none = Buffer.alloc(0);
-    expect(textKindOf('application/octet-stream', 'report.bin', Buffer.from('junk%PDF-1.7'))).toBe('pdf');
-    expect(textKindOf('text/html; charset=utf-8', 'a', none)).toBe('html');
-    expect(textKindOf('application/atom+xml', 'a', none)).toBe('xml');
-    expect(textKindOf('application/octet-stream', 'notes.MD', none)).toBe('plain');
-    expect(textKindOf('application/octet-stream', 'a.docx', none)).toBe('docx');
-    expect(textKindOf('image/png', 'a.png', none)).toBe('image');
-    expect(textKindOf('application/octet-stream', 'scan.TIFF', none)).toBe('image');
-    expect(textKindOf('image/gif', 'a.gif', none)).toBeUndefined();
+    expect(hasPdfMark(Buffer.from('junk%PDF-1.7'))).toBe(true);
+    // only the first pdfMarkBytes count
+    expect(hasPdfMark(Buffer.concat([Buffer.alloc(pdfMarkBytes - 4), Buffer.from('%PDF-1.7')]))).toBe(false);
+    expect(hasPdfMark(Buffer.alloc(0))).toBe(false);
+    expect(textKindOf('application/octet-stream', 'report.bin', true)).toBe('pdf');
+    expect(textKindOf('application/octet-stream', 'report.bin', false)).toBeUndefined();
+    expect(textKindOf('text/html; charset=utf-8', 'a', false)).toBe('html');
+    expect(textKindOf('application/atom+xml', 'a', false)).toBe('xml');
+    expect(textKindOf('application/octet-stream', 'notes.MD', false)).toBe('plain');
+    expect(textKindOf('application/octet-stream', 'a.docx', false)).toBe('docx');
+    expect(textKindOf('image/png', 'a.png', false)).toBe('image');
+    expect(textKindOf('application/octet-stream', 'scan.TIFF', false)).toBe('image');
+    expect(textKindOf('image/gif', 'a.gif', false)).toBeUndefined();
   });
 
   it('drops tags, comments, script and style; decodes entities (every named one of HTML), and bad code points become spaces', () => {

@@ -13,11 +13,17 @@ const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml
 const plainExtensions = new Set(['.txt', '.md', '.markdown', '.csv', '.json', '.log']);
 const plainTypes = new Set(['application/json', 'application/csv', 'application/x-ndjson']);
 
-/** The kind of text a resource holds, by its media type, its name's extension and (for PDFs) its first bytes; undefined when none is read. */
-export function textKindOf(mimeType: string, name: string, head: Buffer): TextKind | undefined {
+/** How many of a file's first bytes `hasPdfMark` looks at. */
+export const pdfMarkBytes = 1024;
+
+/** Whether a file's first bytes (`pdfMarkBytes` of them, or more) hold `%PDF-`: a PDF whatever it is called. */
+export const hasPdfMark = (head: Buffer): boolean => head.subarray(0, pdfMarkBytes).includes('%PDF-');
+
+/** The kind of text a resource holds, by its media type, its name's extension and (for PDFs) its first bytes' `hasPdfMark`; undefined when none is read. */
+export function textKindOf(mimeType: string, name: string, pdfMark: boolean): TextKind | undefined {
   const type = mimeType.split(';')[0]!.trim().toLowerCase();
   const extension = path.extname(name).toLowerCase();
-  if (type === 'application/pdf' || extension === '.pdf' || head.subarray(0, 1024).includes('%PDF-')) return 'pdf';
+  if (type === 'application/pdf' || extension === '.pdf' || pdfMark) return 'pdf';
   if (type === docxType || extension === '.docx') return 'docx';
   if (type === 'text/html' || type === 'application/xhtml+xml' || extension === '.html' || extension === '.htm') return 'html';
   if (type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml') || extension === '.xml') return 'xml';

@@ -7,6 +7,7 @@ import { executePrepared } from '../../db/prepared.js';
 import { isTransientConflict, notFound, ServiceError } from '../../errors.js';
 import { sniffMimeType } from '../../storage/mime.js';
 import { TooLargeError, type StagedFile } from '../../storage/store.js';
+import { hasPdfMark } from '../../text/extract.js';
 import { retryingTransientConflicts } from './chronicles.js';
 import { Resource } from './entry.entity.js';
 import { optionalMediaType } from './media-types.js';
@@ -161,15 +162,16 @@ export async function stageUpload(scope: EntryScope, input: UploadInput, options
  * the extraction is as durable as the version (docs/search.md, extraction).
  */
 const queuedExpression = `queued as (
-    insert into text_extraction_queue (resource_id, repository_id, uploader) select id, repository_id, creator from claimed where ?::boolean)`;
+    insert into text_extraction_queue (resource_id, repository_id, uploader, pdf_mark) select id, repository_id, creator, ?::boolean from claimed where ?::boolean)`;
 
 export const claimExpressions = `claimed as (
     update resource set state = 'ready', mime_type = coalesce(?, mime_type)
      where id = ? and repository_id = ? and state = 'pending' and creator = ? returning *),
   ${queuedExpression}`;
 
+// the upload's first bytes are not at hand here: the extraction reads them from the file (pdf_mark null)
 export const claimParameters = (scope: EntryScope, uploadId: string, mimeType?: string | null) =>
-  [mimeType || null, uploadId, scope.repository.id, scope.principal.userName, scope.repository.fullTextEnabled];
+  [mimeType || null, uploadId, scope.repository.id, scope.principal.userName, null, scope.repository.fullTextEnabled];
 
 /**
  * The same two expressions over bytes this request received and placed (parameters:
@@ -189,6 +191,8 @@ export const receivedParameters = (scope: EntryScope, received: ReceivedBytes, m
   received.md5,
   received.storagePath,
   scope.principal.userName,
+  // what the first bytes say travels with the queue row: the extraction of a kind it does not read opens no file (Migration20261207100000QueuedPdfMark)
+  hasPdfMark(received.file.head),
   scope.repository.fullTextEnabled,
 ];
 

@@ -5,6 +5,7 @@ import { startTestService, type TestService } from '../../../test/helpers/servic
 import { extractionProcess } from '../../../test/helpers/workers.js';
 import { withStatementTimeout } from '../../db/statement-timeout.js';
 import { indexBatch, storeTexts } from './extraction-job.js';
+import type { ResourceToIndex } from './operations.js';
 
 let service: TestService;
 let extraction: ReturnType<typeof extractionProcess>;
@@ -80,5 +81,28 @@ describe('a batch of text extractions', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
     const stored = await sql<{ resource_id: string }>(service, 'select resource_id from resource_text where resource_id = any(array[?]::text[])', [[fast.resource.id, slow.resource.id]]);
     expect(stored.map((row) => row.resource_id)).toEqual([fast.resource.id]);
+  });
+
+  it('tells a kind it does not read by the mark the upload queued without opening the file, and every kind as it does by the file', async () => {
+    // binary bytes (control characters): no text type is sniffed, so only the PDF mark could make them read
+    const [binary, marked] = await Promise.all([newContent(service, { name: 'plain.bin', bytes: '\u0000\u0001\u0002 binary' }), newContent(service, { name: 'marked.bin', bytes: '\u0000junk%PDF-1.7 binary' })]);
+    // their own extraction ended (the marked one fails: it is no PDF)
+    while ((await sql(service, 'select 1 from text_extraction_queue where resource_id = any(array[?]::text[])', [[binary.resource.id, marked.resource.id]])).length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const resources = await sql<{ id: string; name: string; mimeType: string; fileSize: number; storagePath: string }>(
+      service,
+      `select id, name, mime_type as "mimeType", file_size::float8 as "fileSize", storage_path as "storagePath" from resource where id = any(array[?]::text[]) order by name`,
+      [[binary.resource.id, marked.resource.id]],
+    );
+    expect(resources.map((r) => [r.name, r.mimeType])).toEqual([['marked.bin', 'application/octet-stream'], ['plain.bin', 'application/octet-stream']]);
+    const [markedResource, binaryResource] = resources.map((r) => ({ ...r, repositoryId: 'svc.repository.default' }));
+    const em = service.services.orm.em.fork() as EntityManager;
+    const outcomesOf = async (batch: ResourceToIndex[]) =>
+      (await indexBatch(service.services, extraction.extractor, em, 'svc.repository.default', batch)).map(({ resource: _, ...outcome }) => outcome);
+    const byFile = await outcomesOf([binaryResource!, markedResource!]);
+    expect(byFile[0]).toEqual({ text: { resourceId: binaryResource!.id, text: '', truncated: false, notes: ['no text is read from application/octet-stream'] } });
+    // the marks as the upload queued them: the same outcomes
+    expect(await outcomesOf([{ ...binaryResource!, pdfMark: false }, { ...markedResource!, pdfMark: true }])).toEqual(byFile);
+    // told by the mark alone: a file that is not there is not opened
+    expect(await outcomesOf([{ ...binaryResource!, pdfMark: false, storagePath: 'nowhere/not-opened' }])).toEqual([byFile[0]]);
   });
 });

@@ -6,7 +6,7 @@ import { JobFailure, statementTimedOut, type JobHandler } from '../jobs/queue.js
 import { addJobContents, othersWaiting, saveJobResult } from '../jobs/records.js';
 import { currentRepository, repositoryNameOf } from '../repositories/operations.js';
 import { StoredFileUnavailableError } from '../../storage/store.js';
-import { readHead, textKindOf, type TextKind } from '../../text/extract.js';
+import { hasPdfMark, pdfMarkBytes, readHead, textKindOf, type TextKind } from '../../text/extract.js';
 import {
   clearExtractionFailures,
   countFailedResources,
@@ -66,10 +66,13 @@ type Extracted = ExtractedText | { skipped: string };
 async function extractText(services: Services, extractor: TextExtractor, resource: ResourceToIndex, signal?: AbortSignal): Promise<Extracted> {
   const { config } = services;
   if (resource.fileSize > config.FULLTEXT_MAX_INPUT_BYTES) return { skipped: `larger than FULLTEXT_MAX_INPUT_BYTES (${config.FULLTEXT_MAX_INPUT_BYTES} bytes)` };
+  const notRead = { skipped: `no text is read from ${resource.mimeType}` };
+  // the upload's first bytes told whether it is a PDF (the queue row): a kind not read opens no file (an S3 store would download it)
+  if (resource.pdfMark != null && !textKindOf(resource.mimeType, resource.name, resource.pdfMark)) return notRead;
   return services.contentStore.withLocalFile(resource.storagePath, async (file) => {
     // the first bytes tell a PDF whatever it is called; the text itself is read in the extraction process only
-    const kind = textKindOf(resource.mimeType, resource.name, await readHead(file, 1024));
-    if (!kind) return { skipped: `no text is read from ${resource.mimeType}` };
+    const kind = textKindOf(resource.mimeType, resource.name, resource.pdfMark ?? hasPdfMark(await readHead(file, pdfMarkBytes)));
+    if (!kind) return notRead;
     const ocr = config.OCR_ENABLED
       ? { languages: config.OCR_LANGUAGES, pageTimeoutMs: config.OCR_PAGE_TIMEOUT_MS, dpi: config.OCR_DPI, stopBy: Date.now() + config.FULLTEXT_EXTRACT_TIMEOUT_MS * 0.9 }
       : null;

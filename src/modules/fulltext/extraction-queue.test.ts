@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
 import { createContent } from '../entries/contents.js';
+import { receiveUpload } from '../entries/uploads.js';
 import type { EntryScope } from '../entries/scope.js';
 import { checkIn, checkOut, replaceResource } from '../versions/operations.js';
 
@@ -47,5 +49,19 @@ describe('text extraction queue', () => {
     const disabled = { ...scope, repository: { ...scope.repository, fullTextEnabled: false } };
     const silent = await createContent(disabled, { uploadId: await bench.stage(disabled, 'silent'), name: 'silent.txt' });
     expect(await queued(silent.resourceId)).toEqual([]);
+  });
+
+  it('bytes received by the create carry whether their first bytes hold %PDF- (any name); a claimed pending upload leaves it to the extraction', async () => {
+    const mark = async (resourceId: string | null | undefined) =>
+      (await bench.services.orm.em.fork().getConnection().execute<{ pdf_mark: boolean | null }[]>(`select pdf_mark from text_extraction_queue where resource_id = ?`, [resourceId]))[0]?.pdf_mark;
+    const received = async (bytes: string, fileName: string) => {
+      const scope = await bench.scopeOf('alice');
+      return createContent(scope, { received: await receiveUpload(scope, { source: Readable.from([Buffer.from(bytes)]), fileName }) });
+    };
+    expect(await mark((await received('junk%PDF-1.7 and more', 'report.bin')).resourceId)).toBe(true);
+    expect(await mark((await received('no mark here', 'plain.bin')).resourceId)).toBe(false);
+    expect(await mark((await received(`${'x'.repeat(1024)}%PDF-1.7`, 'late.bin')).resourceId)).toBe(false);
+    const claimed = await createContent(await bench.scopeOf('alice'), { uploadId: await bench.stage(alice, 'junk%PDF-1.7'), name: 'claimed.bin' });
+    expect(await mark(claimed.resourceId)).toBeNull();
   });
 });

@@ -125,6 +125,8 @@ export interface ResourceToIndex {
   mimeType: string;
   fileSize: number;
   storagePath: string;
+  /** `hasPdfMark` of its first bytes as the upload read them (the queue row's); absent or null: read from the file */
+  pdfMark?: boolean | null;
 }
 
 const resourceColumns = `r.id, r.repository_id as "repositoryId", r.name, r.mime_type as "mimeType", r.file_size::float8 as "fileSize", r.storage_path as "storagePath"`;
@@ -141,17 +143,17 @@ export async function takeQueuedResources(
   job: { id: string; repositoryId: string; owner: string },
   limit: number,
 ): Promise<{ queued: string[]; resources: (ResourceToIndex & { contentIds: string[] })[] }> {
-  const rows = await em.execute<{ queued: string; id: string | null; contentIds: string[] | null; repositoryId: string; name: string; mimeType: string; fileSize: number; storagePath: string }[]>(
+  const rows = await em.execute<{ queued: string; id: string | null; contentIds: string[] | null; repositoryId: string; name: string; mimeType: string; fileSize: number; storagePath: string; pdfMark: boolean | null }[]>(
     `with taken as (
        update text_extraction_queue q set job_id = ? where q.resource_id in (
          select w.resource_id from text_extraction_queue w
           where w.repository_id = ? and (w.job_id = ? or (w.uploader = ? and w.queued_at <= (select created_at from service_job where id = ?) and (w.job_id is null or not exists (
             select 1 from service_job j where j.id = w.job_id and j.state in ('pending', 'running')))))
           order by w.job_id is not distinct from ? desc, w.queued_at limit ? for update skip locked)
-       returning q.resource_id),
+       returning q.resource_id, q.pdf_mark),
      listed as (
        select t.resource_id, array_agg(e.id order by e.id) as content_ids from taken t join entry e on e.resource_id = t.resource_id group by t.resource_id)
-     select t.resource_id as queued, ${resourceColumns}, l.content_ids as "contentIds"
+     select t.resource_id as queued, ${resourceColumns}, t.pdf_mark as "pdfMark", l.content_ids as "contentIds"
        from taken t left join resource r on r.id = t.resource_id left join listed l on l.resource_id = t.resource_id`,
     [job.id, job.repositoryId, job.id, job.owner, job.id, job.id, limit],
   );
