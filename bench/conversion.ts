@@ -21,8 +21,8 @@ import path from 'node:path';
 import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.js';
 import { renderInChild, renderPool } from '../workers/render/render-process.js';
 import { maxPagePixels } from '../workers/render/protocol.js';
-import { readFileSync } from 'node:fs';
-import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFrame, processTree, ratio, removeDir, runBench, sleep, startServiceChild, targetsLine } from './lib.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFrame, processTree, ratio, removeDir, runBench, sleep, startServiceChild, statFields, targetsLine } from './lib.js';
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
@@ -110,8 +110,13 @@ async function jobsSettled(base: string, session: string): Promise<void> {
   }
 }
 
-/** CPU seconds so far of the service's process, its render processes and the rest of its tree (Postgres, the other children). */
-function jobPathCpu(servicePid: number): { service: number; render: number; postgres: number } {
+/**
+ * CPU seconds so far of the service's process, its render processes (and of them their main threads,
+ * which set one worker's pace: the PNG encoding, collections and file writes run on other threads),
+ * the rest of its tree (Postgres, the other children) and the machine's kernel threads (journal
+ * commits and writeback of every fsync — the whole machine's, so on a shared machine others' too).
+ */
+function jobPathCpu(servicePid: number) {
   const [self, ...descendants] = processTree(servicePid);
   const isRender = (pid: number) => {
     try {
@@ -120,15 +125,37 @@ function jobPathCpu(servicePid: number): { service: number; render: number; post
       return false;
     }
   };
-  const cpu = { service: cpuSecondsOf(self!), render: 0, postgres: 0 };
-  for (const pid of descendants) cpu[isRender(pid) ? 'render' : 'postgres'] += cpuSecondsOf(pid);
+  const cpu = { service: cpuSecondsOf(self!), render: 0, renderMain: 0, postgres: 0, kernelThreads: kernelThreadsCpuSeconds() };
+  for (const pid of descendants) {
+    if (!isRender(pid)) {
+      cpu.postgres += cpuSecondsOf(pid);
+      continue;
+    }
+    cpu.render += cpuSecondsOf(pid);
+    // the main thread's own /proc/<pid>/task/<pid>/stat
+    const main = statFields(`${pid}/task/${pid}`);
+    if (main) cpu.renderMain += (Number(main[11]) + Number(main[12])) / 100;
+  }
   return cpu;
 }
 
+/** CPU seconds so far of the kernel's threads (kthreadd and its children). */
+function kernelThreadsCpuSeconds(): number {
+  let seconds = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields && (entry === '2' || fields[1] === '2')) seconds += (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+  return seconds;
+}
+
+type JobPathCpu = ReturnType<typeof jobPathCpu>;
+
 interface JobPathRun {
   pagesPerSecond: number;
-  /** CPU milliseconds per page of the service process, the render processes and Postgres */
-  cpuMsPerPage: { service: number; render: number; postgres: number };
+  /** CPU milliseconds per page of each part of jobPathCpu, and of this process (the load generator: uploads, submissions, status polls) */
+  cpuMsPerPage: JobPathCpu & { bench: number };
 }
 
 /**
@@ -152,6 +179,8 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPa
       }
       await jobsSettled(base, session);
       const cpuBefore = jobPathCpu(service.pid);
+      // this process's own CPU apart from its readings of /proc (two passes over every process each)
+      const benchBefore = process.cpuUsage();
       const started = Date.now();
       const jobIds = await Promise.all(
         ids.map(async (contentId) => {
@@ -180,9 +209,10 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPa
           await sleep(250);
         }
       }
+      const bench = process.cpuUsage(benchBefore);
       const cpuAfter = jobPathCpu(service.pid);
-      const perPage = (key: keyof typeof cpuAfter) => ((cpuAfter[key] - cpuBefore[key]) * 1000) / (JOBS * PAGES);
-      runs.push({ pagesPerSecond: (JOBS * PAGES) / ((ended - started) / 1000), cpuMsPerPage: { service: perPage('service'), render: perPage('render'), postgres: perPage('postgres') } });
+      const cpuMsPerPage = Object.fromEntries(Object.entries(cpuAfter).map(([key, after]) => [key, ((after - cpuBefore[key as keyof JobPathCpu]) * 1000) / (JOBS * PAGES)])) as JobPathCpu;
+      runs.push({ pagesPerSecond: (JOBS * PAGES) / ((ended - started) / 1000), cpuMsPerPage: { ...cpuMsPerPage, bench: (bench.user + bench.system) / 1000 / (JOBS * PAGES) } });
     }
     return runs;
   } finally {
@@ -235,8 +265,8 @@ await runBench(async (cleanup) => {
   const direct = results.text!.own.pagesPerSecond;
   const runs = (list: JobPathRun[]) => list.map((r) => fmt(r.pagesPerSecond, 2)).join(', ');
   const cpu = (list: JobPathRun[]) => {
-    const { service, render, postgres } = best(list).cpuMsPerPage;
-    return `render ${fmt(render)}, service ${fmt(service)}, postgres ${fmt(postgres)}`;
+    const { service, render, renderMain, postgres, bench, kernelThreads } = best(list).cpuMsPerPage;
+    return `render ${fmt(render)} (main thread ${fmt(renderMain)}), service ${fmt(service)}, postgres ${fmt(postgres)}, bench ${fmt(bench)}, kernel threads ${fmt(kernelThreads)}`;
   };
   console.log(
     `job path (${JOBS} jobs × ${PAGES} text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; ×${fmt(ratio(one, directDocument), 2)} the ${PAGES}-page document rendered directly, ${fmt(directDocument, 2)} pages/s; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,
