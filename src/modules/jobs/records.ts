@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePreparedText } from '../../db/prepared.js';
 import type { Statement } from '../../db/short-transaction.js';
 import { notFound, ServiceError } from '../../errors.js';
 
@@ -146,7 +147,8 @@ async function changeJobs(
   changesState = false,
 ): Promise<JobRecord[]> {
   const { sql, params } = changeStatement(assignments, parameters, where, whereParameters, changesState);
-  const rows: Record<string, any>[] = await em.execute(sql, params);
+  // prepared: a job's run changes its record several times (its start, its engine's request, its end), and Postgres planned each of these statements anew
+  const rows = await executePreparedText<Record<string, any>>(em, sql, params);
   return rows.map(toRecord);
 }
 
@@ -278,13 +280,13 @@ export const failAbandonedRun = (em: EntityManager, exclusiveKey: string, olderT
   );
 
 export async function findJob(em: EntityManager, id: string): Promise<JobRecord | undefined> {
-  const rows: Record<string, any>[] = await em.execute(`select ${columns} from service_job where id = ?`, [id]);
+  const rows = await executePreparedText<Record<string, any>>(em, `select ${columns} from service_job where id = ?`, [id]);
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
 /** The state of a job, alone (a running job's check for its cancellation: not the whole record, its JSON parsed for nothing). */
 export async function jobState(em: EntityManager, id: string): Promise<JobState | undefined> {
-  const rows = await em.execute<{ state: JobState }[]>(`select state from service_job where id = ?`, [id]);
+  const rows = await executePreparedText<{ state: JobState }>(em, `select state from service_job where id = ?`, [id]);
   return rows[0]?.state;
 }
 
@@ -318,7 +320,8 @@ export async function listJobs(
  * record skipped is being taken by another queue job (or leaves the queue).
  */
 export async function claimJob(em: EntityManager, jobName: string, queueJobId: string, workerName: string): Promise<JobRecord | undefined> {
-  const rows: Record<string, any>[] = await em.execute(
+  const rows = await executePreparedText<Record<string, any>>(
+    em,
     `with resumed as (
        select id from service_job where queue_job_id = ? and state = 'running' and job_name = ?),
      picked as (
@@ -382,7 +385,7 @@ export const markClientJobsCancelled = (em: EntityManager, clientUsername: strin
 
 export const reportProgress = async (em: EntityManager, id: string, percentage: number) => {
   const { sql, params } = progressStatement(id, percentage);
-  await em.execute(sql, params);
+  await executePreparedText(em, sql, params);
 };
 
 /**
