@@ -167,6 +167,16 @@ async function changeJob(em: EntityManager, id: string, assignments: string, par
   return (await changeJobs(em, assignments, parameters, `id = ? and (${where})`, [id], changesState))[0];
 }
 
+/**
+ * Changes one job record's fields other than its state and percentage (its engine's request, its
+ * partial result, its contents): nothing a subscriber is told of (it follows state and percentage), so
+ * nothing is announced, and nothing is answered but whether `where` let the change through.
+ */
+async function noteJob(em: EntityManager, id: string, assignments: string, parameters: unknown[], where = 'true'): Promise<boolean> {
+  const rows = await executePreparedText(em, `update service_job set ${assignments}, last_status_update = clock_timestamp() where id = ? and (${where}) returning id`, [...parameters, id]);
+  return rows.length > 0;
+}
+
 /** A text[] from a JSON array parameter (the driver would spread a JS array into several parameters). */
 const textArray = 'array(select jsonb_array_elements_text(?::jsonb))';
 
@@ -428,7 +438,7 @@ export const failJob = (em: EntityManager, id: string, failure: { reasonCode: st
 
 /** Adds contents (and their names) to what the record lists: a job that finds its work as it goes (text extraction). */
 export const addJobContents = (em: EntityManager, id: string, contentIds: string[], inputFilenames: string[]) =>
-  changeJob(
+  noteJob(
     em,
     id,
     `content_ids = array(select distinct unnest(content_ids || ${textArray})), input_filenames = array(select distinct unnest(input_filenames || ${textArray}))`,
@@ -440,11 +450,11 @@ export const addJobContents = (em: EntityManager, id: string, contentIds: string
  * already (a LOW_PRIORITY lowering's note).
  */
 export const saveLowlevelRequest = (em: EntityManager, id: string, request: Record<string, unknown>) =>
-  changeJob(em, id, `serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(request)]);
+  noteJob(em, id, `serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(request)]);
 
 /** Saves a partial result (pages done so far), so that a retried job does not redo or duplicate them. */
 export const saveJobResult = (em: EntityManager, id: string, result: Record<string, unknown>) =>
-  changeJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)], `state = 'running'`);
+  noteJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)], `state = 'running'`);
 
 /** Duration of a job: from its creation to its end (or to now while it runs). */
 export const durationOf = (job: JobRecord) => (job.endTimestamp ?? new Date()).getTime() - job.createdAt.getTime();
