@@ -44,6 +44,7 @@ import { Migration20261129102000VisibleChildrenIndex } from './migrations/Migrat
 import { Migration20261129130000EntryVisiblePostings } from './migrations/Migration20261129130000EntryVisiblePostings.js';
 import { Migration20261129161000UnchangedWordsKept } from './migrations/Migration20261129161000UnchangedWordsKept.js';
 import { Migration20261207100000QueuedPdfMark } from './migrations/Migration20261207100000QueuedPdfMark.js';
+import { Migration20261207150000EventChronicleKnown } from './migrations/Migration20261207150000EventChronicleKnown.js';
 
 export type Orm = MikroORM;
 
@@ -89,6 +90,7 @@ export const migrationsList = [
   { name: 'Migration20261129130000EntryVisiblePostings', class: Migration20261129130000EntryVisiblePostings },
   { name: 'Migration20261129161000UnchangedWordsKept', class: Migration20261129161000UnchangedWordsKept },
   { name: 'Migration20261207100000QueuedPdfMark', class: Migration20261207100000QueuedPdfMark },
+  { name: 'Migration20261207150000EventChronicleKnown', class: Migration20261207150000EventChronicleKnown },
 ];
 
 export interface OrmOptions {

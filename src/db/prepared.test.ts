@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/helpers/service.js';
 import { createLogger } from '../logger.js';
 import { createOrm, type Orm } from './orm.js';
-import { executePrepared } from './prepared.js';
+import { executePrepared, executePreparedText } from './prepared.js';
 
 let orm: Orm;
 const fork = () => orm.em.fork() as EntityManager;
@@ -40,5 +40,16 @@ describe('executePrepared', () => {
       .catch((error: { rows: { id: string }[] }) => error.rows);
     expect(seen.map((row) => row.id)).toEqual(['b']);
     expect(await executePrepared(fork(), 'probe-select', select, [1, 'b'])).toEqual([]);
+  });
+
+  it('executePreparedText names a statement after its text: one prepared statement per distinct text, the rows em.execute answers', async () => {
+    const byId = 'select id, fields from prepared_probe where id = ?';
+    const byIds = 'select id, fields from prepared_probe where id = ? or id = ?';
+    const before = new Set((await fork().execute<{ name: string }[]>('select name from pg_prepared_statements')).map((row) => row.name));
+    expect(await executePreparedText(fork(), byId, ['a'])).toEqual(await fork().execute(byId, ['a']));
+    expect(await executePreparedText(fork(), byId, ['b'])).toEqual(await fork().execute(byId, ['b']));
+    expect(await executePreparedText(fork(), byIds, ['a', 'b'])).toEqual(await fork().execute(byIds, ['a', 'b']));
+    const added = (await fork().execute<{ name: string; statement: string }[]>('select name, statement from pg_prepared_statements')).filter((row) => !before.has(row.name));
+    expect(added.map((row) => row.statement).sort()).toEqual([byId.replace('?', '$1'), byIds.replace('?', '$1').replace('?', '$2')].sort());
   });
 });

@@ -19,3 +19,17 @@ export async function executePrepared<T>(em: EntityManager, name: string, sql: s
   const result = await pool.query({ name, text, values: params });
   return result.rows as T[];
 }
+
+/** The names executePreparedText gave, by text. */
+const names = new Map<string, string>();
+
+/**
+ * executePrepared for a statement assembled from parts (a job record's change: its assignments, its
+ * condition): named after its text, one name per distinct text. The texts must come from the code,
+ * never from values (the map keeps every one).
+ */
+export function executePreparedText<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  let name = names.get(sql);
+  if (name === undefined) names.set(sql, (name = `text-${names.size + 1}`));
+  return executePrepared<T>(em, name, sql, params);
+}

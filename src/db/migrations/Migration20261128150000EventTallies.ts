@@ -61,6 +61,36 @@ export const chronicleFollowFunction = (event: 'insert' | 'update' | 'delete', c
     end $$;`;
 
 /**
+ * The function of the trigger `event_tally_<event>` on event. Events are appended and removed
+ * (retention), never updated. The chronicles' rows are locked in one order (share: an entry change
+ * moving them waits, or is waited for); the next statement reads them. An inserted event's chronicle
+ * gets its row when it has none; the ACL is looked up (event_chronicle_acl: a SQL function, planned at
+ * each call) only for a chronicle without one — most events are of a chronicle counted already (a
+ * conversion job's three changes of state, a content's versions).
+ */
+export const eventTallyFunction = (event: 'insert' | 'delete', { replace = false } = {}) => {
+  const [rows, sign]: [string, number] = event === 'insert' ? ['new_rows', 1] : ['old_rows', -1];
+  return `
+    ${replace ? 'create or replace' : 'create'} function event_tally_${event}() returns trigger language plpgsql as $$
+    declare k record;
+    begin
+      ${
+        event === 'insert'
+          ? `insert into event_chronicle (repository_id, chronical_id, acl_id)
+               select distinct n.repository_id, n.chronical_id, event_chronicle_acl(n.repository_id, n.chronical_id) from new_rows n
+                where n.repository_id is not null and n.chronical_id is not null
+                  and not exists (select 1 from event_chronicle c where c.repository_id = n.repository_id and c.chronical_id = n.chronical_id)
+               on conflict do nothing;`
+          : ''
+      }
+      perform 1 from event_chronicle c where (c.repository_id, c.chronical_id) in (select repository_id, chronical_id from ${rows})
+         order by c.repository_id, c.chronical_id for share of c;
+      ${addToTally(eventCounts(rows, sign))}
+      return null;
+    end $$;`;
+};
+
+/**
  * The audit trail's counts kept in the events' own transactions (issue 24 item 2): an exact `count` of
  * a large filtered set read every matching index entry (464 ms for a repository's million events), and
  * a user's joined each event's chronicle to the entries it may read (up to 1.1 s, docs/benchmarks.md).
@@ -125,31 +155,9 @@ export class Migration20261128150000EventTallies extends Migration {
     this.addSql(`insert into event_chronicle select distinct repository_id, chronical_id, event_chronicle_acl(repository_id, chronical_id) from event where repository_id is not null and chronical_id is not null;`);
     this.addSql(`insert into event_tally ${eventCounts('event', 1)};`);
 
-    // Events are appended and removed (retention), never updated. The chronicles' rows are locked in one
-    // order (share: an entry change moving them waits, or is waited for); the next statement reads them.
-    const lockChronicles = (rows: string, mode: 'share' | 'update') =>
-      `perform 1 from event_chronicle c where (c.repository_id, c.chronical_id) in (select repository_id, chronical_id from ${rows})
-         order by c.repository_id, c.chronical_id for ${mode} of c;`;
-    for (const [event, rows, sign] of [
-      ['insert', 'new_rows', 1],
-      ['delete', 'old_rows', -1],
-    ] as const) {
-      this.addSql(`
-        create function event_tally_${event}() returns trigger language plpgsql as $$
-        declare k record;
-        begin
-          ${
-            event === 'insert'
-              ? `insert into event_chronicle (repository_id, chronical_id, acl_id)
-                   select distinct repository_id, chronical_id, event_chronicle_acl(repository_id, chronical_id) from new_rows
-                    where repository_id is not null and chronical_id is not null
-                   on conflict do nothing;`
-              : ''
-          }
-          ${lockChronicles(rows, 'share')}
-          ${addToTally(eventCounts(rows, sign))}
-          return null;
-        end $$;`);
+    for (const event of ['insert', 'delete'] as const) {
+      this.addSql(eventTallyFunction(event));
+      const rows = event === 'insert' ? 'new_rows' : 'old_rows';
       this.addSql(`create trigger event_tally_${event} after ${event} on event referencing ${event === 'insert' ? 'new' : 'old'} table as ${rows}
         for each statement execute function event_tally_${event}();`);
     }

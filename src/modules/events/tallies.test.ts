@@ -136,4 +136,22 @@ describe('event tallies', () => {
     expect(folded!.rows).toBe(folded!.keys);
     await check();
   });
+
+  it("an event's chronicle gets its row once: its ACL is looked up for a chronicle without one, not for one counted already", async () => {
+    const folder = await newFolder(service, 'chronicle-known');
+    const em = service.services.orm.em.fork();
+    // in one transaction: this transaction's own calls of the lookup (pg_stat_get_xact_function_calls)
+    const lookups = await em.transactional(async (tx) => {
+      await tx.execute(`set local track_functions = 'all'`);
+      const calls = async () => Number((await tx.execute<{ n: string | null }[]>(`select pg_stat_get_xact_function_calls('event_chronicle_acl'::regproc) as n`))[0]!.n ?? 0);
+      const insert = (chronicle: string) =>
+        tx.execute(`insert into event (repository_id, repository, type, entry_id, chronical_id, actor) select repository_id, 'default', 'ENTRY_TAGGED', id, ?, 'admin' from entry where id = ?`, [chronicle, folder.id]);
+      await insert(folder.id);
+      const known = await calls();
+      await insert('a-chronicle-without-row');
+      return { known, unknown: (await calls()) - known };
+    });
+    expect(lookups).toEqual({ known: 0, unknown: 1 });
+    await expectTalliesAgree();
+  });
 });

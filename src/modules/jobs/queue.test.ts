@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { JobCancelled, JobFailure, JobQueue, jobPriority } from './queue.js';
 import { JobChanges } from './changes.js';
-import { claimJob, findJob, insertJob, markCancelled, reportProgress, type JobRecord } from './records.js';
+import { claimJob, findJob, insertJob, markCancelled, reportProgress, saveJobResult, saveLowlevelRequest, type JobRecord } from './records.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -365,7 +365,7 @@ describe("what a job sends on the queue's connections and channels", () => {
     }
   });
 
-  it('a watcher of states hears the changes of state of its job (a cancellation), not its progress; a watcher of every change hears both', { timeout: 30_000 }, async () => {
+  it('a watcher of states hears the changes of state of its job (a cancellation), not its progress; a watcher of every change hears both, and neither its notes (engine request, partial result)', { timeout: 30_000 }, async () => {
     const changes = new JobChanges(service.config.DATABASE_URL!, service.services.logger);
     const em = service.services.orm.em.fork();
     const job = await insertJob(em, labelledJob('watched', 'watched'));
@@ -386,10 +386,15 @@ describe("what a job sends on the queue's connections and channels", () => {
       const [every, states] = await Promise.all([collect('all'), collect('states')]);
       expect(await claimJob(em, 'watched', 'queue-job-of-watched', 'a worker')).toMatchObject({ id: job.id, state: 'running' });
       await reportProgress(em, job.id, 40);
+      expect(await saveLowlevelRequest(em, job.id, { engine: 'test' })).toBe(true);
+      expect(await saveJobResult(em, job.id, { pages: 1 })).toBe(true);
       await markCancelled(em, job.id, 'cancelled by a test');
       await Promise.all([every.done, states.done]);
       expect(every.seen).toEqual(['running 0', 'running 40', 'cancelled 40']);
       expect(states.seen).toEqual(['running 0', 'cancelled 40']);
+      // the notes are kept; a partial result is refused once the job is no longer running
+      expect(await findJob(em, job.id)).toMatchObject({ serializedLowlevelRequest: { engine: 'test' }, serializedResult: { pages: 1 } });
+      expect(await saveJobResult(em, job.id, { pages: 2 })).toBe(false);
     } finally {
       await changes.close();
     }

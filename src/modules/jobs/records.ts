@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePreparedText } from '../../db/prepared.js';
 import type { Statement } from '../../db/short-transaction.js';
 import { notFound, ServiceError } from '../../errors.js';
 
@@ -146,7 +147,8 @@ async function changeJobs(
   changesState = false,
 ): Promise<JobRecord[]> {
   const { sql, params } = changeStatement(assignments, parameters, where, whereParameters, changesState);
-  const rows: Record<string, any>[] = await em.execute(sql, params);
+  // prepared: a job's run changes its record several times (its start, its engine's request, its end), and Postgres planned each of these statements anew
+  const rows = await executePreparedText<Record<string, any>>(em, sql, params);
   return rows.map(toRecord);
 }
 
@@ -163,6 +165,16 @@ function changeStatement(assignments: string, parameters: unknown[], where: stri
 /** Changes one job record (see changeJobs); undefined when `where` excluded it. */
 async function changeJob(em: EntityManager, id: string, assignments: string, parameters: unknown[], where = 'true', changesState = false): Promise<JobRecord | undefined> {
   return (await changeJobs(em, assignments, parameters, `id = ? and (${where})`, [id], changesState))[0];
+}
+
+/**
+ * Changes one job record's fields other than its state and percentage (its engine's request, its
+ * partial result, its contents): nothing a subscriber is told of (it follows state and percentage), so
+ * nothing is announced, and nothing is answered but whether `where` let the change through.
+ */
+async function noteJob(em: EntityManager, id: string, assignments: string, parameters: unknown[], where = 'true'): Promise<boolean> {
+  const rows = await executePreparedText(em, `update service_job set ${assignments}, last_status_update = clock_timestamp() where id = ? and (${where}) returning id`, [...parameters, id]);
+  return rows.length > 0;
 }
 
 /** A text[] from a JSON array parameter (the driver would spread a JS array into several parameters). */
@@ -278,13 +290,13 @@ export const failAbandonedRun = (em: EntityManager, exclusiveKey: string, olderT
   );
 
 export async function findJob(em: EntityManager, id: string): Promise<JobRecord | undefined> {
-  const rows: Record<string, any>[] = await em.execute(`select ${columns} from service_job where id = ?`, [id]);
+  const rows = await executePreparedText<Record<string, any>>(em, `select ${columns} from service_job where id = ?`, [id]);
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
 /** The state of a job, alone (a running job's check for its cancellation: not the whole record, its JSON parsed for nothing). */
 export async function jobState(em: EntityManager, id: string): Promise<JobState | undefined> {
-  const rows = await em.execute<{ state: JobState }[]>(`select state from service_job where id = ?`, [id]);
+  const rows = await executePreparedText<{ state: JobState }>(em, `select state from service_job where id = ?`, [id]);
   return rows[0]?.state;
 }
 
@@ -318,7 +330,8 @@ export async function listJobs(
  * record skipped is being taken by another queue job (or leaves the queue).
  */
 export async function claimJob(em: EntityManager, jobName: string, queueJobId: string, workerName: string): Promise<JobRecord | undefined> {
-  const rows: Record<string, any>[] = await em.execute(
+  const rows = await executePreparedText<Record<string, any>>(
+    em,
     `with resumed as (
        select id from service_job where queue_job_id = ? and state = 'running' and job_name = ?),
      picked as (
@@ -382,7 +395,7 @@ export const markClientJobsCancelled = (em: EntityManager, clientUsername: strin
 
 export const reportProgress = async (em: EntityManager, id: string, percentage: number) => {
   const { sql, params } = progressStatement(id, percentage);
-  await em.execute(sql, params);
+  await executePreparedText(em, sql, params);
 };
 
 /**
@@ -425,7 +438,7 @@ export const failJob = (em: EntityManager, id: string, failure: { reasonCode: st
 
 /** Adds contents (and their names) to what the record lists: a job that finds its work as it goes (text extraction). */
 export const addJobContents = (em: EntityManager, id: string, contentIds: string[], inputFilenames: string[]) =>
-  changeJob(
+  noteJob(
     em,
     id,
     `content_ids = array(select distinct unnest(content_ids || ${textArray})), input_filenames = array(select distinct unnest(input_filenames || ${textArray}))`,
@@ -437,11 +450,11 @@ export const addJobContents = (em: EntityManager, id: string, contentIds: string
  * already (a LOW_PRIORITY lowering's note).
  */
 export const saveLowlevelRequest = (em: EntityManager, id: string, request: Record<string, unknown>) =>
-  changeJob(em, id, `serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(request)]);
+  noteJob(em, id, `serialized_lowlevel_request = coalesce(serialized_lowlevel_request, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(request)]);
 
 /** Saves a partial result (pages done so far), so that a retried job does not redo or duplicate them. */
 export const saveJobResult = (em: EntityManager, id: string, result: Record<string, unknown>) =>
-  changeJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)], `state = 'running'`);
+  noteJob(em, id, 'serialized_result = ?::jsonb', [JSON.stringify(result)], `state = 'running'`);
 
 /** Duration of a job: from its creation to its end (or to now while it runs). */
 export const durationOf = (job: JobRecord) => (job.endTimestamp ?? new Date()).getTime() - job.createdAt.getTime();
