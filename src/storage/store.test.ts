@@ -145,7 +145,9 @@ describe.each(['fs', 's3'] as const)('%s store', (kind) => {
   it('a large upload (several S3 parts) arrives whole, hashed, without a temporary left', async () => {
     const data = randomBytes(21 * 1024 * 1024 + 5);
     const storagePath = await put('large-upload', data);
-    expect((await store.open(storagePath, data.length)).size).toBe(data.length);
+    const opened = await store.open(storagePath, data.length);
+    await opened.close();
+    expect(opened.size).toBe(data.length);
     const back = await readStored(store, storagePath, data.length);
     expect(md5(back)).toBe(md5(data));
     expect(await temporary()).toEqual([]);
