@@ -314,16 +314,22 @@ export function visibleEvents(principal: Principal, trail: { repositoryId: strin
 /**
  * `visibleEvents` for a count summed from event_tally (Migration20261128150000EventTallies): the tally
  * rows `t` the caller may see — administrators those of every ACL at once (key -1); a user, in a
- * repository's trail, those of the ACLs it may read — and then a condition on event rows `ev` for the
+ * repository's trail, those of the ACLs it may read — and of the pending rows (grain 4, not rolled up
+ * yet: Migration20261207170000EventTallyPending, each under its chronicle's ACL only) those of the ACLs
+ * it may read, an administrator all; and then a condition on event rows `ev` for the
  * ones it sees beyond them: of the chronicles it owns an entry of, counted under an ACL it may not read.
  * Undefined when tallies cannot tell: a user's own sign-ins in the administration trail (counted from its events).
  */
-export function visibleEventTallies(principal: Principal, trail: { repositoryId: string; readable: ReadableAcls | undefined } | 'administration'): { tally: SqlPredicate; owned?: SqlPredicate } | undefined {
-  if (mayAdminister(principal)) return { tally: { sql: 't.acl_id = -1', params: [] } };
+export function visibleEventTallies(
+  principal: Principal,
+  trail: { repositoryId: string; readable: ReadableAcls | undefined } | 'administration',
+): { tally: SqlPredicate; pending: SqlPredicate[]; owned?: SqlPredicate } | undefined {
+  if (mayAdminister(principal)) return { tally: { sql: 't.acl_id = -1', params: [] }, pending: [] };
   if (trail === 'administration') return undefined;
   const ids = `{${requireReadable(trail.readable).ids.join(',')}}`;
   return {
     tally: { sql: 't.acl_id = any(?::bigint[])', params: [ids] },
+    pending: [{ sql: 't.acl_id = any(?::bigint[])', params: [ids] }],
     owned: {
       sql: `ev.chronical_id in (select e.chronical_id from entry e where e.repository_id = ? and e.owner = ?)
             and not exists (select 1 from event_chronicle c where c.repository_id = ev.repository_id and c.chronical_id = ev.chronical_id and c.acl_id = any(?::bigint[]))`,

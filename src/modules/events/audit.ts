@@ -94,7 +94,7 @@ const conjunction = (predicates: SqlPredicate[]) => ({ sql: predicates.map((p) =
 
 /**
  * The count of a page filtered by type and actor only, from event_tally (Migration20261128150000EventTallies):
- * the sum of the rows of the trail's key (a repository, or the administration domain's types) the
+ * the sum of the rows of the trail's key and of its pending rows (Migration20261207170000EventTallyPending) (a repository, or the administration domain's types) the
  * caller may see, plus, for a user, the events it sees beyond them, counted directly (of chronicles it
  * owns under ACLs it may not read: `visibleEventTallies`). A user's own logins (A/audit) are counted directly.
  */
@@ -107,16 +107,26 @@ function talliedCount(scope: AuditScope, query: z.output<typeof auditQuerySchema
   const types = query.type
     ? scope.repository || administrationEventTypes.includes(query.type) ? [query.type] : []
     : scope.repository ? [''] : administrationEventTypes;
+  const repository = scope.repository ? [{ sql: 't.repository_id = ?', params: [scope.repository.id] }] : [];
+  const typesArray = `{${types.map((t) => `"${t}"`).join(',')}}`;
   const tally = conjunction([
-    ...(scope.repository ? [{ sql: 't.repository_id = ?', params: [scope.repository.id] }] : []),
+    ...repository,
     // the rows of one grain (Migration20261128150000EventTallies): by type and actor 0, by type 1, by actor 2, in all 3
-    { sql: 't.grain = ? and t.type = any(?::text[]) and t.actor = ?', params: [(types[0] === '' ? 2 : 0) + (query.actor ? 0 : 1), `{${types.map((t) => `"${t}"`).join(',')}}`, query.actor ?? ''] },
+    { sql: 't.grain = ? and t.type = any(?::text[]) and t.actor = ?', params: [(types[0] === '' ? 2 : 0) + (query.actor ? 0 : 1), typesArray, query.actor ?? ''] },
     visible.tally,
+  ]);
+  // and the pending rows of the same events (grain 4: by type and actor, not rolled up into 0–3 yet)
+  const pending = conjunction([
+    ...repository,
+    { sql: 't.grain = 4', params: [] },
+    ...(types[0] === '' ? [] : [{ sql: 't.type = any(?::text[])', params: [typesArray] }]),
+    ...(query.actor ? [{ sql: 't.actor = ?', params: [query.actor] }] : []),
+    ...visible.pending,
   ]);
   const owned = visible.owned && conjunction([...filters, visible.owned]);
   return {
-    sql: `select ((select coalesce(sum(t.n), 0) from event_tally t where ${tally.sql})${owned ? ` + (select count(*) from event ev where ${owned.sql})` : ''})::int as count`,
-    params: [...tally.params, ...(owned?.params ?? [])],
+    sql: `select ((select coalesce(sum(t.n), 0) from event_tally t where ${tally.sql}) + (select coalesce(sum(t.n), 0) from event_tally t where ${pending.sql})${owned ? ` + (select count(*) from event ev where ${owned.sql})` : ''})::int as count`,
+    params: [...tally.params, ...pending.params, ...(owned?.params ?? [])],
   };
 }
 
