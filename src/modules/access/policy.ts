@@ -315,7 +315,7 @@ export function visibleEvents(principal: Principal, trail: { repositoryId: strin
  * `visibleEvents` for a count summed from event_tally (Migration20261128150000EventTallies): the tally
  * rows `t` the caller may see — administrators those of every ACL at once (key -1); a user, in a
  * repository's trail, those of the ACLs it may read — and of the pending rows (grain 4, not rolled up
- * yet: Migration20261207170000EventTallyPending, each under its chronicle's ACL only) those of the ACLs
+ * yet: Migration20261207180000EventTallyPending, each under its chronicle's ACL only) those of the ACLs
  * it may read, an administrator all; and then a condition on event rows `ev` for the
  * ones it sees beyond them: of the chronicles it owns an entry of, counted under an ACL it may not read.
  * Undefined when tallies cannot tell: a user's own sign-ins in the administration trail (counted from its events).

@@ -94,7 +94,7 @@ const conjunction = (predicates: SqlPredicate[]) => ({ sql: predicates.map((p) =
 
 /**
  * The count of a page filtered by type and actor only, from event_tally (Migration20261128150000EventTallies):
- * the sum of the rows of the trail's key and of its pending rows (Migration20261207170000EventTallyPending) (a repository, or the administration domain's types) the
+ * the sum of the rows of the trail's key and of its pending rows (Migration20261207180000EventTallyPending) (a repository, or the administration domain's types) the
  * caller may see, plus, for a user, the events it sees beyond them, counted directly (of chronicles it
  * owns under ACLs it may not read: `visibleEventTallies`). A user's own logins (A/audit) are counted directly.
  */

@@ -13,7 +13,7 @@ export const pendingGrain = 4;
  * sums in one statement. Removals (retention) and ACL moves still count at grains 0–3, which the pending
  * rows sum with; the share lock of the chronicles stays (the pending row's ACL is its chronicle's).
  */
-export class Migration20261207170000EventTallyPending extends Migration {
+export class Migration20261207180000EventTallyPending extends Migration {
   override up(): void {
     // a repository's pending rows: its roll-up, an administrator's counts (of every ACL), a user's (filtered by ACL)
     this.addSql(`create index event_tally_pending_idx on event_tally (repository_id, type, actor) include (acl_id, n) where grain = ${pendingGrain};`);
