@@ -14,8 +14,10 @@ import { Migration } from '@mikro-orm/migrations';
  * change (insert only, so concurrent writers never wait on a shared counter row; a statement that
  * leaves tags, ACL and visibility alone adds nothing), and about one statement in fifty folds the rows
  * of the ACLs it touched into one per tag set (`entry_visible_tag_set_fold`, skipping rows a concurrent
- * fold holds). Untagged entries have no rows. The tags stay out of the index: a btree entry is bounded
- * (≈ 2.7 kB) and a tag set is not.
+ * fold holds). Untagged entries have no rows. The tags stay out of the btree (an entry of one is bounded,
+ * ≈ 2.7 kB, a tag set is not) and have a GIN index: a count reads the sets that hold a named tag, or
+ * those of the caller's ACLs, or both intersected, as the planner weighs them — by the ACLs alone, 200,000
+ * distinct tag sets under the readable ACLs cost a rare tag's count 130–250 ms (docs/benchmarks.md).
  */
 export class Migration20261207170000EntryVisibleTagSets extends Migration {
   override up(): void {
@@ -25,6 +27,7 @@ export class Migration20261207170000EntryVisibleTagSets extends Migration {
       insert into entry_visible_tag_set (repository_id, acl_id, entry_type, tags, n)
       select repository_id, acl_id, entry_type, tags, count(*) from entry where ${visible} and cardinality(tags) > 0 group by 1, 2, 3, 4;`);
     this.addSql(`create index entry_visible_tag_set_acl_idx on entry_visible_tag_set (repository_id, acl_id);`);
+    this.addSql(`create index entry_visible_tag_set_tags_idx on entry_visible_tag_set using gin (tags);`);
     // folded_acls null: every ACL's rows (after a bulk load)
     this.addSql(`
       create function entry_visible_tag_set_fold(repository text, folded_acls bigint[] default null) returns void language sql as $$
