@@ -104,6 +104,8 @@ export async function seedContents(orm: Orm, rows: number, { from = 1, shapeRows
   // the visible totals folded into a row per entry type and ACL, as the fold the triggers run now and then leaves them
   // (unfolded, a bulk load leaves a row per statement and ACL: an administrator's count summed 100,000 rows)
   await run(`select entry_visible_count_fold('${REPOSITORY_ID}')`);
+  // so are the tag sets per ACL (a row per chunk statement, ACL and tag set unfolded)
+  await run(`select entry_visible_tag_set_fold('${REPOSITORY_ID}')`);
   // what autovacuum does to a table after bulk inserts: statistics, and the visibility map that lets
   // counts be answered by index-only scans
   await run('vacuum analyze entry');
@@ -113,6 +115,7 @@ export async function seedContents(orm: Orm, rows: number, { from = 1, shapeRows
   await run('vacuum analyze resource_text');
   await run('vacuum analyze entry_visible_words');
   await run('vacuum analyze entry_visible_tag');
+  await run('vacuum analyze entry_visible_tag_set');
   await run('vacuum analyze entry_visible_word_count');
   await run('vacuum analyze entry_visible_posting');
   // and the checkpoint Postgres makes within minutes: the seeding's dirty pages are written now, not

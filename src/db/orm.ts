@@ -45,6 +45,7 @@ import { Migration20261129130000EntryVisiblePostings } from './migrations/Migrat
 import { Migration20261129161000UnchangedWordsKept } from './migrations/Migration20261129161000UnchangedWordsKept.js';
 import { Migration20261207100000QueuedPdfMark } from './migrations/Migration20261207100000QueuedPdfMark.js';
 import { Migration20261207150000EventChronicleKnown } from './migrations/Migration20261207150000EventChronicleKnown.js';
+import { Migration20261207170000EntryVisibleTagSets } from './migrations/Migration20261207170000EntryVisibleTagSets.js';
 import { Migration20261207180000EventTallyPending } from './migrations/Migration20261207180000EventTallyPending.js';
 
 export type Orm = MikroORM;
@@ -92,6 +93,7 @@ export const migrationsList = [
   { name: 'Migration20261129161000UnchangedWordsKept', class: Migration20261129161000UnchangedWordsKept },
   { name: 'Migration20261207100000QueuedPdfMark', class: Migration20261207100000QueuedPdfMark },
   { name: 'Migration20261207150000EventChronicleKnown', class: Migration20261207150000EventChronicleKnown },
+  { name: 'Migration20261207170000EntryVisibleTagSets', class: Migration20261207170000EntryVisibleTagSets },
   { name: 'Migration20261207180000EventTallyPending', class: Migration20261207180000EventTallyPending },
 ];
 

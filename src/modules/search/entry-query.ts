@@ -30,7 +30,8 @@ export interface Statement {
  * A predicate that only asks which tags an entry has, with no negation (`'a' in tags or tags in ('b',
  * 'c')`, the property search's `tags`): `sql` is a condition over the aggregates of one entry's rows
  * `v` of entry_visible_tag (`bool_or(v.tag = ?)`), `tags` every tag it names; `anyOf` when it holds
- * exactly for the entries that have one of `tags` (tags joined by `or` only).
+ * exactly for the entries that have one of `tags` (tags joined by `or` only). A predicate carries one
+ * only when its own `sql` names no column but `e.tags` (countFromTagSets evaluates it over a tag set).
  */
 export interface TagFormula {
   sql: string;
@@ -185,6 +186,34 @@ function countFromTags(scope: SearchScope, predicates: SqlPredicate[], options: 
   };
 }
 
+/**
+ * The count of a search whose predicates only ask for tags, for a caller who may not read the whole
+ * repository: the tag sets of its readable ACLs (entry_visible_tag_set,
+ * Migration20261207170000EntryVisibleTagSets), each counted when the predicates hold for its tags —
+ * the predicates themselves, over the row as `e`, since a tag formula's SQL names no column but
+ * `e.tags` — plus the matches it owns under other ACLs (an index range of entry_visible_owner_idx).
+ * Its readable matches are not visited: the cost follows the tag sets, not the repository.
+ */
+function countFromTagSets(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions): Statement | undefined {
+  if (predicates.length === 0 || !predicates.every((p) => p.tagFormula !== undefined)) return undefined;
+  if (!onlyVisibleByDefault(options) || options.versionStatus !== undefined) return undefined;
+  if (visibleEntries(scope.principal, scope.repository, scope.readable).wholeRepository) return undefined;
+  const holds = predicates.map((p) => `(${p.sql})`).join(' and ');
+  const params = predicates.flatMap((p) => p.params);
+  const typeFilter = options.entryType ? ' and e.entry_type = ?' : '';
+  const types = options.entryType ? [options.entryType] : [];
+  const ids = scope.readable!.ids;
+  // The readable ids as constants (not as countFromTotals' subquery value): weighed against the statistics, they
+  // let the planner choose between the named tags' sets (GIN), the readable ACLs' (btree) or both, and a row's
+  // test hashes them. Without them it intersected both indexes, 8–15 ms against 0.1–0.4 (docs/benchmarks.md).
+  return {
+    sql: numbered(`select (select coalesce(sum(e.n), 0) from entry_visible_tag_set e where e.repository_id = ? and e.acl_id = any(?::bigint[])${typeFilter} and ${holds})
+              + (select count(*) from entry e where e.repository_id = ? and e.owner = ? and not (e.acl_id = any(?::bigint[]))
+                   and e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY'${typeFilter} and ${holds}) as n`),
+    params: [scope.repository.id, ids, ...types, ...params, scope.repository.id, scope.principal.userName, ids, ...types, ...params],
+  };
+}
+
 /** Whether a search sees only entries visible by default (latest, active, not working copies): those the trigger-kept tables hold. */
 export function onlyVisibleByDefault(options: SearchOptions): boolean {
   return !options.includeInactive && !options.includeVersions && !options.includeWorkingCopies && options.versionStatus !== 'WORKING_COPY';
@@ -277,7 +306,11 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
     limit,
     offset,
     page: withReader(pageOf(scope, `array(${ids})`), [...params, ...order.params, limit, offset]),
-    count: countFromTotals(scope, predicates, options) ?? countFromTags(scope, predicates, options) ?? withReader(`select count(*) as n ${fromWith(new Map(predicateJoins).values())} where ${where}`, params),
+    count:
+      countFromTotals(scope, predicates, options) ??
+      countFromTags(scope, predicates, options) ??
+      countFromTagSets(scope, predicates, options) ??
+      withReader(`select count(*) as n ${fromWith(new Map(predicateJoins).values())} where ${where}`, params),
   };
 }
 

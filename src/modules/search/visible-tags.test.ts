@@ -4,7 +4,8 @@ import { startTestService, type TestService } from '../../../test/helpers/servic
 
 /*
  * The tags of visible entries (Migration20261123040001EntryVisibleTags), which answer the count of a
- * tag-only search, equal the entry rows after every verb; and those counts are read from them.
+ * tag-only search, and their tag sets per ACL (Migration20261207170000EntryVisibleTagSets) equal the
+ * entry rows after every verb; and those counts are read from them.
  */
 let service: TestService;
 beforeAll(async () => {
@@ -21,6 +22,18 @@ async function expectTagsEqualRows(step: string): Promise<void> {
     `select distinct repository_id || '|' || t || '|' || id || '|' || entry_type as pair from entry, unnest(tags) t where ${defaultVisibility} order by 1`,
   );
   expect(kept.map((r) => r.pair), step).toEqual(rows.map((r) => r.pair));
+  // and the tag sets counted per ACL (Migration20261207170000EntryVisibleTagSets), which answer a user's count
+  const sets = await sql<{ set: string }>(
+    service,
+    `select repository_id || '|' || acl_id || '|' || entry_type || '|' || tags::text || '|' || sum(n) as set from entry_visible_tag_set
+      group by repository_id, acl_id, entry_type, tags having sum(n) <> 0 order by 1`,
+  );
+  const recounted = await sql<{ set: string }>(
+    service,
+    `select repository_id || '|' || acl_id || '|' || entry_type || '|' || tags::text || '|' || count(*) as set from entry
+      where ${defaultVisibility} and cardinality(tags) > 0 group by repository_id, acl_id, entry_type, tags order by 1`,
+  );
+  expect(sets.map((r) => r.set), step).toEqual(recounted.map((r) => r.set));
 }
 
 /** The count a search answers with a page of one (so that it is counted, not told by a short page). */
