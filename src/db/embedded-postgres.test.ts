@@ -190,7 +190,7 @@ describe('a private DATA_DIR, as `DATA_DIR=$(mktemp -d) npm start` gives (tests 
       // without root, Postgres runs as the service's own user: nothing to open
       expect(folder.mode & 0o777).toBe(0o700);
     }
-  }, 90_000); // a whole service's first start (initdb, migrations): 11 s at rest, over 30 s in a CI run on a loaded machine
+  }, 120_000); // a whole service's first start (initdb, migrations): 11 s at rest, over 60 s with the suite on a loaded machine; startServiceProcess waits 90 s for it
 
   it('keeps a new cluster in a folder of its own under the reachable home when a folder above DATA_DIR keeps postgres out, linked from DATA_DIR/pg, and finds it again', async () => {
     const outer = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-private-outer-'));
