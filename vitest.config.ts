@@ -21,6 +21,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
+    // expect.poll waits 1 s unless told: what a test polls for (an event relayed, a page updated) takes
+    // longer on a loaded machine. A poll ends as soon as it holds, so only a failure waits the whole bound
+    expect: { poll: { timeout: 15_000 } },
     reporters: ['default'],
   },
 });
