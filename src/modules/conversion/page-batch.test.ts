@@ -101,7 +101,7 @@ describe('a conversion stores its pages in batches (CONV_PAGE_COMMIT_MS)', () =>
   beforeAll(async () => {
     // long enough that a document's pages are stored together, at the end
     service = await startTestService({ CONV_PAGE_COMMIT_MS: '10000', JOB_CONCURRENCY: '1' });
-  }, 60_000);
+  });
   afterAll(() => service?.stop());
 
   const representationsOf = (contentId: string) =>
