@@ -114,7 +114,7 @@ describe('failed-login limits (counted in the database before the password is ch
     expect((await authenticateFrom(service.baseUrl, '127.0.3.1', 'Returning-User', 'returning-user-password')).status).toBe(200);
     // the user's count started again: four more typos are still checked
     for (let i = 0; i < 4; i++) expect((await authenticateFrom(service.baseUrl, '127.0.3.1', 'returning-user', `typo-again-${i}`)).status).toBe(401);
-  });
+  }, 120_000); // 9 password hashes one at a time (one user's queue), as above: past 30 s at load 20
 
   it('shares one count between two instances of the service on one database', async () => {
     await service.createUserSession('shared-victim');
@@ -126,7 +126,7 @@ describe('failed-login limits (counted in the database before the password is ch
     for (const baseUrl of [service.baseUrl, other.baseUrl]) {
       expect((await authenticateFrom(baseUrl, '127.0.4.2', 'shared-victim', 'shared-victim-password')).status).toBe(429);
     }
-  });
+  }, 120_000); // 5 password hashes one at a time, in two processes: past 30 s at load 20
 });
 
 describe('password hashing under a login flood', () => {
