@@ -18,9 +18,14 @@ export default defineConfig({
     // the service in the test process paces garbage collection of upload buffers as in production
     execArgv: ['--expose-gc'],
     maxWorkers: 3,
-    testTimeout: 30_000,
+    // the helpers wait up to 60–90 s for a job or an extraction (finishedJob, extracted) and a service
+    // process up to 90 s; tests of 10–25 s at load 12–15 went past 30 s at load 20–30 (two cores)
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
+    // expect.poll waits 1 s unless told: what a test polls for (an event relayed, a page updated) takes
+    // longer on a loaded machine. A poll ends as soon as it holds, so only a failure waits the whole bound
+    expect: { poll: { timeout: 15_000 } },
     reporters: ['default'],
   },
 });

@@ -20,7 +20,10 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-describe('startEmbeddedPostgres', () => {
+/** A test that makes a cluster (initdb) and starts it: 10–24 s each at load 15, near vitest's 30 s */
+const clusterTimeout = { timeout: 90_000 };
+
+describe('startEmbeddedPostgres', clusterTimeout, () => {
   it('starts on another port when the one it chose was taken before the postmaster bound it', async () => {
     const squatter = net.createServer();
     await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
@@ -137,7 +140,7 @@ describe('the exit of a process that uses embedded postgres', () => {
   });
 });
 
-describe('how the service reaches the embedded cluster', () => {
+describe('how the service reaches the embedded cluster', clusterTimeout, () => {
   it('over a Unix-domain socket in the cluster directory; TCP on loopback stays open for other clients', async () => {
     const directory = path.join(await scratchFolder('embedded-pg-socket-'), 'pg');
     const cluster = await clusterIn(directory);
@@ -170,7 +173,7 @@ describe('how the service reaches the embedded cluster', () => {
   });
 });
 
-describe('a private DATA_DIR, as `DATA_DIR=$(mktemp -d) npm start` gives (tests run as root here)', () => {
+describe('a private DATA_DIR, as `DATA_DIR=$(mktemp -d) npm start` gives (tests run as root here)', clusterTimeout, () => {
   const asRoot = process.getuid?.() === 0;
   const postgresGid = async () => Number((await import('node:child_process')).execFileSync('id', ['-g', 'postgres']).toString());
 
@@ -190,7 +193,7 @@ describe('a private DATA_DIR, as `DATA_DIR=$(mktemp -d) npm start` gives (tests 
       // without root, Postgres runs as the service's own user: nothing to open
       expect(folder.mode & 0o777).toBe(0o700);
     }
-  }, 90_000); // a whole service's first start (initdb, migrations): 11 s at rest, over 30 s in a CI run on a loaded machine
+  }, 120_000); // a whole service's first start (initdb, migrations): 11 s at rest, over 60 s with the suite on a loaded machine; startServiceProcess waits 90 s for it
 
   it('keeps a new cluster in a folder of its own under the reachable home when a folder above DATA_DIR keeps postgres out, linked from DATA_DIR/pg, and finds it again', async () => {
     const outer = await fs.mkdtemp(path.join(os.tmpdir(), 'crs-private-outer-'));

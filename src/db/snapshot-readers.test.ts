@@ -71,10 +71,15 @@ describe('snapshot readers', () => {
       expect(readers.free).toBe(true);
       // a reader whose backend is ended under it (a restart, an administrator): the statement fails,
       // the broken connection is dropped, and the next statement gets a new one
-      const reading = readers.run<{ pid: number }>(Promise.resolve(snapshot), 5_000, { sql: 'select pg_backend_pid() as pid, pg_sleep(5)', params: [] });
+      const reading = readers.run<{ pid: number }>(Promise.resolve(snapshot), 20_000, { sql: 'select pg_backend_pid() as pid, pg_sleep(20)', params: [] });
       const failed = expect(reading).rejects.toMatchObject({ code: '57P01' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await writer.query(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_backend_pid() as pid, pg_sleep%' and pid <> pg_backend_pid()`);
+      // ended once it runs (on a loaded machine it may take more than a fixed pause to reach Postgres: a
+      // termination before it would end nothing, and the statement would then end by its timeout instead)
+      const sleeping = `select pid from pg_stat_activity where state = 'active' and query like 'select pg_backend_pid() as pid, pg_sleep%' and pid <> pg_backend_pid()`;
+      for (const until = Date.now() + 15_000; (await writer.query(sleeping)).rows.length === 0; await new Promise((resolve) => setTimeout(resolve, 20))) {
+        expect(Date.now(), 'the statement runs').toBeLessThan(until);
+      }
+      await writer.query(`select pg_terminate_backend(pid) from (${sleeping}) running`);
       await failed;
       expect(await readers.run<{ n: number }>(Promise.resolve(snapshot), 5_000, count)).toEqual([{ n: 3 }]);
       // the one connection still works, in the same snapshot

@@ -124,7 +124,8 @@ async function startOnce(env: Record<string, string>, options: StartOptions): Pr
     clearTimeout(timer);
   };
   const baseUrl = `http://127.0.0.1:${env.PORT}${env.BASE_PATH ?? ''}`;
-  const until = Date.now() + (options.timeoutMs ?? 60_000);
+  // a first start (initdb, migrations) takes 11 s at rest and went past 60 s on a loaded 2-core machine
+  const until = Date.now() + (options.timeoutMs ?? 90_000);
   for (;;) {
     if (child.exitCode !== null) {
       const message = `service exited early (${child.exitCode}):\n${text}`;

@@ -32,7 +32,7 @@ beforeAll(async () => {
   const granted = await call(contentUrl(service, `/folder/${folderId}/acl`), json('PUT', { entries: [{ principal: 'reader', permission: 'read' }] }));
   expect(granted.status, JSON.stringify(granted.body)).toBe(200);
   contentId = (await newContent(service, { name: 'plan.txt', parentId: folderId, bytes: 'the plan' })).id;
-}, 60_000);
+});
 afterAll(() => service?.stop());
 
 describe('REST', () => {

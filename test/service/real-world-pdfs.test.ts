@@ -44,7 +44,7 @@ beforeAll(async () => {
   service = await startTestService({ OCR_ENABLED: 'true' });
   for (const file of sample) contents.set(file, (await newContent(service, { name: file, bytes: await fs.readFile(path.join(folder, file)) })).id);
   valid = await newContent(service, { name: 'valid.pdf', bytes: textPdf(1, 5) });
-}, 60_000);
+});
 afterAll(() => service?.stop());
 
 /** Done, or panic with a reason code and a message (never cancelled, never without a reason). */

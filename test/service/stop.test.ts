@@ -22,6 +22,11 @@ describe('a stop with a request still unanswered after the drain', () => {
   it('answers it 503 unavailable with Retry-After and Connection: close, instead of closing the connection without a word', async () => {
     const service = await startTestService({ SHUTDOWN_DRAIN_MS: '300' });
     const url = new URL(`${service.contentBase}/folder?sessionId=${service.adminSession}`);
+    const received = new Promise<void>((resolve) =>
+      service.server.on('request', (request: http.IncomingMessage) => {
+        if (request.method === 'POST' && request.url?.includes('/folder')) resolve();
+      }),
+    );
     // a body that announces 1,000 bytes and sends 10: the route waits for the rest (a slow upload)
     const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
       const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000' } }, (response) => {
@@ -33,8 +38,8 @@ describe('a stop with a request still unanswered after the drain', () => {
       request.on('error', reject);
       request.write('{"name": "');
     });
-    // the request has reached the route before the stop begins
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // the server has the request before the stop begins (a fixed 200 ms pause was not always enough on a loaded machine)
+    await received;
     const started = Date.now();
     await service.stop();
     const { status, headers, body } = await answer;

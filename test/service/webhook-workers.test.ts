@@ -47,5 +47,5 @@ describe('webhook deliveries across a worker crash', () => {
     } finally {
       await receiver.close();
     }
-  }, 90_000);
+  }, 180_000); // two worker processes started, and a lease to run out: 52.6 s at load 10
 });

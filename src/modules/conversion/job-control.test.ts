@@ -31,7 +31,7 @@ describe('queued jobs: the per-user bound and cancellation (no worker: jobs stay
   beforeAll(async () => {
     service = await startTestService({ JOB_CONCURRENCY: '0', JOB_MAX_PENDING_PER_USER: '3' });
     [alice, bob] = [await service.createUserSession('alice'), await service.createUserSession('bob')];
-  }, 60_000);
+  });
   afterAll(() => service?.stop());
 
   it('past JOB_MAX_PENDING_PER_USER queued jobs a conversion is a 429 with Retry-After (REST) and extensions.retryAfter (GraphQL); others are not held back', async () => {
@@ -129,7 +129,7 @@ describe('jobs run by a worker of one job at a time (JOB_CONCURRENCY=1)', () => 
   let service: TestService;
   beforeAll(async () => {
     service = await startTestService({ JOB_CONCURRENCY: '1', CONV_PDF_DPI: '100' });
-  }, 60_000);
+  });
   afterAll(() => service?.stop());
 
   it("users take turns: another user's jobs submitted after 8 queued ones start before most of them, alternating with them", { timeout: 180_000 }, async () => {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { convert, finishedJob, jobStatus } from '../../../test/helpers/conversion.js';
 import { cachedFiles, contentUrl, newContent, sql } from '../../../test/helpers/entries.js';
 import { textPdf } from '../../../test/helpers/pdf.js';
@@ -9,12 +9,25 @@ import type { RenderedPage } from './page-renderer.js';
 
 const page = (n: number): RenderedPage => ({ page: n, path: `/nowhere/page-${n}.png`, width: 1, height: 1, placeholder: false });
 
+/**
+ * The PageBatch tests run on vitest's clock: what they prove is the order of a batch's timers and stores,
+ * which real pauses of a few ms only show on an idle machine (a process held back 30 ms by a loaded one
+ * saw a pause end before a store that was due first had run).
+ */
+const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+/** What `seen` answers the moment `promise` resolves, the timers it waits for run (a store takes its time on that clock). */
+async function whenSettled<T>(promise: Promise<unknown>, seen: () => T): Promise<T> {
+  const answer = promise.then(seen);
+  await vi.runAllTimersAsync();
+  return answer;
+}
+
 /** A PageBatch whose stores are recorded (pages, percentage, when), each taking `storeMs`. */
 function recorded(intervalMs: number, storeMs = 0, fail?: (pages: number[]) => Error | undefined) {
   const stores: { pages: number[]; percentage: number; at: number }[] = [];
   const started = Date.now();
   const batch = new PageBatch(intervalMs, async (pages, percentage) => {
-    await sleep(storeMs);
+    await new Promise((resolve) => setTimeout(resolve, storeMs));
     const numbers = pages.map((p) => p.page);
     const error = fail?.(numbers);
     if (error) throw error;
@@ -24,38 +37,38 @@ function recorded(intervalMs: number, storeMs = 0, fail?: (pages: number[]) => E
 }
 
 describe('PageBatch', () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
   it('stores the pages that come within the interval together, with the last one’s percentage; a page waits about the interval at most', async () => {
     const { batch, stores } = recorded(200);
     for (let n = 1; n <= 3; n++) {
       await batch.add(page(n), n * 10);
-      await sleep(20);
+      await pass(20);
     }
     expect(stores).toEqual([]);
-    await sleep(250);
+    await pass(250);
     expect(stores).toEqual([{ pages: [1, 2, 3], percentage: 30, at: expect.any(Number) }]);
     expect(stores[0]!.at).toBeGreaterThanOrEqual(195);
     expect(stores[0]!.at).toBeLessThan(400);
     await batch.add(page(4), 40);
-    await batch.end();
-    expect(stores.at(-1)).toMatchObject({ pages: [4], percentage: 40 });
+    expect(await whenSettled(batch.end(), () => stores.at(-1))).toMatchObject({ pages: [4], percentage: 40 });
   });
 
   it('interval 0: each page stored before add answers', async () => {
     const { batch, stores } = recorded(0, 5);
-    await batch.add(page(1), 50);
-    expect(stores.map((s) => s.pages)).toEqual([[1]]);
-    await batch.add(page(2), 100);
-    expect(stores.map((s) => s.pages)).toEqual([[1], [2]]);
+    const pages = () => stores.map((s) => s.pages);
+    expect(await whenSettled(batch.add(page(1), 50), pages)).toEqual([[1]]);
+    expect(await whenSettled(batch.add(page(2), 100), pages)).toEqual([[1], [2]]);
   });
 
   it('stores one after the other: pages that come while a store runs wait for the next one', async () => {
     const { batch, stores } = recorded(10, 100);
     await batch.add(page(1), 10);
-    await sleep(30);
+    await pass(30);
     await batch.add(page(2), 20);
     await batch.add(page(3), 30);
-    await batch.end();
-    expect(stores.map((s) => s.pages)).toEqual([[1], [2, 3]]);
+    expect(await whenSettled(batch.end(), () => stores.map((s) => s.pages))).toEqual([[1], [2, 3]]);
     expect(stores[1]!.at - stores[0]!.at).toBeGreaterThanOrEqual(95);
   });
 
@@ -63,9 +76,9 @@ describe('PageBatch', () => {
     const refused = new Error('cancelled');
     const { batch, stores } = recorded(10, 0, (pages) => (pages.includes(2) ? refused : undefined));
     await batch.add(page(1), 10);
-    await sleep(40);
+    await pass(40);
     await batch.add(page(2), 20);
-    await sleep(40);
+    await pass(40);
     await expect(batch.add(page(3), 30)).rejects.toBe(refused);
     await expect(batch.end()).rejects.toBe(refused);
     expect(stores.map((s) => s.pages)).toEqual([[1]]);
@@ -74,12 +87,11 @@ describe('PageBatch', () => {
   it('abandon drops the waiting pages (no store comes later) and waits for a store under way', async () => {
     const { batch, stores } = recorded(30, 80);
     await batch.add(page(1), 10);
-    await sleep(50);
+    await pass(50);
     // page 1's store runs now; page 2 waits
     await batch.add(page(2), 20);
-    await batch.abandon();
-    expect(stores.map((s) => s.pages)).toEqual([[1]]);
-    await sleep(100);
+    expect(await whenSettled(batch.abandon(), () => stores.map((s) => s.pages))).toEqual([[1]]);
+    await pass(100);
     expect(stores.map((s) => s.pages)).toEqual([[1]]);
   });
 });
@@ -89,7 +101,7 @@ describe('a conversion stores its pages in batches (CONV_PAGE_COMMIT_MS)', () =>
   beforeAll(async () => {
     // long enough that a document's pages are stored together, at the end
     service = await startTestService({ CONV_PAGE_COMMIT_MS: '10000', JOB_CONCURRENCY: '1' });
-  }, 60_000);
+  });
   afterAll(() => service?.stop());
 
   const representationsOf = (contentId: string) =>

@@ -186,5 +186,5 @@ describe('the outbox across a crash', () => {
     expect(answered.filter((id) => !folders.some((row) => row.id === id))).toEqual([]);
     // one event per committed change, none without it
     expect(events.map((row) => row.entry_id).sort()).toEqual(folders.map((row) => row.id).sort());
-  });
+  }, 120_000); // a second process's start: past vitest's 30 s at load 20 (startServiceProcess waits 90 s for it)
 });

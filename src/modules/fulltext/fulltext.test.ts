@@ -52,7 +52,8 @@ async function indexed(name: string, bytes: Buffer | string, mimeType?: string) 
 }
 
 describe('text extraction (a background job per new version)', () => {
-  it('reads txt, md, html, csv, json, xml, pdf and docx, and fullText() finds each by a word of its text', async () => {
+  // eight uploads, each waited for until its text is extracted: 24.5 s at load 12
+  it('reads txt, md, html, csv, json, xml, pdf and docx, and fullText() finds each by a word of its text', { timeout: 120_000 }, async () => {
     await indexed('plain.txt', 'alpha plainword omega', 'text/plain');
     await indexed('notes.md', '# Title\n\nsome *markdownword* here', 'text/markdown');
     await indexed('page.html', '<html><head><style>.stylejunk{}</style><script>var scriptjunk=1</script></head><body><p>htmlword &amp; more</p></body></html>', 'text/html');
@@ -192,7 +193,8 @@ describe('bounds: a hostile file cannot stall the queue or the service', () => {
     expect(await namesFound(`fullText('aftersplitword')`)).toEqual(['after-split.txt']);
   });
 
-  it('a DOCX zip bomb ends its job on the memory bound, and later uploads are still indexed', async () => {
+  // 400 MB deflated here, then 200 MB inflated by the extraction process: over vitest's 30 s at load 20
+  it('a DOCX zip bomb ends its job on the memory bound, and later uploads are still indexed', { timeout: 120_000 }, async () => {
     // 400 MB of text behind a few hundred KB of ZIP: the extraction process dies, not the service
     const bomb = zip({
       '[Content_Types].xml': '<Types/>',

@@ -58,7 +58,7 @@ beforeAll(async () => {
   expect(created.map((answer) => answer.status)).toEqual([201, 201]);
   // something the checks must leave alone
   await newContent(service, { name: 'kept.txt', tags: ['kept'] });
-}, 60_000);
+});
 afterAll(() => service?.stop());
 
 describe('synchronous deep check (spec endpoint 11)', () => {
@@ -391,7 +391,7 @@ describe('the asynchronous deep check in a worker of one job at a time (JOB_CONC
   beforeAll(async () => {
     // the default wait (30 s) for the conversion and extraction a check waits for: generous on a loaded machine
     single = await startTestService({ JOB_CONCURRENCY: '1' });
-  }, 60_000);
+  });
   afterAll(() => single?.stop());
 
   it('queued deep checks hold no slot: four repositories checked at once and a user’s conversion submitted after them all end well, the conversion before the last check', { timeout: 180_000 }, async () => {

@@ -69,7 +69,8 @@ const everyPath = async (searchText: string) => [
 /** What `everyPath` answers for entries without older versions: by relevance (`ranked`, else as `names`), then by creation */
 const answered = (count: number, names: string[], ranked = names) => [{ count, names: ranked }, { count, names }, { count, names }, { count, names }];
 
-describe('the words of visible entries', () => {
+// each test waits for the extraction of several uploads' texts in turn: three went past vitest's 30 s at load 20
+describe('the words of visible entries', { timeout: 120_000 }, () => {
   it('equal the rows and texts after create, text, rename, versions, copy, delete, restore and folder deletion', async () => {
     const folder = await newFolder(service, 'worded');
     const a = await indexed('alpha-report.txt', 'quarterly figures', folder.id);
