@@ -17,7 +17,7 @@ import { RepositoryCache } from '../../src/modules/repositories/index.js';
 import { AclCache } from '../../src/modules/access/index.js';
 import { openStores } from '../../src/storage/stores.js';
 import { createTestDatabase } from './service.js';
-import { createAuthServices, groupsOfUser } from '../../src/modules/auth/index.js';
+import { addMember, createAuthServices, createGroup, groupsOfUser } from '../../src/modules/auth/index.js';
 import { JobQueue } from '../../src/modules/jobs/index.js';
 import { LiveEvents } from '../../src/modules/events/index.js';
 
@@ -28,6 +28,8 @@ export interface OperationsBench {
   scopeOf(userName: string, roles?: Role[], repositoryName?: string): Promise<EntryScope>;
   /** a pending upload of `scope`'s caller holding `text` */
   stage(scope: EntryScope, text?: string, fileName?: string): Promise<string>;
+  /** users of role USER (no password: they act through `scopeOf`) and groups of them, as an administrator makes them */
+  addUsers(users: readonly string[], groups?: Readonly<Record<string, readonly string[]>>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,14 @@ export async function createOperationsBench(): Promise<OperationsBench> {
     },
     stage: async (scope, text = 'some bytes', fileName = 'file.txt') =>
       (await stageUpload(scope, { source: Readable.from([Buffer.from(text)]), fileName })).id,
+    addUsers: async (users, groups = {}) => {
+      const em = () => orm.em.fork() as EntityManager;
+      for (const user of users) await em().execute(`insert into app_user (user_name, password_hash, roles) values (?, 'unused', '{USER}')`, [user]);
+      for (const [name, members] of Object.entries(groups)) {
+        await createGroup(em(), administrator, { name });
+        for (const member of members) await addMember(em(), services, administrator, { name, userName: member });
+      }
+    },
     stop: async () => {
       await services.jobs.stop();
       await services.auth.close();

@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperationsBench, failure, type OperationsBench } from '../../../test/helpers/operations.js';
-import { addMember, createGroup } from '../auth/groups.js';
 import type { Principal } from '../auth/principal.js';
 import { createContent, getContent } from '../entries/contents.js';
 import { EntryTypeEnum } from '../entries/entry.types.js';
@@ -41,11 +40,7 @@ const em = () => bench.services.orm.em.fork() as EntityManager;
 
 beforeAll(async () => {
   bench = await createOperationsBench();
-  for (const user of users) await em().execute(`insert into app_user (user_name, password_hash, roles) values (?, 'unused', '{USER}')`, [user]);
-  for (const [name, members] of Object.entries(groups)) {
-    await createGroup(em(), administrator, { name });
-    for (const member of members) await addMember(em(), bench.services, administrator, { name, userName: member });
-  }
+  await bench.addUsers(users, groups);
   // the folder's tags are not handed down (the model's tags are each entry's own)
   stopPolicyId = (await createInheritancePolicy(em(), administrator, { name: 'acl-stop', inheritAcl: false, inheritTags: false })).id;
 });

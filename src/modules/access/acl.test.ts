@@ -41,7 +41,7 @@ async function refreshScopes() {
 
 beforeAll(async () => {
   bench = await createOperationsBench();
-  for (const user of users) await em().execute(`insert into app_user (user_name, password_hash, roles) values (?, 'unused', '{USER}')`, [user]);
+  await bench.addUsers(users);
   // the root is narrowed: only what an ACL below grants is visible
   await changeRootAcl(bench.services, em(), administrator, 'svc.repository.default', { entries: [] });
   await refreshScopes();

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperationsBench, type OperationsBench } from '../../../test/helpers/operations.js';
 import { changeEntryAcl, changeRootAcl, type AclEntry } from '../access/acl-operations.js';
 import { permissions } from '../access/acl.js';
-import { addMember, createGroup } from '../auth/groups.js';
 import { everyone, groupPrincipal, type Principal } from '../auth/principal.js';
 import { createContent } from '../entries/contents.js';
 import { deleteContent } from '../entries/deletion.js';
@@ -40,11 +39,7 @@ const em = () => bench.services.orm.em.fork() as EntityManager;
 
 beforeAll(async () => {
   bench = await createOperationsBench();
-  for (const user of users) await em().execute(`insert into app_user (user_name, password_hash, roles) values (?, 'unused', '{USER}')`, [user]);
-  for (const [name, members] of Object.entries(groups)) {
-    await createGroup(em(), administrator, { name });
-    for (const member of members) await addMember(em(), bench.services, administrator, { name, userName: member });
-  }
+  await bench.addUsers(users, groups);
 });
 afterAll(() => bench?.stop());
 
