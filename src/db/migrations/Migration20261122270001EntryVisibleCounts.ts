@@ -1,5 +1,12 @@
 import { Migration } from '@mikro-orm/migrations';
 
+/** A statement trigger's transition tables for each event, and the sign of their rows in the statement's net change. */
+export const statementTransitions = [
+  { event: 'insert', referencing: 'new table as new_rows', sources: [['new_rows', 1]] },
+  { event: 'update', referencing: 'new table as new_rows old table as old_rows', sources: [['new_rows', 1], ['old_rows', -1]] },
+  { event: 'delete', referencing: 'old table as old_rows', sources: [['old_rows', -1]] },
+] as const;
+
 /**
  * How many entries of each type a repository shows by default (latest, active, not a working copy),
  * kept by triggers, so that a search without filters answers its `count` without visiting a million
@@ -22,12 +29,7 @@ export class Migration20261122270001EntryVisibleCounts extends Migration {
           returning entry_type, n)
         insert into entry_visible_count select repository, entry_type, sum(n) from folded group by entry_type having sum(n) <> 0;
       $$;`);
-    for (const [event, sources] of [
-      ['insert', [['new_rows', 1]]],
-      ['update', [['new_rows', 1], ['old_rows', -1]]],
-      ['delete', [['old_rows', -1]]],
-    ] as const) {
-      const referencing = sources.map(([table]) => `${table === 'new_rows' ? 'new' : 'old'} table as ${table}`).join(' ');
+    for (const { event, referencing, sources } of statementTransitions) {
       const changes = sources.map(([table, sign]) => `select repository_id, entry_type, ${sign} as d from ${table} where ${visible}`).join(' union all ');
       this.addSql(`
         create function entry_visible_count_${event}() returns trigger language plpgsql as $$

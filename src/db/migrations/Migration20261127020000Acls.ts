@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { statementTransitions } from './Migration20261122270001EntryVisibleCounts.js';
 
 /** A trigger's entry row `new` written to entry_visible_words with its words, ACL and owner (a row already there is replaced). */
 const upsertEntryWords = `insert into entry_visible_words (entry_id, repository_id, entry_type, created_at, words, acl_id, owner)
@@ -19,6 +20,32 @@ export const entryWordsUpdateFunction = (branch = '') => `
         end if;
         return null;
       end $$;`;
+
+const visible = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
+
+/**
+ * entry_visible_count_<event>(): the statement's net change of visible entries, added as rows by type and
+ * ACL, and a fold now and then per repository changed (not per ACL: a statement may change many).
+ * `more` keeps other figures in the same statement: its declarations and its part of the body.
+ */
+export const entryVisibleCountFunction = (event: string, sources: (typeof statementTransitions)[number]['sources'], more = { declare: '', body: '' }) => {
+  const changes = sources.map(([table, sign]) => `select repository_id, entry_type, acl_id, ${sign} as d from ${table} where ${visible}`).join(' union all ');
+  return `
+        create or replace function entry_visible_count_${event}() returns trigger language plpgsql as $$
+        declare
+          repository text;${more.declare}
+        begin
+          for repository in
+            with added as (
+              insert into entry_visible_count (repository_id, entry_type, acl_id, n) select repository_id, entry_type, acl_id, sum(d) from (${changes}) change
+                group by repository_id, entry_type, acl_id having sum(d) <> 0 returning repository_id)
+            select distinct repository_id from added
+          loop
+            if random() < 0.02 then perform entry_visible_count_fold(repository); end if;
+          end loop;${more.body}
+          return null;
+        end $$;`;
+};
 
 /**
  * Access control lists (DESIGN §10, docs/access-control.md).
@@ -209,7 +236,6 @@ export class Migration20261127020000Acls extends Migration {
     // A caller who may not read the whole repository (docs/access-control.md, "why it scales"): its
     // visible entries are counted by index-only scans of its ACLs' ranges and of what it owns; the
     // file-size order pages with the ACL and owner in the index, so skipped rows are never read.
-    const visible = `is_latest and active and version_status is distinct from 'WORKING_COPY'`;
     this.addSql(`create index entry_visible_acl_idx on entry (repository_id, acl_id) include (entry_type, owner) where ${visible};`);
     this.addSql(`create index entry_visible_owner_idx on entry (repository_id, owner) include (entry_type, acl_id) where ${visible};`);
     this.addSql(`create index entry_visible_file_size_acl_idx on entry (repository_id, resource_file_size, id) include (entry_type, acl_id, owner) where ${visible};`);
@@ -233,28 +259,7 @@ export class Migration20261127020000Acls extends Migration {
         insert into entry_visible_count (repository_id, entry_type, acl_id, n)
           select repository, entry_type, acl_id, sum(n) from folded group by entry_type, acl_id having sum(n) <> 0;
       $$;`);
-    for (const [event, sources] of [
-      ['insert', [['new_rows', 1]]],
-      ['update', [['new_rows', 1], ['old_rows', -1]]],
-      ['delete', [['old_rows', -1]]],
-    ] as const) {
-      const changes = sources.map(([table, sign]) => `select repository_id, entry_type, acl_id, ${sign} as d from ${table} where ${visible}`).join(' union all ');
-      this.addSql(`
-        create or replace function entry_visible_count_${event}() returns trigger language plpgsql as $$
-        declare repository text;
-        begin
-          -- a fold now and then per repository changed (not per ACL: a statement may change many)
-          for repository in
-            with added as (
-              insert into entry_visible_count (repository_id, entry_type, acl_id, n) select repository_id, entry_type, acl_id, sum(d) from (${changes}) change
-                group by repository_id, entry_type, acl_id having sum(d) <> 0 returning repository_id)
-            select distinct repository_id from added
-          loop
-            if random() < 0.02 then perform entry_visible_count_fold(repository); end if;
-          end loop;
-          return null;
-        end $$;`);
-    }
+    for (const { event, sources } of statementTransitions) this.addSql(entryVisibleCountFunction(event, sources));
 
     // The full-text words of visible entries carry their ACL and owner, so that a caller's words search
     // filters there (its page, its count) instead of joining every match back to the entry.

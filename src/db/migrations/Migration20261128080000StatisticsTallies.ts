@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { statementTransitions } from './Migration20261122270001EntryVisibleCounts.js';
 
 const MiB = 1024 * 1024;
 
@@ -83,12 +84,7 @@ export class Migration20261128080000StatisticsTallies extends Migration {
     // Statement triggers with transition tables, as entry_visible_count's: one tally row per statement
     // and repository, whatever the number of rows it changed. A change that moves no figure adds nothing.
     const tallyTrigger = (table: string, tally: string, changes: (rows: string, sign: number) => string, columns: string[], groupBy: string[]) => {
-      for (const [event, sources] of [
-        ['insert', [['new_rows', 1]]],
-        ['update', [['new_rows', 1], ['old_rows', -1]]],
-        ['delete', [['old_rows', -1]]],
-      ] as const) {
-        const referencing = sources.map(([rows]) => `${rows === 'new_rows' ? 'new' : 'old'} table as ${rows}`).join(' ');
+      for (const { event, referencing, sources } of statementTransitions) {
         const keys = ['repository_id', ...groupBy].join(', ');
         this.addSql(`
           create function ${table}_tally_${event}() returns trigger language plpgsql as $$

@@ -1,4 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
+import { statementTransitions } from './Migration20261122270001EntryVisibleCounts.js';
+import { entryVisibleCountFunction } from './Migration20261127020000Acls.js';
 
 /**
  * How many visible entries (latest, active, not a working copy) carry each set of tags, per effective
@@ -41,32 +43,16 @@ export class Migration20261207170000EntryVisibleTagSets extends Migration {
         insert into entry_visible_tag_set (repository_id, acl_id, entry_type, tags, n)
         select repository, acl_id, entry_type, tags, sum(n) from folded group by acl_id, entry_type, tags having sum(n) <> 0;
       $$;`);
-    for (const [event, sources] of [
-      ['insert', [['new_rows', 1]]],
-      ['update', [['new_rows', 1], ['old_rows', -1]]],
-      ['delete', [['old_rows', -1]]],
-    ] as const) {
-      const changes = sources.map(([table, sign]) => `select repository_id, entry_type, acl_id, ${sign} as d from ${table} where ${visible}`).join(' union all ');
+    for (const { event, sources } of statementTransitions) {
       const tagChanges = sources
         .map(([table, sign]) => `select repository_id, acl_id, entry_type, tags, ${sign} as d from ${table} where ${visible} and cardinality(tags) > 0`)
         .join(' union all ');
-      // entry_visible_count's part as Migration20261127020000Acls wrote it
-      this.addSql(`
-        create or replace function entry_visible_count_${event}() returns trigger language plpgsql as $$
-        declare
-          repository text;
-          acls bigint[];
-        begin
-          -- a fold now and then per repository changed (not per ACL: a statement may change many)
-          for repository in
-            with added as (
-              insert into entry_visible_count (repository_id, entry_type, acl_id, n) select repository_id, entry_type, acl_id, sum(d) from (${changes}) change
-                group by repository_id, entry_type, acl_id having sum(d) <> 0 returning repository_id)
-            select distinct repository_id from added
-          loop
-            if random() < 0.02 then perform entry_visible_count_fold(repository); end if;
-          end loop;
-          -- the same change by tag set; a fold now and then of the ACLs changed
+      // the same change by tag set; a fold now and then of the ACLs changed
+      this.addSql(
+        entryVisibleCountFunction(event, sources, {
+          declare: `
+          acls bigint[];`,
+          body: `
           for repository, acls in
             with added as (
               insert into entry_visible_tag_set (repository_id, acl_id, entry_type, tags, n) select repository_id, acl_id, entry_type, tags, sum(d) from (${tagChanges}) change
@@ -74,9 +60,9 @@ export class Migration20261207170000EntryVisibleTagSets extends Migration {
             select repository_id, array_agg(distinct acl_id) from added group by repository_id
           loop
             if random() < 0.02 then perform entry_visible_tag_set_fold(repository, acls); end if;
-          end loop;
-          return null;
-        end $$;`);
+          end loop;`,
+        }),
+      );
     }
     this.addSql(`
       create or replace function entry_visible_count_truncate() returns trigger language plpgsql as $$
