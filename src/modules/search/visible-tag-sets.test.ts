@@ -163,6 +163,36 @@ describe('counts of tag-only searches from the tag sets of readable ACLs', () =>
     );
   }, 300_000);
 
+  it('stay exact when contents are written and tagged while folds of the same ACLs run at once', async () => {
+    const repositoryName = 'tag-sets-concurrent';
+    const repositoryId = repositoryIdOf(repositoryName);
+    await createRepository(em(), bench.services.config, administrator, { name: repositoryName });
+    const scope = () => bench.scopeOf(admin, ['ADMIN'], repositoryName);
+    const first = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => (await createContent(await scope(), { uploadId: await bench.stage(await scope(), `first ${i}`), name: `first-${i}.txt`, tags: [tagPool[i % 3]!] })).id),
+    );
+    // writers (each statement adds rows under the root ACL) beside folds that delete and re-add those rows
+    const folds = Array.from({ length: 6 }, (_, i) =>
+      em().execute(i % 2 === 0 ? 'select entry_visible_tag_set_fold(?)' : 'select entry_visible_count_fold(?)', [repositoryId]),
+    );
+    const writers = [
+      ...Array.from({ length: 8 }, async (_, i) => {
+        await createContent(await scope(), { uploadId: await bench.stage(await scope(), `second ${i}`), name: `second-${i}.txt`, tags: [tagPool[i % 3]!, 'shared'] });
+      }),
+      ...first.map(async (id, i) => addTags(await scope(), id, [tagPool[(i + 1) % 3]!])),
+    ];
+    await Promise.all([...folds, ...writers]);
+    const [kept, recounted] = await keptAndRecounted(repositoryId);
+    expect(kept).toEqual(recounted);
+    expect(recounted).toHaveLength(6);
+    const counts = await em().execute<{ kept: string; counted: string }[]>(
+      `select (select sum(n) from entry_visible_count where repository_id = ?) as kept,
+              (select count(*) from entry where repository_id = ? and is_latest and active and version_status is distinct from 'WORKING_COPY') as counted`,
+      [repositoryId, repositoryId],
+    );
+    expect(counts[0]!.kept).toBe(counts[0]!.counted);
+  });
+
   it('are read from the tag sets (a row taken out shows), plus what the caller owns under other ACLs', async () => {
     const repositoryName = `tag-sets-read`;
     const repositoryId = repositoryIdOf(repositoryName);
