@@ -247,13 +247,15 @@ describe("the review's flood, at the default bounds", () => {
       // cost is there each time, while a loaded machine's pause (838 ms once, against 93 alone, for a helper
       // running nine test files at once) comes and goes
       const bound = Math.max(200, 5 * median(alone));
-      let during: number[] = [];
-      for (let round = 1; round === 1 || (round <= 3 && median(during) >= bound); round++) {
-        during = [];
+      const downloadsFor3s = async (): Promise<number[]> => {
+        const times: number[] = [];
         const until = performance.now() + 3_000;
-        while (performance.now() < until) during.push(await timeDownload());
-        console.log(`1 KB download ms: alone median ${median(alone).toFixed(1)}; during 100 health subscriptions every second, median ${median(during).toFixed(1)} (${during.length} downloads, round ${round})`);
-      }
+        while (performance.now() < until) times.push(await timeDownload());
+        console.log(`1 KB download ms: alone median ${median(alone).toFixed(1)}; during 100 health subscriptions every second, median ${median(times).toFixed(1)} (${times.length} downloads)`);
+        return times;
+      };
+      let during = await downloadsFor3s();
+      for (let again = 0; again < 2 && median(during) >= bound; again++) during = await downloadsFor3s();
       expect(median(during)).toBeLessThan(bound);
     } finally {
       await Promise.all(sockets.map((socket) => socket.close()));
