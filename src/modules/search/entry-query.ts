@@ -214,85 +214,6 @@ function countFromTagSets(scope: SearchScope, predicates: SqlPredicate[], option
   };
 }
 
-/**
- * Keys a per-ACL index orders the visible entries by (key, then id, within each ACL:
- * entry_visible_acl_file_size_idx, Migration20261207190000EntryVisibleAclFileSize).
- */
-const aclOrderedKeys = ['e.resource_file_size'];
-
-/**
- * The deep page's costs (`deepPageIds`). `slack`: how far past its expected share a readable ACL's stream
- * reads, in standard deviations and rows — an ACL holding a share p of the caller's readable entries
- * holds about p × (offset + limit) of the page's prefix, spread as a Poisson count; 5σ + 5 rows leaves a
- * stream short about once in 10^7 (then the walk answers). `descentTuples`: a descent of the per-ACL
- * index in the index tuples a walk of the whole order reads in the same time (docs/benchmarks.md,
- * "search — a user's deep page …"). Tests change them to take either way.
- */
-export const deepPaging = { slack: 5, descentTuples: 40 };
-
-/**
- * The ids of a deep page (offset > 0) of a search without predicates of its own, in an order a per-ACL
- * index keeps (`aclOrderedKeys`, ascending), for a caller who may not read the whole repository — or
- * null, and then the caller walks the order (`buildEntryQuery`'s statement). The walk reads the
- * order's entries of every ACL until offset + limit of them are readable: (offset + limit) ÷ the
- * readable share of index tuples (101,000 for the page at offset 10,000 of a caller reading one entry in
- * ten, 34 ms at 1,000,000 contents; docs/benchmarks.md). Instead each readable ACL (and the caller's own
- * entries under other ACLs) gives the first m + 1 entries of its order, m its share of offset + limit
- * (from the totals entry_visible_count keeps) with `deepPaging.slack`; the page is read from these streams
- * merged, and it is exact when every readable entry up to its last row is among them: below the
- * smallest (m + 1)-th entry of a stream that had more (its streams' entries up to that bound are all
- * read), at least offset + limit entries lie, or no stream had more. Null when it is not (an ACL holds
- * more of the prefix than its share), or when the walk reads fewer tuples than the streams cost (a
- * descent per readable ACL; `deepPaging`): a caller reading most of the repository walks.
- */
-function deepPageIds(scope: SearchScope, predicates: SqlPredicate[], options: SearchOptions, order: Statement, limit: number, offset: number): Statement | undefined {
-  if (offset === 0 || limit === 0 || predicates.length > 0 || !onlyVisibleByDefault(options) || options.versionStatus !== undefined) return undefined;
-  if (visibleEntries(scope.principal, scope.repository, scope.readable).wholeRepository) return undefined;
-  const key = aclOrderedKeys.find((k) => order.sql === `${k} asc nulls last, e.id asc`);
-  if (key === undefined || order.params.length > 0) return undefined;
-  const types = options.entryType ? [options.entryType] : ['CONTENT', 'FOLDER'];
-  const repository = scope.repository.id;
-  const ids = scope.readable!.ids;
-  const wanted = offset + limit;
-  const visible = `e.is_latest and e.active and e.version_status is distinct from 'WORKING_COPY' and e.entry_type = any(?::text[])`;
-  const stream = `select ${key} as k, e.id, row_number() over (order by ${key} nulls last, e.id) as rn from entry e`;
-  const orderOf = (alias: string) => `${alias}.k nulls last, ${alias}.id`;
-  // whether c comes after b in (k nulls last, id)
-  const after = (c: string, b: string) =>
-    `(${c}.k is null and (${b}.k is not null or ${c}.id > ${b}.id) or ${c}.k > ${b}.k or ${c}.k = ${b}.k and ${c}.id > ${b}.id)`;
-  return {
-    sql: `(with quota as (
-        select i.acl_id, coalesce(t.n, 0) as n, sum(coalesce(t.n, 0)) over () as readable
-          from unnest(?::bigint[]) i (acl_id)
-          left join (select acl_id, sum(n) as n from entry_visible_count where repository_id = ? and entry_type = any(?::text[]) and acl_id = any(?::bigint[]) group by acl_id) t using (acl_id)
-      ), streams as (
-        select acl_id, coalesce(least(n, ceil(share + ? * sqrt(share) + ?)), 0)::bigint as m, readable
-          from (select acl_id, n, readable, n * ?::float8 / nullif(readable, 0) as share from quota) q
-      ), streamed as materialized (
-        select s.m, c.* from streams s cross join lateral (${stream} where e.repository_id = ? and e.acl_id = s.acl_id and ${visible} order by ${key} nulls last, e.id limit s.m + 1) c
-        union all
-        select ?::bigint, c.* from (${stream} where e.repository_id = ? and e.owner = ? and not (e.acl_id = any(?::bigint[])) and ${visible} order by ${key} nulls last, e.id limit ?::bigint + 1) c
-      ), bound as (
-        select c.k, c.id from streamed c where c.rn > c.m order by ${orderOf('c')} limit 1
-      ), prefix as (
-        select c.k, c.id from streamed c left join bound b on true where b.id is null or not coalesce(${after('c', 'b')}, false)
-      )
-      select case when ?::float8 * (select coalesce(sum(n), 0) from entry_visible_count where repository_id = ? and entry_type = any(?::text[])) / nullif(max(readable), 0)
-                       > sum(m + 1) + ? * count(*)
-        then case when not exists (select from bound) or (select count(*) from prefix) >= ?
-          then array(select c.id from prefix c order by ${orderOf('c')} limit ? offset ?) end end
-        from streams)`,
-    params: [
-      ids, repository, types, ids,
-      deepPaging.slack, deepPaging.slack, wanted,
-      repository, types,
-      wanted, repository, scope.principal.userName, ids, types, wanted,
-      wanted, repository, types, deepPaging.descentTuples,
-      wanted, limit, offset,
-    ],
-  };
-}
-
 /** Whether a search sees only entries visible by default (latest, active, not working copies): those the trigger-kept tables hold. */
 export function onlyVisibleByDefault(options: SearchOptions): boolean {
   return !options.includeInactive && !options.includeVersions && !options.includeWorkingCopies && options.versionStatus !== 'WORKING_COPY';
@@ -381,12 +302,10 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
     return { sql: numbered(reader.sql + sql), params: [...reader.params, ...statementParams] };
   };
   const ids = `select e.id ${fromWith(resolver.joins.values())} where ${where} order by ${order.sql} limit ? offset ?`;
-  // a deep page from the readable ACLs' own orders when that is cheaper and exact, else (null) the walk
-  const deep = deepPageIds(scope, predicates, options, order, limit, offset);
   return {
     limit,
     offset,
-    page: withReader(pageOf(scope, deep ? `coalesce(${deep.sql}, array(${ids}))` : `array(${ids})`), [...(deep?.params ?? []), ...params, ...order.params, limit, offset]),
+    page: withReader(pageOf(scope, `array(${ids})`), [...params, ...order.params, limit, offset]),
     count:
       countFromTotals(scope, predicates, options) ??
       countFromTags(scope, predicates, options) ??
