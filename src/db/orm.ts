@@ -47,6 +47,7 @@ import { Migration20261207100000QueuedPdfMark } from './migrations/Migration2026
 import { Migration20261207150000EventChronicleKnown } from './migrations/Migration20261207150000EventChronicleKnown.js';
 import { Migration20261207170000EntryVisibleTagSets } from './migrations/Migration20261207170000EntryVisibleTagSets.js';
 import { Migration20261207180000EventTallyPending } from './migrations/Migration20261207180000EventTallyPending.js';
+import { Migration20261207190000WordCountPending } from './migrations/Migration20261207190000WordCountPending.js';
 
 export type Orm = MikroORM;
 
@@ -95,6 +96,7 @@ export const migrationsList = [
   { name: 'Migration20261207150000EventChronicleKnown', class: Migration20261207150000EventChronicleKnown },
   { name: 'Migration20261207170000EntryVisibleTagSets', class: Migration20261207170000EntryVisibleTagSets },
   { name: 'Migration20261207180000EventTallyPending', class: Migration20261207180000EventTallyPending },
+  { name: 'Migration20261207190000WordCountPending', class: Migration20261207190000WordCountPending },
 ];
 
 export interface OrmOptions {

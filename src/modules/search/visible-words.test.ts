@@ -21,7 +21,8 @@ const ok = (method: string, path: string, body?: FormData | Record<string, unkno
 
 /**
  * Compares the kept words (with their entries' ACL and owner) with the entry rows, and the kept counts of each word and ACL
- * (Migration20261123170000EntryVisibleWordCounts, Migration20261128151000WordCountsPerAcl) and the postings of each word
+ * (Migration20261123170000EntryVisibleWordCounts, Migration20261128151000WordCountsPerAcl: the count rows and the pending rows,
+ * Migration20261207190000WordCountPending) and the postings of each word
  * (Migration20261129130000EntryVisiblePostings) with the kept words, in one statement (one snapshot: extraction jobs may commit meanwhile).
  */
 async function expectWordsEqualRows(step: string): Promise<void> {
@@ -30,7 +31,11 @@ async function expectWordsEqualRows(step: string): Promise<void> {
     `select (select array_agg(concat_ws('|', entry_id, repository_id, entry_type, created_at, acl_id, owner, words) order by entry_id) from entry_visible_words) as kept,
             (select array_agg(concat_ws('|', id, repository_id, entry_type, created_at, acl_id, owner, entry_words(name, resource_id)) order by id) from entry where ${defaultVisibility}) as rows,
             (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
-              select repository_id, word, entry_type, acl_id, sum(n) as n from entry_visible_word_count group by 1, 2, 3, 4 having sum(n) <> 0) kept) as "keptCounts",
+              select repository_id, word, entry_type, acl_id, sum(n) as n from (
+                select repository_id, word, entry_type, acl_id, n from entry_visible_word_count
+                union all
+                select repository_id, word, entry_type, acl_id, n from entry_visible_word_pending cross join unnest(words) as word) rows
+               group by 1, 2, 3, 4 having sum(n) <> 0) kept) as "keptCounts",
             (select array_agg(concat_ws('|', repository_id, word, entry_type, acl_id, n) order by repository_id, word, entry_type, acl_id) from (
               select repository_id, word, entry_type, acl_id, count(*) as n from entry_visible_words cross join unnest(tsvector_to_array(words)) as word group by 1, 2, 3, 4) counted) as "wordCounts",
             (select array_agg(concat_ws('|', repository_id, word, created_at, entry_id) order by repository_id, word, created_at, entry_id) from entry_visible_posting) as "keptPostings",
@@ -288,6 +293,8 @@ describe('the counts of each word', () => {
       fold(),
     ]);
     await expectWordsEqualRows('concurrent uploads and folds');
+    await sql(service, `select entry_visible_word_count_roll_up(?)`, [repository!.id]);
+    await expectWordsEqualRows('rolled up');
     await fold();
     await expectWordsEqualRows('folded');
     const [rows] = await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_count where repository_id = ? and word = 'lantern'`, [repository!.id]);
@@ -304,6 +311,11 @@ describe('the counts of each word', () => {
     expect((await search('/content/search/by-text', { searchText: 'lantern', limit: '1' })).count).toBe(16);
     await expect.poll(async () => Number((await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_count where word = 'lantern'`))[0]!.n)).toBe(1);
     await expectWordsEqualRows('folded by a search');
+    // a search that finds many pending rows in its repository (as a transaction that changes many entries' words leaves them) rolls them up
+    await sql(service, `insert into entry_visible_word_pending select ?, null, 'CONTENT', array['lantern', 'unsaid'], 1 - 2 * (i % 2) from generate_series(1, 1500) i`, [repository!.id]);
+    expect((await search('/content/search/by-text', { searchText: 'lantern', limit: '1' })).count).toBe(16);
+    await expect.poll(async () => Number((await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_pending`))[0]!.n)).toBe(0);
+    await expectWordsEqualRows('rolled up by a search');
     // counted anew (after a bulk load with the triggers disabled): one row for each word, type and ACL
     await sql(service, `select entry_visible_word_count_rebuild()`);
     await sql(service, `select entry_visible_posting_rebuild()`);
@@ -322,6 +334,41 @@ describe('the counts of each word', () => {
     const plan = (await sql<{ 'QUERY PLAN': string }>(service, `explain ${wordCount.sql.replace(/\$\d+/g, '?')}`, wordCount.params)).map((row) => row['QUERY PLAN']).join('\n');
     expect(plan).toContain('on entry_visible_word_count');
     expect(plan).not.toContain('entry_visible_words');
+  });
+
+  it('count a change of an entry\'s words in one pending row, rolled up into one count row a word', async () => {
+    const [repository] = await sql<{ id: string }>(service, `select id from repository where name = 'default'`);
+    const parent = await newFolder(service, 'pending-parent');
+    await sql(service, `select entry_visible_word_count_roll_up(?)`, [repository!.id]);
+    const pending = () => sql<{ words: string[]; n: string }>(service, `select words, n from entry_visible_word_pending where repository_id = ? order by n, words`, [repository!.id]);
+    // the roll-up's draw held off (its once-a-transaction mark set): the rows each change writes
+    const changed = (statement: string) => sql(service, `do $$ begin perform set_config('entry_visible_word_count.folded', 'yes', true); ${statement}; end $$`);
+    await changed(
+      `insert into entry (id, repository_id, entry_type, chronical_id, name, owner, created_by, last_modified_by, created_at, last_modified_at, is_latest, parent_id)
+       values ('pending-lamp', '${repository!.id}', 'FOLDER', 'pending-lamp', 'lamp-lamp-wick', 'admin', 'admin', 'admin', now(), now(), true, '${parent.id}')`,
+    );
+    expect(await pending()).toEqual([{ words: ['lamp', 'wick'], n: '1' }]);
+    await expectWordsEqualRows('inserted, pending');
+    await changed(`update entry set name = 'lamp-oil' where id = 'pending-lamp'`);
+    expect(await pending()).toEqual([
+      { words: ['wick'], n: '-1' },
+      { words: ['lamp', 'wick'], n: '1' },
+      { words: ['oil'], n: '1' },
+    ]);
+    await expectWordsEqualRows('renamed, pending');
+    await sql(service, `select entry_visible_word_count_roll_up(?)`, [repository!.id]);
+    expect(await pending()).toEqual([]);
+    expect(
+      await sql(service, `select word, n from entry_visible_word_count where repository_id = ? and word in ('lamp', 'oil', 'wick') order by word`, [repository!.id]),
+    ).toEqual([
+      { word: 'lamp', n: '1' },
+      { word: 'oil', n: '1' },
+    ]);
+    await expectWordsEqualRows('rolled up');
+    await changed(`delete from entry where id = 'pending-lamp'`);
+    expect(await pending()).toEqual([{ words: ['lamp', 'oil'], n: '-1' }]);
+    await expectWordsEqualRows('deleted, pending');
+    await ok('DELETE', `/folder/${parent.id}`);
   });
 
   it('take the word of a query that is one word and nothing else, whatever characters it holds', async () => {
@@ -502,6 +549,8 @@ describe('bounded relevance', () => {
             const [counts] = await rowsOf<WordCounts>(query.wordCount);
             const spread = matchSpread(counts!, Number(counts!.n));
             const what = `${step}: ${caller} '${word}' ${JSON.stringify(options)}`;
+            // the count from the count rows and the pending rows, as the matches visited count
+            expect(counts!.n, what).toBe((await rowsOf<{ n: string }>(query.count))[0]!.n);
             // today's statement (the matches sorted, or the creation index walked) against the postings (forced: as chosen, it is one of the two)
             const today = await pageOf(query, { ...spread, word: undefined });
             expect(await pageOf(query, { ...spread, matches: Number.MAX_SAFE_INTEGER, visible: Number.MAX_SAFE_INTEGER }), what).toEqual(today);
@@ -509,12 +558,15 @@ describe('bounded relevance', () => {
         }
       }
     };
+    // one statement of many entries: a pending row each, rolled up at most once in it
+    const pendingRows = async () => Number((await sql<{ n: string }>(service, `select count(*) as n from entry_visible_word_pending where repository_id = ?`, [repository!.id]))[0]!.n);
+    expect(await pendingRows()).toBeGreaterThan(0);
     await expectSameAnswers('inserted');
     // which way is chosen, by the counts: the postings for a word in 2 % of a million entries (as
     // administrator, and as a caller who reads half of its matches), neither for a rare word (sorted)
     // nor for one in 40 % (the creation walk)
     const chosen = (n: number, found: number) =>
-      buildVisibleWordsQuery(admin, 'ant', {}).rankedNewest(matchSpread({ word: 'ant', n: String(n), found: String(found), summed: '1', kept: '1', visible: '1000000' }, n)).sql;
+      buildVisibleWordsQuery(admin, 'ant', {}).rankedNewest(matchSpread({ word: 'ant', n: String(n), found: String(found), summed: '1', kept: '1', pending: '0', visible: '1000000' }, n)).sql;
     expect(chosen(20_000, 20_000)).toContain('entry_visible_posting');
     expect(chosen(10_000, 20_000)).toContain('entry_visible_posting');
     expect(chosen(1_500, 1_500)).not.toContain('entry_visible_posting');
@@ -541,6 +593,23 @@ describe('bounded relevance', () => {
     await expectSameAnswers('restored, moved and an ACL changed');
     await rowsOf({ sql: `delete from entry where id = any($1::text[])`, params: [some(0.3)] });
     await expectSameAnswers('deleted');
+    // the pending rows rolled up (none left), new ones after them, then every word folded
+    await sql(service, `select entry_visible_word_count_roll_up(?)`, [repository!.id]);
+    expect(await pendingRows()).toBe(0);
+    await expectSameAnswers('rolled up');
+    await rowsOf({ sql: `update entry set name = 'eel-' || name where id = any($1::text[])`, params: [some(0.2)] });
+    expect(await pendingRows()).toBeGreaterThan(0);
+    await expectSameAnswers('pending rows after a roll-up');
+    await sql(service, `select entry_visible_word_count_roll_up(?, true)`, [repository!.id]);
+    expect(await pendingRows()).toBe(0);
+    await expectSameAnswers('rolled up, its words folded');
+    await sql(service, `select entry_visible_word_count_fold(?, array['ant', 'bee', 'cat', 'dog', 'eel'])`, [repository!.id]);
+    const [folded] = await rowsOf<{ rows: string; keys: string }>({
+      sql: `select count(*) as rows, count(distinct (word, entry_type, acl_id)) as keys from entry_visible_word_count where repository_id = $1 and word = any($2::text[])`,
+      params: [repository!.id, vocabulary.map(([word]) => word)],
+    });
+    expect(folded!.rows).toBe(folded!.keys);
+    await expectSameAnswers('folded');
 
     await sql(service, `delete from entry where id like 'posted-%'`);
     await sql(service, `delete from resource where id like 'posted-r-%'`);

@@ -46,9 +46,10 @@ export interface VisibleWordsQuery {
   offset: number;
   /**
    * for a query of one word (`word`), the matches the caller may read counted in
-   * entry_visible_word_count (`n`), and everyone's (`found`, what the GIN index finds), the sum of
-   * `summed` rows, `kept` of them one per ACL and type; null for any other query. And the visible
-   * entries of the repository (`visible`, from entry_visible_count): see `MatchSpread`.
+   * entry_visible_word_count and the pending rows that hold the word (`n`), and everyone's (`found`,
+   * what the GIN index finds), the count rows' sum of `summed` rows, `kept` of them one per ACL and
+   * type, and the repository's `pending` rows (Migration20261207190000WordCountPending); null for any
+   * other query. And the visible entries of the repository (`visible`, from entry_visible_count): see `MatchSpread`.
    */
   wordCount: Statement;
   /** the matches (`n`), each visited */
@@ -84,6 +85,7 @@ export interface WordCounts {
   found: string | null;
   summed: string | null;
   kept: string | null;
+  pending: string | null;
   visible: string;
 }
 
@@ -140,17 +142,35 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
         params: [scope.repository.id, scope.principal.userName, scope.readable!.ids, ...query.params, ...types],
       };
   const readableCounts = allowed.wholeRepository ? '' : ' filter (where c.acl_id = any(?::bigint[]))';
+  const readablePending = allowed.wholeRepository ? '' : ' and p.acl_id = any(?::bigint[])';
+  const readableAcls = allowed.wholeRepository ? [] : [scope.readable!.ids];
+  // the pending rows: the repository's few (≈ 50 between two roll-ups), each array searched for the word
   const wordCount = {
     sql: numbered(
-      `select q.word, counted.n${ownedElsewhere.sql} as n, counted.found, counted.summed, counted.kept,
+      `select q.word, counted.n + pending.n${ownedElsewhere.sql} as n, counted.found + pending.found as found, counted.summed, counted.kept, pending.rows as pending,
               (select coalesce(sum(c.n), 0) from entry_visible_count c where c.repository_id = ?${typed('c')}) as visible
          from (select tsquery_single_word(${query.sql}) as word) q
          left join lateral (
            select coalesce(sum(c.n)${readableCounts}, 0) as n, coalesce(sum(c.n), 0) as found, count(*) as summed, count(distinct (c.acl_id, c.entry_type)) as kept
              from entry_visible_word_count c where c.repository_id = ? and c.word = q.word${typed('c')}
-         ) counted on q.word is not null`,
+         ) counted on q.word is not null
+         left join lateral (
+           select coalesce(sum(p.n) filter (where q.word = any(p.words)${readablePending}), 0) as n, coalesce(sum(p.n) filter (where q.word = any(p.words)), 0) as found, count(*) as rows
+             from entry_visible_word_pending p where p.repository_id = ?${typed('p')}
+         ) pending on q.word is not null`,
     ),
-    params: [...ownedElsewhere.params, scope.repository.id, ...types, ...query.params, ...(allowed.wholeRepository ? [] : [scope.readable!.ids]), scope.repository.id, ...types],
+    params: [
+      ...ownedElsewhere.params,
+      scope.repository.id,
+      ...types,
+      ...query.params,
+      ...readableAcls,
+      scope.repository.id,
+      ...types,
+      ...readableAcls,
+      scope.repository.id,
+      ...types,
+    ],
   };
   const creationOrder = `created_at ${dir}, entry_id ${dir} limit ? offset ?`;
   const walk = `select w.entry_id from entry_visible_words w where ${where} order by w.created_at ${dir}, w.entry_id ${dir} limit ? offset ?`;
@@ -216,20 +236,26 @@ export function creationPage(query: VisibleWordsQuery, spread: MatchSpread): Sta
  * writes fold now and then, a bulk load of many entries in one transaction leaves one row per entry.
  */
 const wordCountRowsToFold = 1_000;
-/** The words this process is folding the counts of (repository and word), one fold of each at a time. */
-const foldingWords = new Set<string>();
+/**
+ * Pending rows of a repository's word counts past which a search rolls them up
+ * (Migration20261207190000WordCountPending): a change rolls them up now and then, at most once a
+ * transaction, so a transaction that changes many entries' words leaves a pending row each.
+ */
+const pendingRowsToRollUp = 1_000;
+/** The statements this process is running in the background (one of each key at a time). */
+const runningInBackground = new Set<string>();
 
-/** Folds the rows of a word's counts into one, after the search that found them many (it does not wait). */
-function foldWordCounts(scope: EntryScope, word: string): void {
-  const key = JSON.stringify([scope.repository.id, word]);
-  if (foldingWords.has(key)) return;
-  foldingWords.add(key);
+/** Runs `statement` on a connection of its own after the search that asked for it (it does not wait); `what` names it in the log. */
+function runInBackground(scope: EntryScope, what: string, statement: string, params: unknown[]): void {
+  const key = JSON.stringify([statement, params]);
+  if (runningInBackground.has(key)) return;
+  runningInBackground.add(key);
   scope.em
     .fork()
     .getConnection()
-    .execute('select entry_visible_word_count_fold(?, array[?]::text[])', [scope.repository.id, word], 'run')
-    .catch((error: unknown) => scope.logger.warn({ err: error, word }, 'folding the counts of a word failed'))
-    .finally(() => foldingWords.delete(key));
+    .execute(statement, params, 'run')
+    .catch((error: unknown) => scope.logger.warn({ err: error, params }, `${what} failed`))
+    .finally(() => runningInBackground.delete(key));
 }
 
 /** The page and count of a full-text-only search from entry_visible_words (see `visibleWordsAnswer`). */
@@ -241,7 +267,12 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
     const [counts] = await run<WordCounts>(query.wordCount);
     const wordMatches = counts!.n === null ? undefined : Number(counts!.n);
     const spreadOf = (matches: number | undefined) => matchSpread(counts!, matches);
-    if (counts!.word !== null && Number(counts!.summed) - Number(counts!.kept) > wordCountRowsToFold) foldWordCounts(scope, counts!.word);
+    if (counts!.word !== null && Number(counts!.summed) - Number(counts!.kept) > wordCountRowsToFold) {
+      runInBackground(scope, 'folding the counts of a word', 'select entry_visible_word_count_fold(?, array[?]::text[])', [scope.repository.id, counts!.word]);
+    }
+    if (Number(counts!.pending) > pendingRowsToRollUp) {
+      runInBackground(scope, 'rolling up the pending word counts', 'select entry_visible_word_count_roll_up(?)', [scope.repository.id]);
+    }
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
       const matches = wordMatches ?? (await countOf(run, query.count));
