@@ -40,6 +40,8 @@ import type { PropertyFilter } from '../src/modules/search/index.js';
 import { contentBase, cpuSecondsOf, fmt, header, machineBusyMs, machineThreads, percentile, processTree, reapedChildrenCpuMs, runBench, schedOf, statFields, targetsLine, threadsBetween, verdict } from './lib.js';
 import { readFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { BENCH_USER, BENCH_USER_GROUPS, REPOSITORY_ID, SEEDED_ACLS, seedContents, seededFolders, seededReadable, seededWord, startSeededService } from './seed.js';
 
 const ROWS = Number(process.env.SEARCH_ROWS ?? 1_000_000);
@@ -57,11 +59,22 @@ const WARMUP = Number(process.env.SEARCH_WARMUP ?? 10);
 const TRACE = process.env.SEARCH_TRACE === '1';
 const FOLDERS = seededFolders(ROWS);
 const BENCH_START = performance.now();
-/** The bench's own GC pauses so far (ms): its event loop stops while a sample's answer is read */
-let benchGcMs = 0;
+/**
+ * The bench's own full collection, run between samples (outside the timing): left to itself, its heap of
+ * pages' JSON reached a mark-compact every hundred samples or so, 50–67 ms of its CPU on a 2-core machine
+ * beside a sample (3–28 ms of pause), and the service's main thread waited for a CPU meanwhile
+ * (docs/benchmarks.md, "search — what runs beside a sample").
+ */
+setFlagsFromString('--expose-gc');
+const collectBenchGarbage = runInNewContext('gc') as () => void;
+const COLLECT_EVERY = 10;
+/** The bench's own GC pauses (start and duration, ms, performance.now()'s clock): its event loop stops while a sample's answer is read */
+const benchGcs: { start: number; duration: number }[] = [];
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) benchGcMs += entry.duration;
+  for (const entry of list.getEntries()) benchGcs.push({ start: entry.startTime, duration: entry.duration });
 }).observe({ entryTypes: ['gc'] });
+/** The bench's GC pauses that began within a window (entries arrive after the fact: read once the samples are taken) */
+const benchGcMsBetween = (from: number, to: number) => benchGcs.filter((gc) => gc.start >= from && gc.start < to).reduce((sum, gc) => sum + gc.duration, 0);
 
 interface Query {
   name: string;
@@ -334,6 +347,8 @@ interface Sample {
   /** the bench process itself (the HTTP client), all its threads; `benchGcMs` its GC's pauses */
   benchCpuMs: number;
   benchGcMs: number;
+  /** performance.now() at its start */
+  startedAt: number;
   /** the machine's busy CPU time meanwhile, every process (10 ms ticks: meaningful summed over the samples) */
   machineMs: number;
   /** SEARCH_TRACE: the service's GC pauses during the sample (its metrics read after each one, outside the timing) */
@@ -393,11 +408,11 @@ async function measure(
       gcBefore = await gcSoFar(processes.metrics);
     }
     const gcBeforeSample = TRACE && n >= WARMUP ? gcTotalMs(await gcSoFar(processes.metrics)) : undefined;
+    if (n % COLLECT_EVERY === 0) collectBenchGarbage();
     const threads0 = TRACE && n >= WARMUP ? machineThreads() : undefined;
     const node0 = schedOf([processes.service]);
     const postgres0 = postgresSched();
     const bench0 = benchCpuMs();
-    const benchGc0 = benchGcMs;
     const machine0 = machineBusyMs();
     const started = performance.now();
     const response = await fetch(url);
@@ -429,12 +444,16 @@ async function measure(
         node: { cpuMs: node1.cpuMs - node0.cpuMs, waitMs: node1.waitMs - node0.waitMs, mainWaitMs: node1.mainWaitMs - node0.mainWaitMs },
         postgres: { cpuMs: postgres1.cpuMs - postgres0.cpuMs, waitMs: postgres1.waitMs - postgres0.waitMs, backgroundCpuMs: postgres1.backgroundCpuMs - postgres0.backgroundCpuMs },
         benchCpuMs: bench1 - bench0,
-        benchGcMs: benchGcMs - benchGc0,
+        benchGcMs: 0,
+        startedAt: started,
         machineMs: machine1 - machine0,
       });
     }
   }
   const cpuPerRequest = ((cpuSecondsOf(processes.service) - cpuBefore) * 1000) / count;
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const s of samples) s.benchGcMs = benchGcMsBetween(s.startedAt, s.startedAt + s.ms);
+  benchGcs.length = 0;
   // what the machine's CPUs did during the samples beside the service, its backends and the bench (other helpers, the kernel)
   const elsewherePerSample = samples.reduce((sum, s) => sum + s.machineMs - (s.node.cpuMs + s.postgres.cpuMs + s.postgres.backgroundCpuMs + s.benchCpuMs), 0) / samples.length;
   const gcAfter = await gcSoFar(processes.metrics);
