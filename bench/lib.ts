@@ -116,21 +116,30 @@ export function statFields(pid: number | string): string[] | undefined {
  * the wait tells a slow request that was starved of a CPU from one that worked longer. Threads that
  * ended meanwhile are missed (the search benchmark adds the postmaster's reaped children apart).
  */
-export function schedOf(pids: readonly number[]): { cpuMs: number; waitMs: number } {
+export function schedOf(pids: readonly number[]): { cpuMs: number; waitMs: number; mainWaitMs: number } {
   let cpuNs = 0;
   let waitNs = 0;
+  let mainWaitNs = 0;
   for (const pid of pids) {
     for (const tid of readdirSafe(`/proc/${pid}/task`)) {
       try {
         const [cpu, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
         cpuNs += Number(cpu);
         waitNs += Number(wait);
+        // the main thread (tid = pid): a process's other threads (V8's GC helpers, libuv's pool) wait beside it, their waits overlapping
+        if (tid === String(pid)) mainWaitNs += Number(wait);
       } catch {
         // gone meanwhile
       }
     }
   }
-  return { cpuMs: cpuNs / 1e6, waitMs: waitNs / 1e6 };
+  return { cpuMs: cpuNs / 1e6, waitMs: waitNs / 1e6, mainWaitMs: mainWaitNs / 1e6 };
+}
+
+/** The machine's busy CPU time so far, every CPU summed (ms; /proc/stat, clock ticks of 10 ms: read over many samples). */
+export function machineBusyMs(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) * 10;
 }
 
 /** CPU ms of the children a process has reaped (cutime + cstime of /proc/<pid>/stat): Postgres' parallel workers that came and went. */
@@ -158,6 +167,52 @@ export function processTree(pid: number): number[] {
   };
   walk(pid);
   return all;
+}
+
+/** Every thread of the machine: its process, names, and scheduler CPU and wait (ns) so far (/proc/<pid>/task/<tid>). */
+export interface ThreadTimes {
+  pid: number;
+  process: string;
+  thread: string;
+  cpuNs: number;
+  waitNs: number;
+}
+
+export function machineThreads(): Map<number, ThreadTimes> {
+  const threads = new Map<number, ThreadTimes>();
+  for (const pid of readdirSafe('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let process = '';
+    try {
+      process = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      // Postgres names each process's role in its command line ("postgres: autovacuum worker …")
+      if (process === 'postgres') process = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.replace(/^postgres: /, 'pg ').slice(0, 40);
+    } catch {
+      continue; // gone meanwhile
+    }
+    for (const tid of readdirSafe(`/proc/${pid}/task`)) {
+      try {
+        const [cpu, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+        const thread = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        threads.set(Number(tid), { pid: Number(pid), process, thread, cpuNs: Number(cpu), waitNs: Number(wait) });
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return threads;
+}
+
+/** The threads that ran or waited between two snapshots (ms), the busiest first; a thread born meanwhile counts from zero. */
+export function threadsBetween(before: Map<number, ThreadTimes>, after: Map<number, ThreadTimes>): (ThreadTimes & { tid: number; cpuMs: number; waitMs: number })[] {
+  const changed = [];
+  for (const [tid, t] of after) {
+    const b = before.get(tid);
+    const cpuMs = (t.cpuNs - (b?.cpuNs ?? 0)) / 1e6;
+    const waitMs = (t.waitNs - (b?.waitNs ?? 0)) / 1e6;
+    if (cpuMs > 0 || waitMs > 0) changed.push({ ...t, tid, cpuMs, waitMs });
+  }
+  return changed.sort((a, b) => b.cpuMs + b.waitMs - (a.cpuMs + a.waitMs));
 }
 
 function readdirSafe(dir: string): string[] {
