@@ -122,18 +122,25 @@ export function schedOf(pids: readonly number[]): { cpuMs: number; waitMs: numbe
   let mainWaitNs = 0;
   for (const pid of pids) {
     for (const tid of readdirSafe(`/proc/${pid}/task`)) {
-      try {
-        const [cpu, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
-        cpuNs += Number(cpu);
-        waitNs += Number(wait);
-        // the main thread (tid = pid): a process's other threads (V8's GC helpers, libuv's pool) wait beside it, their waits overlapping
-        if (tid === String(pid)) mainWaitNs += Number(wait);
-      } catch {
-        // gone meanwhile
-      }
+      const times = threadSched(pid, tid);
+      if (!times) continue;
+      cpuNs += times.cpuNs;
+      waitNs += times.waitNs;
+      // the main thread (tid = pid): a process's other threads (V8's GC helpers, libuv's pool) wait beside it, their waits overlapping
+      if (tid === String(pid)) mainWaitNs += times.waitNs;
     }
   }
   return { cpuMs: cpuNs / 1e6, waitMs: waitNs / 1e6, mainWaitMs: mainWaitNs / 1e6 };
+}
+
+/** A thread's scheduler CPU and wait so far (ns; /proc/<pid>/task/<tid>/schedstat), undefined once it is gone. */
+function threadSched(pid: number | string, tid: string): { cpuNs: number; waitNs: number } | undefined {
+  try {
+    const [cpu, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+    return { cpuNs: Number(cpu), waitNs: Number(wait) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The machine's busy CPU time so far, every CPU summed (ms; /proc/stat, clock ticks of 10 ms: read over many samples). */
@@ -191,13 +198,15 @@ export function machineThreads(): Map<number, ThreadTimes> {
       continue; // gone meanwhile
     }
     for (const tid of readdirSafe(`/proc/${pid}/task`)) {
+      const times = threadSched(pid, tid);
+      if (!times) continue;
+      let thread = '';
       try {
-        const [cpu, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
-        const thread = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-        threads.set(Number(tid), { pid: Number(pid), process, thread, cpuNs: Number(cpu), waitNs: Number(wait) });
+        thread = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
       } catch {
-        // gone meanwhile
+        continue; // gone meanwhile
       }
+      threads.set(Number(tid), { pid: Number(pid), process, thread, ...times });
     }
   }
   return threads;

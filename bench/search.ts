@@ -381,8 +381,8 @@ async function measure(
   const expected = expectedCount(q, caller, rows);
   const url = `${base}${q.path}?${new URLSearchParams({ sessionId: caller.session, ...q.query })}`;
   const samples: Sample[] = [];
-  // the backends that serve the searches, listed once the warm-up has opened them; a parallel worker that
-  // comes and goes is counted by its parent's reaped CPU
+  // the backends that serve the searches, listed once the warm-up has opened them; the processes that come
+  // and go (autovacuum's and parallel workers) are counted by the postmaster's reaped CPU, with the background
   let postgresPids: number[] = [];
   let backgroundPids: number[] = [];
   const postgresSched = () => {
