@@ -103,6 +103,8 @@ export interface ResourceText {
  * Stores texts, each whole, in one statement (a rerun overwrites them): a worker killed midway leaves
  * no partial text. Answers the ids stored (a resource deleted meanwhile is left out). In a job the
  * statement is bounded by JOB_STATEMENT_TIMEOUT_MS (`executeBounded`): its tsvector is computed here.
+ * The job's `em` is outside a transaction: the statement commits, and then the words of the entries
+ * on those resources are settled (`settleEntryWords`).
  */
 export async function saveResourceTexts(em: EntityManager, texts: ResourceText[]): Promise<string[]> {
   if (texts.length === 0) return [];
@@ -115,7 +117,44 @@ export async function saveResourceTexts(em: EntityManager, texts: ResourceText[]
      returning resource_id`,
     [JSON.stringify(texts)],
   );
-  return rows.map((row) => row.resource_id);
+  const stored = rows.map((row) => row.resource_id);
+  await settleEntryWords(em, stored);
+  return stored;
+}
+
+/**
+ * One statement: the words of the visible entries on the resources (`$1`, a JSON array) made again
+ * where they differ from their name and committed text — of every entry, or (`$2` false) of those whose
+ * row no transaction has locked or changed (`xmax`: perhaps one still running, which also holds the
+ * entry's words row) — and the ids of the others. A words row changed meanwhile (its `xmin` no longer
+ * the one read) is left to its writer: the update would write it from the entry row as read before.
+ */
+const settleStatement = `
+  with entries as (
+    select e.id, e.name, e.resource_id, e.xmax::text <> '0' as touched from entry e where e.resource_id in (select jsonb_array_elements_text(?::jsonb))),
+  rewritten as (
+    update entry_visible_words w set words = t.words
+      from entry_visible_words seen, entries e, lateral (select entry_words(e.name, e.resource_id) as words) t
+     where (?::boolean or not e.touched) and seen.entry_id = e.id and w.entry_id = e.id and w.xmin = seen.xmin and seen.words is distinct from t.words)
+  select coalesce(array_agg(id) filter (where touched), '{}') as touched from entries`;
+
+/**
+ * After texts are committed, the words of the entries on their resources hold them (docs/search.md,
+ * "An entry shown while its text is stored"). An entry's words are written by its own statement while
+ * it holds the entry's row; one written while the text's statement ran may have read the resource
+ * without the text, and the text's trigger did not see that entry, not committed yet. So: the words of
+ * the entries no one holds are settled; then each entry row some transaction had locked or changed is
+ * locked in turn, alone (no two locks held: no deadlock), which waits for a writer still running, and
+ * the words of them all are settled. A writer that takes an entry's row after that reads the committed
+ * text itself.
+ */
+async function settleEntryWords(em: EntityManager, resourceIds: string[]): Promise<void> {
+  if (resourceIds.length === 0) return;
+  const resources = JSON.stringify(resourceIds);
+  const [first] = await executeBounded<{ touched: string[] }>(em, settleStatement, [resources, false]);
+  if (!first || first.touched.length === 0) return;
+  for (const id of first.touched) await executeBounded(em, `select 1 from entry where id = ? for share`, [id]);
+  await executeBounded(em, settleStatement, [resources, true]);
 }
 
 export interface ResourceToIndex {

@@ -121,10 +121,17 @@ async function checkedOut(name: string) {
   return { ...content, id: workingCopy.id as string, show: () => succeeded(service, 'POST', `/content/${workingCopy.id}/check-in`), held: workingCopy.id as string };
 }
 
+/** Not an entry shown, but its words written anew all the same: a rename of a visible entry. */
+async function renamed(name: string) {
+  const content = await contentWithoutText(name);
+  return { ...content, show: () => succeeded(service, 'PATCH', `/content/${content.id}`, { name: `renamed-${name}` }), held: content.id };
+}
+
 describe('an entry shown on a resource while its text is stored', { timeout: 60_000 }, () => {
   for (const [verb, shown] of [
     ['restore', deactivated],
     ['check-in without a file', checkedOut],
+    ['rename', renamed],
   ] as const) {
     it(`${verb}: the text stored first, the entry committed first`, async () => {
       const entry = await shown(`${verb}-tt.txt`);
@@ -181,4 +188,52 @@ describe('an entry shown on a resource while its text is stored', { timeout: 60_
       await expectFoundByText(entry.id, 'ut');
     });
   }
+
+  /**
+   * A statement showing many entries against a batch of their texts: no deadlock, whichever starts
+   * first (the text's side waits for the entries' rows one at a time, holding none), and every entry
+   * ends with its text.
+   */
+  it('one statement showing 20 entries, a batch of their 20 texts: either first, every entry found by its text', async () => {
+    for (const first of ['entries', 'texts'] as const) {
+      const entries = await Promise.all(Array.from({ length: 20 }, (_, i) => contentWithoutText(`many-${first}-${i}.txt`)));
+      const ids = entries.map((entry) => entry.id);
+      await sql(service, `update entry set active = false where id = any(array[?]::text[])`, [ids]);
+      const word = `batch${first}`;
+      const texts = entries.map(({ resource }) => ({ resource, text: { resourceId: resource.id, text: `${word} ${resource.id}`, truncated: false, notes: [] } }));
+      const writer = new pg.Client({ connectionString: service.config.DATABASE_URL! });
+      await writer.connect();
+      try {
+        await writer.query('begin');
+        let storing: Promise<unknown>;
+        if (first === 'entries') {
+          // shown (uncommitted) in reverse order of the batch, then the batch is stored
+          await writer.query(`update entry set active = true where id = any($1::text[])`, [[...ids].reverse()]);
+          storing = storeTexts(service.services, service.services.orm.em.fork() as EntityManager, repositoryId, texts);
+          await doneOrWaiting(storing);
+        } else {
+          // the batch's statement held after its first text's words trigger, the entries shown meanwhile
+          const text = await hold(entries[0]!.resource.id);
+          storing = storeTexts(service.services, service.services.orm.em.fork() as EntityManager, repositoryId, texts);
+          await waiting(textStatement);
+          await writer.query(`update entry set active = true where id = any($1::text[])`, [[...ids].reverse()]);
+          await text.release();
+          await doneOrWaiting(storing);
+        }
+        await writer.query('commit');
+        await storing;
+      } finally {
+        await writer.end();
+      }
+      const [row] = await sql<{ stale: number }>(
+        service,
+        `select count(*)::int as stale from entry e left join entry_visible_words w on w.entry_id = e.id
+          where e.id = any(array[?]::text[]) and w.words is distinct from entry_words(e.name, e.resource_id)`,
+        [ids],
+      );
+      expect(row!.stale, `${first} first: entries whose words differ from their row and text`).toBe(0);
+      const found = await succeeded(service, 'GET', '/content/search/by-text', undefined, { searchText: word, limit: '50' });
+      expect(found.count, `${first} first`).toBe(20);
+    }
+  });
 });
