@@ -19,10 +19,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.js';
+import { extractionWindowMs } from '../src/modules/fulltext/operations.js';
 import { renderInChild, renderPool } from '../workers/render/render-process.js';
 import { maxPagePixels } from '../workers/render/protocol.js';
 import { readdirSync, readFileSync } from 'node:fs';
-import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFrame, processTree, ratio, removeDir, runBench, sleep, startServiceChild, statFields, targetsLine } from './lib.js';
+import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFrame, processTree, ratio, reapedChildrenCpuMs, removeDir, runBench, sleep, startServiceChild, statFields, targetsLine } from './lib.js';
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
@@ -110,31 +111,55 @@ async function jobsSettled(base: string, session: string): Promise<void> {
   }
 }
 
+/** CPU seconds of one thread (/proc/<pid>/task/<tid>/stat): utime + stime. */
+function threadCpuSeconds(pid: number, tid: number): number {
+  const fields = statFields(`${pid}/task/${tid}`);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0;
+}
+
 /**
- * CPU seconds so far of the service's process, its render processes (and of them their main threads,
- * which set one worker's pace: the PNG encoding, collections and file writes run on other threads),
- * the rest of its tree (Postgres, the other children) and the machine's kernel threads (journal
- * commits and writeback of every fsync — the whole machine's, so on a shared machine others' too).
+ * CPU seconds so far of the service's process (its main thread, where the jobs, the REST requests and
+ * the statements run, apart from its other threads: V8's, libuv's pool, the durable-io workers), its
+ * render processes (and of them their main threads, which set one worker's pace: the PNG encoding,
+ * collections and file writes run on other threads), Postgres (the backends serving connections apart
+ * from the rest: postmaster, writers, checkpointer, I/O workers, autovacuum, and the processes that
+ * ended, reaped by the postmaster), the other children (extraction processes) and the machine's kernel
+ * threads (journal commits and writeback of every fsync — the whole machine's, so on a shared machine
+ * others' too).
  */
 function jobPathCpu(servicePid: number) {
   const [self, ...descendants] = processTree(servicePid);
-  const isRender = (pid: number) => {
+  const title = (pid: number) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('render-child');
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
-      return false;
+      return '';
     }
   };
-  const cpu = { service: cpuSecondsOf(self!), render: 0, renderMain: 0, postgres: 0, kernelThreads: kernelThreadsCpuSeconds() };
+  const serviceMain = threadCpuSeconds(self!, self!);
+  const cpu = {
+    service: cpuSecondsOf(self!),
+    serviceMain,
+    render: 0,
+    renderMain: 0,
+    postgres: 0,
+    postgresBackends: 0,
+    otherChildren: 0,
+    kernelThreads: kernelThreadsCpuSeconds(),
+  };
   for (const pid of descendants) {
-    if (!isRender(pid)) {
+    const command = title(pid);
+    if (command.includes('render-child')) {
+      cpu.render += cpuSecondsOf(pid);
+      cpu.renderMain += threadCpuSeconds(pid, pid);
+    } else if (command.startsWith('postgres: ')) {
       cpu.postgres += cpuSecondsOf(pid);
-      continue;
-    }
-    cpu.render += cpuSecondsOf(pid);
-    // the main thread's own /proc/<pid>/task/<pid>/stat
-    const main = statFields(`${pid}/task/${pid}`);
-    if (main) cpu.renderMain += (Number(main[11]) + Number(main[12])) / 100;
+      // a backend's title: "postgres: <user> <database> <client> <state>"
+      if (/^postgres: \S+ \S+ (\[local\]|[\d.:]+\(\d+\))/.test(command)) cpu.postgresBackends += cpuSecondsOf(pid);
+    } else if (command.includes('/bin/postgres')) {
+      // the postmaster, with the processes it reaped
+      cpu.postgres += cpuSecondsOf(pid) + reapedChildrenCpuMs(pid) / 1000;
+    } else cpu.otherChildren += cpuSecondsOf(pid);
   }
   return cpu;
 }
@@ -161,8 +186,8 @@ interface JobPathRun {
 /**
  * Pages per second through the whole job path, `RUNS` times on one service with `workers` slots
  * (JOB_CONCURRENCY), each run on new contents (stored pages would be reused). The uploads' own
- * background jobs (text extraction, previews) end before the conversions are submitted: they are the
- * upload's cost, not the job path's.
+ * background jobs (text extraction, previews) end before the conversions are submitted, the coalesced
+ * extraction included: they are the upload's cost, not the job path's.
  */
 async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPathRun[]> {
   const service = await startServiceChild(path.join(dir, `service-${workers}`), { JOB_CONCURRENCY: String(workers), CONV_PDF_DPI: String(DPI), LOG_LEVEL: 'warn' });
@@ -177,6 +202,10 @@ async function jobPath(dir: string, workers: number, pdf: Buffer): Promise<JobPa
         const response = await fetch(`${base}/content?sessionId=${session}`, { method: 'POST', headers: { 'content-type': contentType }, body: Buffer.concat([head, pdf, tail]) });
         ids.push(((await response.json()) as { id: string }).id);
       }
+      // the extraction of all but the first upload is submitted at the end of its coalescing window
+      // (submitExtraction): before that no job may be pending, and the extraction then ran in the
+      // measured window, in a conversion slot (2.5 ms a page of "other children" at 00:01 UTC, conv9)
+      await sleep(extractionWindowMs + 250);
       await jobsSettled(base, session);
       const cpuBefore = jobPathCpu(service.pid);
       // this process's own CPU apart from its readings of /proc (two passes over every process each)
@@ -265,8 +294,8 @@ await runBench(async (cleanup) => {
   const direct = results.text!.own.pagesPerSecond;
   const runs = (list: JobPathRun[]) => list.map((r) => fmt(r.pagesPerSecond, 2)).join(', ');
   const cpu = (list: JobPathRun[]) => {
-    const { service, render, renderMain, postgres, bench, kernelThreads } = best(list).cpuMsPerPage;
-    return `render ${fmt(render)} (main thread ${fmt(renderMain)}), service ${fmt(service)}, postgres ${fmt(postgres)}, bench ${fmt(bench)}, kernel threads ${fmt(kernelThreads)}`;
+    const { service, serviceMain, render, renderMain, postgres, postgresBackends, otherChildren, bench, kernelThreads } = best(list).cpuMsPerPage;
+    return `render ${fmt(render)} (main thread ${fmt(renderMain)}), service ${fmt(service)} (main thread ${fmt(serviceMain)}), postgres ${fmt(postgres)} (backends ${fmt(postgresBackends)}), other children ${fmt(otherChildren)}, bench ${fmt(bench)}, kernel threads ${fmt(kernelThreads)}`;
   };
   console.log(
     `job path (${JOBS} jobs × ${PAGES} text pages, best of ${RUNS}): 1 worker ${fmt(one, 2)} pages/s (×${fmt(ratio(one, direct), 2)} direct; ×${fmt(ratio(one, directDocument), 2)} the ${PAGES}-page document rendered directly, ${fmt(directDocument, 2)} pages/s; runs ${runs(ones)}), 2 workers ${fmt(two, 2)} pages/s (×${fmt(ratio(two, one), 2)} one; runs ${runs(twos)})`,

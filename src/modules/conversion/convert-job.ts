@@ -23,8 +23,12 @@ import { representationId, representationStatement, representationsOf, type Repr
 
 export const imageTypes = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
 
-/** PDF or image, by the declared type and the first bytes (a PDF uploaded as octet-stream is still a PDF). */
+/**
+ * PDF or image, by the declared type and the first bytes (a PDF uploaded as octet-stream is still a PDF).
+ * A declared PDF is one whatever its bytes: the file is not opened for it (one open and read less a job).
+ */
 export async function kindOf(file: string, mimeType: string, name: string, into = 'an image'): Promise<InputKind> {
+  if (mimeType === 'application/pdf') return 'pdf';
   const handle = await open(file, 'r');
   const head = Buffer.alloc(1024);
   try {
@@ -32,7 +36,7 @@ export async function kindOf(file: string, mimeType: string, name: string, into 
   } finally {
     await handle.close();
   }
-  if (mimeType === 'application/pdf' || head.includes('%PDF-')) return 'pdf';
+  if (head.includes('%PDF-')) return 'pdf';
   if (imageTypes.has(mimeType)) return 'image';
   throw new JobFailure('unsupportedMediaType', `input resource ${name} (${mimeType}) cannot be converted to ${into}: PDF, PNG, JPEG, WebP, TIFF and GIF can`);
 }
