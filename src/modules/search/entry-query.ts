@@ -368,34 +368,34 @@ export async function runSearchStatements(
   const readers = scope.services.snapshotReaders;
   try {
     const { rows, count } = await readOnlyTransaction(scope.em, async (client) => {
-        const run: RunStatement = async <Row>({ sql, params, prepared }: Statement) => {
-          refuseNul(params);
-          const result = await client.query(prepared ? { name: preparedName(sql), text: sql, values: params } : { text: sql, values: params });
-          return result.rows as Row[];
-        };
-        await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
-        let snapshot: Promise<string> | undefined;
-        const besides: Promise<unknown>[] = [];
-        const beside: RunBeside = <Row>(statement: Statement) => {
-          if (!readers.free) return undefined;
-          // exported before any later statement of this transaction is sent (they queue on its connection)
-          if (!snapshot) {
-            snapshot = run<{ id: string }>({ sql: 'select pg_export_snapshot() as id', params: [] }).then(([row]) => row!.id);
-            // observed here too: a reader that failed before it awaited the id (no connection) leaves it to nobody
-            snapshot.catch(() => undefined);
-          }
-          refuseNul(statement.params);
-          const result = readers.run<Row>(snapshot, timeoutMs, statement);
-          besides.push(result.catch(() => undefined));
-          return result;
-        };
-        try {
-          return await statements(run, beside);
-        } finally {
-          // the transaction (and with it the exported snapshot) outlives every statement beside it
-          await Promise.all(besides);
+      const run: RunStatement = async <Row>({ sql, params, prepared }: Statement) => {
+        refuseNul(params);
+        const result = await client.query(prepared ? { name: preparedName(sql), text: sql, values: params } : { text: sql, values: params });
+        return result.rows as Row[];
+      };
+      await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
+      let snapshot: Promise<string> | undefined;
+      const besides: Promise<unknown>[] = [];
+      const beside: RunBeside = <Row>(statement: Statement) => {
+        if (!readers.free) return undefined;
+        // exported before any later statement of this transaction is sent (they queue on its connection)
+        if (!snapshot) {
+          snapshot = run<{ id: string }>({ sql: 'select pg_export_snapshot() as id', params: [] }).then(([row]) => row!.id);
+          // observed here too: a reader that failed before it awaited the id (no connection) leaves it to nobody
+          snapshot.catch(() => undefined);
         }
-      });
+        refuseNul(statement.params);
+        const result = readers.run<Row>(snapshot, timeoutMs, statement);
+        besides.push(result.catch(() => undefined));
+        return result;
+      };
+      try {
+        return await statements(run, beside);
+      } finally {
+        // the transaction (and with it the exported snapshot) outlives every statement beside it
+        await Promise.all(besides);
+      }
+    });
     return { count, duration: Math.round(performance.now() - started), entries: rows.map(pageEntry(scope)) };
   } catch (error) {
     if ((error as { code?: string }).code === '57014') {
