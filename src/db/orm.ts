@@ -48,6 +48,7 @@ import { Migration20261207150000EventChronicleKnown } from './migrations/Migrati
 import { Migration20261207170000EntryVisibleTagSets } from './migrations/Migration20261207170000EntryVisibleTagSets.js';
 import { Migration20261207180000EventTallyPending } from './migrations/Migration20261207180000EventTallyPending.js';
 import { Migration20261207190000WordCountPending } from './migrations/Migration20261207190000WordCountPending.js';
+import { Migration20261207200000AclTally } from './migrations/Migration20261207200000AclTally.js';
 
 export type Orm = MikroORM;
 
@@ -97,6 +98,7 @@ export const migrationsList = [
   { name: 'Migration20261207170000EntryVisibleTagSets', class: Migration20261207170000EntryVisibleTagSets },
   { name: 'Migration20261207180000EventTallyPending', class: Migration20261207180000EventTallyPending },
   { name: 'Migration20261207190000WordCountPending', class: Migration20261207190000WordCountPending },
+  { name: 'Migration20261207200000AclTally', class: Migration20261207200000AclTally },
 ];
 
 export interface OrmOptions {

@@ -20,16 +20,21 @@ export async function executePrepared<T>(em: EntityManager, name: string, sql: s
   return result.rows as T[];
 }
 
-/** The names executePreparedText gave, by text. */
+/** The names preparedName gave, by text. */
 const names = new Map<string, string>();
 
 /**
- * executePrepared for a statement assembled from parts (a job record's change: its assignments, its
- * condition): named after its text, one name per distinct text. The texts must come from the code,
- * never from values (the map keeps every one).
+ * A prepared statement's name for `sql`, one name per distinct text (pg refuses a name given again for
+ * another text on a connection). The texts must come from the code, never from values (the map keeps
+ * every one).
  */
-export function executePreparedText<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+export function preparedName(sql: string): string {
   let name = names.get(sql);
   if (name === undefined) names.set(sql, (name = `text-${names.size + 1}`));
-  return executePrepared<T>(em, name, sql, params);
+  return name;
+}
+
+/** executePrepared for a statement assembled from parts (a job record's change: its assignments, its condition): named after its text. */
+export function executePreparedText<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  return executePrepared<T>(em, preparedName(sql), sql, params);
 }

@@ -52,13 +52,17 @@ export interface ReadableAcls {
   all: boolean;
 }
 
-/** What identifies the ACLs a repository holds (rows are only added): the highest id and how many. */
-const aclStamp = 'max(id) as newest, count(*) as total';
+/**
+ * What identifies the ACLs a repository holds (rows are only added): the highest id and how many, as
+ * acl_tally keeps them (Migration20261207200000AclTally: in every snapshot, the same figures as `max(id),
+ * count(*)` of its `acl` rows, read from a few rows instead of all of them).
+ */
+const aclStamp = 'max(newest) as newest, sum(n) as total from acl_tally where repository_id = ?';
 interface AclStampRow {
   newest: string | null;
-  total: string;
+  total: string | null;
 }
-const stampOf = (row: AclStampRow) => `${row.newest ?? 0}:${row.total}`;
+const stampOf = (row: AclStampRow) => `${row.newest ?? 0}:${row.total ?? 0}`;
 
 /**
  * This process's memory of stored ACLs (by id) and of each caller's readable set per repository, the
@@ -85,16 +89,16 @@ export class AclCache {
   async readableOf(em: EntityManager, principal: Principal, repositoryId: string): Promise<ReadableAcls> {
     const principals = principalsOf(principal);
     const key = `${repositoryId}\u0000${principals.join('\u0000')}`;
-    const [current] = await em.execute<AclStampRow[]>(`select ${aclStamp} from acl where repository_id = ?`, [repositoryId]);
+    const [current] = await em.execute<AclStampRow[]>(`select ${aclStamp}`, [repositoryId]);
     const cached = this.readable.get(key);
     if (cached && cached.stamp === stampOf(current!)) return cached.readable;
     // the grants with the stamp of the same snapshot (one statement): an ACL committed meanwhile is in both or in neither
     const [row] = await em.execute<(AclStampRow & { ids: string[] })[]>(
-      `select ${aclStamp}, array(select distinct acl_id from acl_grant where repository_id = ? and principal in (?)) as ids from acl where repository_id = ?`,
+      `select array(select distinct acl_id from acl_grant where repository_id = ? and principal in (?)) as ids, ${aclStamp}`,
       [repositoryId, principals, repositoryId],
     );
     const ids = row!.ids.map(Number);
-    const readable = { ids, all: ids.length === Number(row!.total) };
+    const readable = { ids, all: ids.length === Number(row!.total ?? 0) };
     this.readable.set(key, { stamp: stampOf(row!), readable });
     return readable;
   }

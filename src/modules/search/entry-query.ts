@@ -1,5 +1,6 @@
-import { CompiledQuery } from 'kysely';
 import { numbered } from '../../db/placeholders.js';
+import { preparedName } from '../../db/prepared.js';
+import { readOnlyTransaction } from '../../db/read-only-transaction.js';
 import { plainSelect, type PlainRecord } from '../../db/plain-rows.js';
 import { illegalArguments, ServiceError } from '../../errors.js';
 import { readableAcls, readerStatement, readerTable, visibleEntries } from '../access/policy.js';
@@ -24,6 +25,8 @@ export interface SqlPredicate {
 export interface Statement {
   sql: string;
   params: unknown[];
+  /** run as a prepared statement (named after its text, preparedName): parsed and planned once per connection; a text the code fixes */
+  prepared?: true;
 }
 
 /**
@@ -240,6 +243,7 @@ function visibility(scope: SearchScope, options: SearchOptions): SqlPredicate {
 export interface EntryQuery {
   limit: number;
   offset: number;
+  /** the page's ids (`id`), in order: `runPage` reads their entries */
   page: Statement;
   count: Statement;
 }
@@ -267,15 +271,26 @@ const pageSelects = (scope: Pick<SearchScope, 'em'>) => ({
 });
 
 /**
- * The statement reading a page's entries from their ids in order (`ids`: an array expression), each
- * with its parent folder and resource (PageEntry). The ids come first (for an ordered index with an
- * offset an index-only scan: the skipped rows are never read), then only those rows; `array()` keeps
- * the order, `ordinality` restores it.
+ * The statement reading a page's entries from their ids in order, each with its parent folder and
+ * resource (PageEntry); `ordinality` keeps the order. The ids come first, from a statement of their own
+ * (for an ordered index with an offset an index-only scan: the skipped rows are never read). Its text is
+ * the same for every page, so it is prepared: each connection plans it once, where planning it with every
+ * page cost ≈ 1 ms of Postgres' CPU (docs/benchmarks.md, "srch8").
  */
-export function pageOf(scope: SearchScope, ids: string): string {
+export function pageOf(scope: Pick<SearchScope, 'em'>, ids: string[]): Statement {
   const { entry, parent, resource } = pageSelects(scope);
-  return `select ${entry.sql}, ${parent.sql}, ${resource.sql} from unnest(${ids}) with ordinality as page(id, n) join entry e on e.id = page.id
-    left join entry p on p.id = e.parent_id left join resource r on r.id = e.resource_id order by page.n`;
+  return {
+    sql: `select ${entry.sql}, ${parent.sql}, ${resource.sql} from unnest($1::text[]) with ordinality as page(id, n) join entry e on e.id = page.id
+    left join entry p on p.id = e.parent_id left join resource r on r.id = e.resource_id order by page.n`,
+    params: [ids],
+    prepared: true,
+  };
+}
+
+/** A page's rows: its ids (`ids`, a statement of their column `id` in order), then their entries (pageOf). */
+export async function runPage(scope: Pick<SearchScope, 'em'>, run: RunStatement, ids: Statement): Promise<Record<string, unknown>[]> {
+  const found = (await run<{ id: string }>(ids)).map((row) => row.id);
+  return found.length === 0 ? [] : run(pageOf(scope, found));
 }
 
 /** A row of `pageOf` as the page's entry. */
@@ -305,7 +320,7 @@ export function buildEntryQuery(scope: SearchScope, predicates: SqlPredicate[], 
   return {
     limit,
     offset,
-    page: withReader(pageOf(scope, `array(${ids})`), [...params, ...order.params, limit, offset]),
+    page: withReader(ids, [...params, ...order.params, limit, offset]),
     count:
       countFromTotals(scope, predicates, options) ??
       countFromTags(scope, predicates, options) ??
@@ -326,8 +341,9 @@ export type RunBeside = <Row>(statement: Statement) => Promise<Row[]> | undefine
 /**
  * Runs a search's statements in one read-only transaction (one snapshot for all of them, shared with
  * the statements run beside it), so that SEARCH_TIMEOUT_MS holds for this search only (past it: 503
- * `unavailable`), and shapes its answer. The SQL runs with bound parameters (Kysely's raw query through
- * MikroORM's connection), never with values written into it.
+ * `unavailable`), and shapes its answer. The SQL runs with bound parameters, never with values written
+ * into it, on a connection of the ORM's pool held for the transaction (rather than through Kysely's
+ * transaction, which cannot name a statement: `Statement.prepared`).
  */
 /**
  * Postgres keeps no NUL in a text and refuses one in a parameter: a search value holding one (a
@@ -351,40 +367,35 @@ export async function runSearchStatements(
   const timeoutMs = scope.services.config.SEARCH_TIMEOUT_MS;
   const readers = scope.services.snapshotReaders;
   try {
-    const { rows, count } = await scope.em
-      .getConnection()
-      .getClient()
-      .transaction()
-      .setAccessMode('read only')
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        const run: RunStatement = async <Row>({ sql, params }: Statement) => {
-          refuseNul(params);
-          return (await trx.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows;
-        };
-        await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
-        let snapshot: Promise<string> | undefined;
-        const besides: Promise<unknown>[] = [];
-        const beside: RunBeside = <Row>(statement: Statement) => {
-          if (!readers.free) return undefined;
-          // exported before any later statement of this transaction is sent (they queue on its connection)
-          if (!snapshot) {
-            snapshot = run<{ id: string }>({ sql: 'select pg_export_snapshot() as id', params: [] }).then(([row]) => row!.id);
-            // observed here too: a reader that failed before it awaited the id (no connection) leaves it to nobody
-            snapshot.catch(() => undefined);
-          }
-          refuseNul(statement.params);
-          const result = readers.run<Row>(snapshot, timeoutMs, statement);
-          besides.push(result.catch(() => undefined));
-          return result;
-        };
-        try {
-          return await statements(run, beside);
-        } finally {
-          // the transaction (and with it the exported snapshot) outlives every statement beside it
-          await Promise.all(besides);
+    const { rows, count } = await readOnlyTransaction(scope.em, async (client) => {
+      const run: RunStatement = async <Row>({ sql, params, prepared }: Statement) => {
+        refuseNul(params);
+        const result = await client.query(prepared ? { name: preparedName(sql), text: sql, values: params } : { text: sql, values: params });
+        return result.rows as Row[];
+      };
+      await run({ sql: `set local statement_timeout = ${Math.floor(timeoutMs)}`, params: [] });
+      let snapshot: Promise<string> | undefined;
+      const besides: Promise<unknown>[] = [];
+      const beside: RunBeside = <Row>(statement: Statement) => {
+        if (!readers.free) return undefined;
+        // exported before any later statement of this transaction is sent (they queue on its connection)
+        if (!snapshot) {
+          snapshot = run<{ id: string }>({ sql: 'select pg_export_snapshot() as id', params: [] }).then(([row]) => row!.id);
+          // observed here too: a reader that failed before it awaited the id (no connection) leaves it to nobody
+          snapshot.catch(() => undefined);
         }
-      });
+        refuseNul(statement.params);
+        const result = readers.run<Row>(snapshot, timeoutMs, statement);
+        besides.push(result.catch(() => undefined));
+        return result;
+      };
+      try {
+        return await statements(run, beside);
+      } finally {
+        // the transaction (and with it the exported snapshot) outlives every statement beside it
+        await Promise.all(besides);
+      }
+    });
     return { count, duration: Math.round(performance.now() - started), entries: rows.map(pageEntry(scope)) };
   } catch (error) {
     if ((error as { code?: string }).code === '57014') {
@@ -416,7 +427,7 @@ export async function runEntryQuery(
   const scope = await withReadableAcls(unfiltered);
   return runSearchStatements(scope, async (run) => {
     const query = buildEntryQuery(scope, typeof predicates === 'function' ? await predicates(run) : predicates, options, defaultOrder);
-    const rows = await run<Record<string, unknown>>(query.page);
+    const rows = await runPage(scope, run, query.page);
     const fromPage = countFromPage(rows.length, query.limit, query.offset);
     if (fromPage !== undefined) return { rows, count: fromPage };
     const [total] = await run<{ n: string }>(query.count);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeVisibility, defaultVisibility, extracted, fileForm, newContent, newFolder, sql, succeeded } from '../../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { SnapshotReaders } from '../../db/snapshot-readers.js';
-import type { SearchOptions, SearchScope } from './entry-query.js';
+import { pageOf, type SearchOptions, type SearchScope } from './entry-query.js';
 import { buildVisibleWordsQuery, matchSpread, relevanceCandidates, type MatchSpread, type WordCounts } from './visible-words.js';
 
 /*
@@ -186,8 +186,11 @@ describe('the words of visible entries', { timeout: 120_000 }, () => {
     const [repository] = await sql<{ id: string }>(service, `select id from repository where name = 'default'`);
     const scope = { principal: { userName: 'admin', roles: ['ADMIN'] }, repository: { id: repository!.id }, em: service.services.orm.em } as unknown as SearchScope;
     const client = service.services.orm.em.getConnection().getClient();
-    const namesBy = async (statement: { sql: string; params: unknown[] }) =>
-      (await client.executeQuery<{ name: string }>(CompiledQuery.raw(statement.sql, statement.params))).rows.map((row) => row.name);
+    const namesBy = async (statement: { sql: string; params: unknown[] }) => {
+      const ids = (await client.executeQuery<{ id: string }>(CompiledQuery.raw(statement.sql, statement.params))).rows.map((row) => row.id);
+      const page = pageOf(scope, ids);
+      return (await client.executeQuery<{ name: string }>(CompiledQuery.raw(page.sql, page.params))).rows.map((row) => row.name);
+    };
     const pagings = [{}, { limit: 2, offset: 1 }, { limit: 3, orderingDirection: 'desc' }, { offset: 3 }, { entryType: 'FOLDER' }] as SearchOptions[];
     for (const options of pagings) {
       const query = buildVisibleWordsQuery(scope, 'harbour', options);

@@ -7,6 +7,7 @@ import {
   checkPaging,
   onlyVisibleByDefault,
   pageOf,
+  runPage,
   runSearchStatements,
   type RunStatement,
   type EntriesPage,
@@ -54,9 +55,9 @@ export interface VisibleWordsQuery {
   wordCount: Statement;
   /** the matches (`n`), each visited */
   count: Statement;
-  /** creation order, many matches: the page's entries, walking the creation index and checking each row's words in place */
+  /** creation order, many matches: the page's ids (`id`, for runPage), walking the creation index and checking each row's words in place */
   walk: Statement;
-  /** creation order, few matches: the page's entries from the matches (GIN index) sorted */
+  /** creation order, few matches: the page's ids (`id`, for runPage) from the matches (GIN index) sorted */
   sorted: Statement;
   /** relevance: the page's ids (`entry_id`) among the newest `relevanceCandidates` matches, ranked (empty past them) */
   rankedNewest: (spread: MatchSpread) => Statement;
@@ -173,9 +174,9 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
     ],
   };
   const creationOrder = `created_at ${dir}, entry_id ${dir} limit ? offset ?`;
-  const walk = `select w.entry_id from entry_visible_words w where ${where} order by w.created_at ${dir}, w.entry_id ${dir} limit ? offset ?`;
+  const walk = `select w.entry_id as id from entry_visible_words w where ${where} order by w.created_at ${dir}, w.entry_id ${dir} limit ? offset ?`;
   // materialized: the matches are collected by the GIN index, not found by walking the creation index
-  const sorted = `with matches as materialized (select w.entry_id, w.created_at from entry_visible_words w where ${where}) select entry_id from matches order by ${creationOrder}`;
+  const sorted = `with matches as materialized (select w.entry_id, w.created_at from entry_visible_words w where ${where}) select entry_id as id from matches order by ${creationOrder}`;
   const paged = [...whereParams, limit, offset];
   // The newest matches with their words, from the word's postings, walked or sorted (the same rows
   // each way). Each posting's words row is looked up by its key and checked against the whole search
@@ -216,8 +217,8 @@ export function buildVisibleWordsQuery(scope: SearchScope, searchText: string, o
     offset,
     wordCount,
     count,
-    walk: { sql: numbered(pageOf(scope, `array(${walk})`)), params: paged },
-    sorted: { sql: numbered(pageOf(scope, `array(${sorted})`)), params: paged },
+    walk: { sql: numbered(walk), params: paged },
+    sorted: { sql: numbered(sorted), params: paged },
     rankedNewest,
     newestAfterRanked,
   };
@@ -276,7 +277,7 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
     if (order === 'created') {
       // counted first: the count is needed for any full page, and it tells which way the page is cheaper
       const matches = wordMatches ?? (await countOf(run, query.count));
-      const rows = matches > query.offset ? await run<Record<string, unknown>>(creationPage(query, spreadOf(matches))) : [];
+      const rows = matches > query.offset ? await runPage(scope, run, creationPage(query, spreadOf(matches))) : [];
       return { rows, count: matches };
     }
     // A query of several words is counted by visiting its matches: beside the page, on a second
@@ -288,7 +289,7 @@ export async function searchVisibleWords(scope: EntryScope, searchText: string, 
     if (query.offset < relevanceCandidates) ids.push(...(await run<{ entry_id: string }>(query.rankedNewest(spreadOf(matches)))).map((r) => r.entry_id));
     const after = query.newestAfterRanked(spreadOf(matches));
     if (after) ids.push(...(await run<{ entry_id: string }>(after)).map((r) => r.entry_id));
-    const rows = ids.length === 0 ? [] : await run<Record<string, unknown>>({ sql: numbered(pageOf(scope, '?::text[]')), params: [ids] });
+    const rows = ids.length === 0 ? [] : await run<Record<string, unknown>>(pageOf(scope, ids));
     return { rows, count: matches ?? Number((await countedBeside!)[0]?.n ?? 0) };
   });
 }
