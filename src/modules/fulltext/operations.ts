@@ -124,37 +124,49 @@ export async function saveResourceTexts(em: EntityManager, texts: ResourceText[]
 
 /**
  * One statement: the words of the visible entries on the resources (`$1`, a JSON array) made again
- * where they differ from their name and committed text — of every entry, or (`$2` false) of those whose
- * row no transaction has locked or changed (`xmax`: perhaps one still running, which also holds the
- * entry's words row) — and the ids of the others. A words row changed meanwhile (its `xmin` no longer
- * the one read) is left to its writer: the update would write it from the entry row as read before.
+ * where they differ from their name and committed text, and the ids of the entries it left (`busy`).
+ * With `$2` false it waits for nothing: it settles the entries that no running transaction holds, nor
+ * their words rows, locking both for the statement (`skip locked`: a writer holding an entry's row may
+ * hold its words row too; one that comes later waits, then reads the committed text), and leaves the
+ * rest. With `$2` true it locks nothing and settles every entry; a words row changed meanwhile (its `xmin`
+ * no longer the one read) is then left to its writer: the update would write it from the entry row as
+ * read before.
  */
 const settleStatement = `
-  with entries as (
-    select e.id, e.name, e.resource_id, e.xmax::text <> '0' as touched from entry e where e.resource_id in (select jsonb_array_elements_text(?::jsonb))),
+  with on_resources as materialized (
+    select e.id, e.name, e.resource_id, exists (select 1 from entry_visible_words w where w.entry_id = e.id) as shown
+      from entry e where e.resource_id in (select jsonb_array_elements_text(?::jsonb))),
+  free as materialized (
+    select e.id from entry e where not ?::boolean and e.id in (select id from on_resources) for share of e skip locked),
+  free_words as materialized (
+    select w.entry_id from entry_visible_words w where w.entry_id in (select id from free) for update of w skip locked),
+  entries as (
+    select r.id, r.name, r.resource_id, f.id is null or (r.shown and fw.entry_id is null) as busy
+      from on_resources r left join free f on f.id = r.id left join free_words fw on fw.entry_id = r.id),
   rewritten as (
     update entry_visible_words w set words = t.words
       from entry_visible_words seen, entries e, lateral (select entry_words(e.name, e.resource_id) as words) t
-     where (?::boolean or not e.touched) and seen.entry_id = e.id and w.entry_id = e.id and w.xmin = seen.xmin and seen.words is distinct from t.words)
-  select coalesce(array_agg(id) filter (where touched), '{}') as touched from entries`;
+     where (?::boolean or not e.busy) and seen.entry_id = e.id and w.entry_id = e.id and w.xmin = seen.xmin and seen.words is distinct from t.words)
+  select coalesce(array_agg(id) filter (where busy), '{}') as busy from entries`;
 
 /**
  * After texts are committed, the words of the entries on their resources hold them (docs/search.md,
  * "An entry shown while its text is stored"). An entry's words are written by its own statement while
  * it holds the entry's row; one written while the text's statement ran may have read the resource
  * without the text, and the text's trigger did not see that entry, not committed yet. So: the words of
- * the entries no one holds are settled; then each entry row some transaction had locked or changed is
- * locked in turn, alone (no two locks held: no deadlock), which waits for a writer still running, and
- * the words of them all are settled. A writer that takes an entry's row after that reads the committed
- * text itself.
+ * the entries no one holds are settled, waiting for nothing; then each entry row of the others is locked
+ * in turn, alone (no two locks held: no deadlock), which waits for a writer holding it, and the words of
+ * them all are settled, holding no entry. A writer that takes an entry's row after that reads the
+ * committed text itself.
  */
-async function settleEntryWords(em: EntityManager, resourceIds: string[]): Promise<void> {
+export async function settleEntryWords(em: EntityManager, resourceIds: string[]): Promise<void> {
   if (resourceIds.length === 0) return;
   const resources = JSON.stringify(resourceIds);
-  const [first] = await executeBounded<{ touched: string[] }>(em, settleStatement, [resources, false]);
-  if (!first || first.touched.length === 0) return;
-  for (const id of first.touched) await executeBounded(em, `select 1 from entry where id = ? for share`, [id]);
-  await executeBounded(em, settleStatement, [resources, true]);
+  const settle = async (all: boolean) => (await executeBounded<{ busy: string[] }>(em, settleStatement, [resources, all, all]))[0]?.busy ?? [];
+  const busy = await settle(false);
+  if (busy.length === 0) return;
+  for (const id of busy) await executeBounded(em, `select 1 from entry where id = ? for share`, [id]);
+  await settle(true);
 }
 
 export interface ResourceToIndex {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newContent, sql, succeeded } from '../../../test/helpers/entries.js';
 import { startTestService, type TestService } from '../../../test/helpers/service.js';
 import { storeTexts } from './extraction-job.js';
-import type { ResourceToIndex } from './operations.js';
+import { settleEntryWords, type ResourceToIndex } from './operations.js';
 
 /*
  * An entry shown on a resource (restore, check-in without a file) while that resource's text is being
@@ -188,6 +188,33 @@ describe('an entry shown on a resource while its text is stored', { timeout: 60_
       await expectFoundByText(entry.id, 'ut');
     });
   }
+
+  /**
+   * A words row another transaction holds while its entry is free (another store of the same
+   * resource's text, still running): the settle skips it first, waiting for nothing, then waits for it
+   * holding no entry row (a writer of that entry is not kept waiting), and ends with the words right.
+   */
+  it('a words row held by another transaction: settled after it ends, no entry row held meanwhile', async () => {
+    const entry = await contentWithoutText('held-words.txt');
+    await storeText(entry.resource, 'harbour lights hw');
+    // the words made stale (without the text), as an entry's writer that read the resource too early leaves them
+    await sql(service, `update entry_visible_words w set words = entry_name_words(e.name) from entry e where e.id = w.entry_id and e.id = ?`, [entry.id]);
+    const writer = new pg.Client({ connectionString: service.config.DATABASE_URL! });
+    await writer.connect();
+    try {
+      await writer.query('begin');
+      await writer.query('select 1 from entry_visible_words where entry_id = $1 for update', [entry.id]);
+      const settling = settleEntryWords(service.services.orm.em.fork() as EntityManager, [entry.resource.id]);
+      await waiting('%update entry_visible_words w set words = t.words%');
+      const { rows } = await holder.query(`select id from entry where id = $1 for update nowait`, [entry.id]);
+      expect(rows, 'the entry row is free while the settle waits').toHaveLength(1);
+      await writer.query('commit');
+      await settling;
+    } finally {
+      await writer.end();
+    }
+    await expectFoundByText(entry.id, 'hw');
+  });
 
   /**
    * A statement showing many entries against a batch of their texts: no deadlock, whichever starts
