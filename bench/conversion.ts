@@ -22,8 +22,8 @@ import { buildPdf, textPage, textPdf, type PageSpec } from '../test/helpers/pdf.
 import { extractionWindowMs } from '../src/modules/fulltext/operations.js';
 import { renderInChild, renderPool } from '../workers/render/render-process.js';
 import { maxPagePixels } from '../workers/render/protocol.js';
-import { readdirSync, readFileSync } from 'node:fs';
-import { contentBase, cpuSecondsOf, fmt, header, login, makeTempDir, multipartFrame, processTree, ratio, reapedChildrenCpuMs, removeDir, runBench, sleep, startServiceChild, statFields, targetsLine } from './lib.js';
+import { readdirSync } from 'node:fs';
+import { commandOf, contentBase, cpuSecondsOf, fmt, header, isClientBackend, login, makeTempDir, multipartFrame, processTree, ratio, reapedChildrenCpuMs, removeDir, runBench, sleep, startServiceChild, statFields, targetsLine } from './lib.js';
 
 const DPI = 150;
 const JOBS = Number(process.env.CONV_BENCH_JOBS ?? 6);
@@ -111,12 +111,6 @@ async function jobsSettled(base: string, session: string): Promise<void> {
   }
 }
 
-/** CPU seconds of one thread (/proc/<pid>/task/<tid>/stat): utime + stime. */
-function threadCpuSeconds(pid: number, tid: number): number {
-  const fields = statFields(`${pid}/task/${tid}`);
-  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0;
-}
-
 /**
  * CPU seconds so far of the service's process (its main thread, where the jobs, the REST requests and
  * the statements run, apart from its other threads: V8's, libuv's pool, the durable-io workers), its
@@ -129,17 +123,10 @@ function threadCpuSeconds(pid: number, tid: number): number {
  */
 function jobPathCpu(servicePid: number) {
   const [self, ...descendants] = processTree(servicePid);
-  const title = (pid: number) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      return '';
-    }
-  };
-  const serviceMain = threadCpuSeconds(self!, self!);
+  const mainThreadCpu = (pid: number) => cpuSecondsOf(`${pid}/task/${pid}`);
   const cpu = {
     service: cpuSecondsOf(self!),
-    serviceMain,
+    serviceMain: mainThreadCpu(self!),
     render: 0,
     renderMain: 0,
     postgres: 0,
@@ -148,14 +135,13 @@ function jobPathCpu(servicePid: number) {
     kernelThreads: kernelThreadsCpuSeconds(),
   };
   for (const pid of descendants) {
-    const command = title(pid);
+    const command = commandOf(pid);
     if (command.includes('render-child')) {
       cpu.render += cpuSecondsOf(pid);
-      cpu.renderMain += threadCpuSeconds(pid, pid);
+      cpu.renderMain += mainThreadCpu(pid);
     } else if (command.startsWith('postgres: ')) {
       cpu.postgres += cpuSecondsOf(pid);
-      // a backend's title: "postgres: <user> <database> <client> <state>"
-      if (/^postgres: \S+ \S+ (\[local\]|[\d.:]+\(\d+\))/.test(command)) cpu.postgresBackends += cpuSecondsOf(pid);
+      if (isClientBackend(pid)) cpu.postgresBackends += cpuSecondsOf(pid);
     } else if (command.includes('/bin/postgres')) {
       // the postmaster, with the processes it reaped
       cpu.postgres += cpuSecondsOf(pid) + reapedChildrenCpuMs(pid) / 1000;

@@ -26,7 +26,7 @@
  * The service runs with its defaults otherwise (bounds, DPI, JOB_CONCURRENCY); settings in the
  * environment reach it (e.g. CONV_RENDER_MEMORY_MB=512).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
@@ -34,6 +34,7 @@ import { projectRoot } from '../src/paths.js';
 import { textPdf } from '../test/helpers/pdf.js';
 import {
   ADMIN_PASSWORD,
+  commandOf,
   contentBase,
   fmt,
   header,
@@ -286,12 +287,8 @@ class ChildSampler {
     this.timer = setInterval(() => {
       this.servicePeak = Math.max(this.servicePeak, rssOf(service.pid));
       for (const pid of processTree(service.pid)) {
-        let command: string;
-        try {
-          command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        } catch {
-          continue;
-        }
+        const command = commandOf(pid);
+        if (!command) continue;
         const kind = Object.keys(bounds).find((name) => command.includes(`${name}.js`));
         if (!kind) continue;
         const rss = rssOf(pid);

@@ -83,14 +83,14 @@ export function rssOf(pid: number, field = 'VmRSS'): number {
   }
 }
 
-/** user + system CPU seconds a process has used so far (from /proc/<pid>/stat). */
-export function cpuSecondsOf(pid: number): number {
+/** user + system CPU seconds a process (or one thread: `<pid>/task/<tid>`) has used so far (from its /proc stat). */
+export function cpuSecondsOf(pid: number | string): number {
   const { user, system } = cpuTimesOf(pid);
   return user + system;
 }
 
-/** user and system CPU seconds of a process (all its threads) so far. */
-export function cpuTimesOf(pid: number): { user: number; system: number } {
+/** user and system CPU seconds of a process (all its threads), or of one thread (`<pid>/task/<tid>`), so far. */
+export function cpuTimesOf(pid: number | string): { user: number; system: number } {
   const fields = statFields(pid);
   // fields[11] = utime, fields[12] = stime, in clock ticks (100 a second)
   return fields ? { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 } : { user: 0, system: 0 };
@@ -154,6 +154,22 @@ export function reapedChildrenCpuMs(pid: number): number {
   const fields = statFields(pid);
   return fields ? ((Number(fields[13]) + Number(fields[14])) * 1000) / 100 : 0;
 }
+
+/** A process's command line, its arguments joined by spaces ('' when it is gone). */
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Whether a Postgres process serves a client connection, by the title Postgres gives it ("postgres:
+ * <user> <database> <client> <state>", the client `[local]` or `host(port)`); the others are its own
+ * (postmaster, checkpointer, writers, autovacuum, I/O workers).
+ */
+export const isClientBackend = (pid: number) => /^postgres: \S+ \S+ (\[local\]|\S+\(\d+\))/.test(commandOf(pid));
 
 /** The process and all its descendants (the service's embedded Postgres backends are its children). */
 export function processTree(pid: number): number[] {

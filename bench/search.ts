@@ -37,8 +37,7 @@ import { compileCondition } from '../src/modules/search/index.js';
 import { fullTextTexts, parseCondition } from '../src/modules/search/index.js';
 import { buildEntryQuery, type EntryQuery, type RunStatement, type SearchScope, type Statement } from '../src/modules/search/index.js';
 import type { PropertyFilter } from '../src/modules/search/index.js';
-import { contentBase, cpuSecondsOf, fmt, header, machineBusyMs, machineThreads, percentile, processTree, reapedChildrenCpuMs, runBench, schedOf, statFields, targetsLine, threadsBetween, verdict } from './lib.js';
-import { readFileSync } from 'node:fs';
+import { contentBase, cpuSecondsOf, fmt, header, isClientBackend, machineBusyMs, machineThreads, percentile, processTree, reapedChildrenCpuMs, runBench, schedOf, statFields, targetsLine, threadsBetween, verdict } from './lib.js';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -304,15 +303,6 @@ async function settle(orm: Orm): Promise<string> {
   return `settled in ${fmt((performance.now() - t0) / 1000)} s: vacuum analyze of ${due.length} tables with dead rows or changes since their last analyze (${due.map((d) => d.name.replace(/^public\./, '')).join(', ')}); ${waits === 0 ? 'no autovacuum worker running' : `an autovacuum worker awaited ${fmt(waits * 0.2)} s`}`;
 }
 
-/** A process's command line, its arguments joined by spaces ('' when it is gone). */
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return '';
-  }
-}
-
 /** The embedded Postgres' postmaster (the parent of its checkpointer): its backends' CPU is read per sample. */
 async function postmasterOf(orm: Orm): Promise<number> {
   const client = orm.em.getConnection().getClient();
@@ -399,11 +389,9 @@ async function measure(
   let count = SAMPLES;
   for (let n = 0; n < WARMUP + count; n++) {
     if (n === WARMUP) {
-      // a client backend's command line names its client ("postgres: postgres postgres [local] idle"); the others are Postgres' own
       const tree = processTree(processes.postmaster).filter((pid) => pid !== processes.postmaster);
-      const isClient = (pid: number) => /\[local\]|\(\d+\)/.test(commandOf(pid));
-      postgresPids = tree.filter(isClient);
-      backgroundPids = [processes.postmaster, ...tree.filter((pid) => !isClient(pid))];
+      postgresPids = tree.filter(isClientBackend);
+      backgroundPids = [processes.postmaster, ...tree.filter((pid) => !isClientBackend(pid))];
       cpuBefore = cpuSecondsOf(processes.service);
       gcBefore = await gcSoFar(processes.metrics);
     }
