@@ -136,4 +136,17 @@ describe('acl_tally', () => {
     expect(Number(rows[0]!.rows)).toBe(1);
     await expectTallyExact();
   });
+
+  // last: it empties the repository's entries too
+  it('is emptied with the ACLs by a truncate, and a caller\'s cache computes again from nothing', async () => {
+    const cache = new AclCache();
+    const before = await cache.readableOf(em(), user('ann'), repositoryId);
+    expect(before.ids.length).toBeGreaterThan(0);
+    const client = await connect();
+    await client.query('truncate acl cascade');
+    const { rows } = await client.query<{ n: string }>(`select count(*) as n from acl_tally`);
+    expect(Number(rows[0]!.n)).toBe(0);
+    await expectTallyExact();
+    expect(await cache.readableOf(em(), user('ann'), repositoryId)).toEqual({ ids: [], all: true });
+  });
 });
